@@ -1,0 +1,286 @@
+/**
+ * The experiment: interleaved, repeated trials of every selected strategy on one machine per
+ * sweep point, measured with HDR histograms and counters, returned as RunResults.
+ *
+ * Order per point: boot the machine; a warm-up pass that runs every strategy with the fast
+ * pool's trigger lowered to WARMUP_TRIGGER (so every hand-off and mix path is compiled by V8
+ * before anything is measured; discarded); then rounds A B C, A B C, ... Each trial: reset the
+ * entropy pools, warm up with the strategy in force (discarded), measure for trialMs, drain
+ * (no new work; ticks reach every CPU) until all deferred work has run, collect.
+ *
+ * Faults (a strategy that throws, a thread that dies, a CPU that stops passing preemption
+ * points for watchdogMs) end the run at once: finished trials are kept, status 'failed'.
+ * An abort (SIGINT/SIGTERM) ends it the same way with status 'interrupted'.
+ */
+import { arch, platform } from 'node:os';
+import type { Histogram } from 'hdr-histogram-js';
+import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
+import type { ResolvedConfig } from '../config/schema.js';
+import { Machine, type MachineFault, MachineFaultError } from '../machine/machine.js';
+import { Phase } from '../machine/layout.js';
+import { newHistogram, type Stage } from '../machine/trace.js';
+import { describe } from '../strategies/load.js';
+import { summarize, withComparisons } from '../report/stats.js';
+import type { PointResult, RunResults, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
+import { machineOptions, type PointParams, strategyRefs, sweepPoints } from './options.js';
+import { VERSION } from '../version.js';
+
+/** Trigger during the warm-up pass: 128 times more hand-offs than random.c's 1024. */
+export const WARMUP_TRIGGER = 8;
+/** How long deferred work may take to finish after a trial before the run fails. */
+export const DRAIN_TIMEOUT_MS = 5_000;
+/** How often the watchdog looks at the CPUs. */
+const WATCHDOG_PERIOD_MS = 100;
+
+export interface RunHooks {
+  /** Progress lines (the CLI shows them on a terminal). */
+  progress?(line: string): void;
+  /** Abort: stop at once, keep what was measured, status 'interrupted'. */
+  signal?: AbortSignal;
+  command?: string[];
+}
+
+class Interrupted extends Error {}
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+interface StrategyAcc {
+  result: StrategyResult;
+  merged: Partial<Record<Stage, Histogram>>;
+}
+
+/** Run the experiment. Never throws for a fault in the machine: the result's status says it. */
+export async function runExperiment(config: ResolvedConfig, hooks: RunHooks = {}): Promise<RunResults> {
+  const startedAt = new Date();
+  const refs = strategyRefs(config);
+  const descriptions = await Promise.all(refs.map((r) => describe(r)));
+  const host = Machine.hostInfo();
+  const results: RunResults = {
+    schemaVersion: 1,
+    status: 'completed',
+    meta: {
+      deferlab: VERSION,
+      node: process.version,
+      v8: process.versions.v8,
+      platform: platform(),
+      arch: arch(),
+      cpuModel: host.cpuModel,
+      hostCores: host.hostCores,
+      threads: 0,
+      startedAt: startedAt.toISOString(),
+      finishedAt: startedAt.toISOString(),
+      seed: config.seed,
+      command: hooks.command ?? [],
+      topology: config.topology,
+      options: config,
+    },
+    baseline: config.baseline,
+    sweep: config.sweep ? { param: config.sweep.param, values: [...config.sweep.values] } : null,
+    points: [],
+  };
+  const say = hooks.progress ?? (() => {});
+  try {
+    for (const params of sweepPoints(config)) {
+      const point = await runPoint(config, params, descriptions, results, hooks, say);
+      results.points.push(point);
+      if (results.status !== 'completed') break;
+    }
+  } catch (e) {
+    if (e instanceof Interrupted) results.status = 'interrupted';
+    else throw e;
+  }
+  results.meta.finishedAt = new Date().toISOString();
+  return withComparisons(results);
+}
+
+async function runPoint(
+  config: ResolvedConfig,
+  params: PointParams,
+  descriptions: string[],
+  results: RunResults,
+  hooks: RunHooks,
+  say: (l: string) => void,
+): Promise<PointResult> {
+  const opts = machineOptions(config, params);
+  const point: PointResult = { params: { ...params } as Record<string, number>, strategies: [] };
+  const accs: StrategyAcc[] = opts.strategies.map((r, i) => ({
+    result: {
+      label: r.label,
+      name: r.name,
+      kind: r.kind,
+      ...(config.strategies[i].file ? { file: config.strategies[i].file } : {}),
+      options: { ...r.options },
+      description: descriptions[i],
+      trials: [],
+      merged: {},
+      counters: {},
+      rates: {},
+    },
+    merged: {},
+  }));
+  const pname = Object.entries(params).map(([k, v]) => `${k}=${v}`).join(' ');
+  say(`booting ${opts.cpus} CPUs${pname ? ` (${pname})` : ''}...`);
+  const m = await Machine.boot(opts);
+  results.meta.threads = m.plan.threads.length;
+  const watchdog = startWatchdog(m, config.watchdogMs, () => accs[activeIndex]?.result.label);
+  let activeIndex = 0;
+  const guard = async (ms: number): Promise<void> => {
+    const r = await Promise.race([sleep(ms).then(() => 'ok' as const), m.onFault().then(() => 'fault' as const), aborted(hooks.signal)]);
+    if (r === 'fault') throw new MachineFaultError(m.fault!);
+    if (r === 'abort') throw new Interrupted();
+  };
+  try {
+    // Warm-up pass: every path compiled before anything counts.
+    m.setTrigger(Math.min(WARMUP_TRIGGER, opts.fastPool.trigger));
+    for (let s = 0; s < accs.length; s++) {
+      activeIndex = s;
+      say(`warm-up: ${accs[s].result.label}`);
+      m.setActiveStrategy(s);
+      m.setPhase(Phase.Warmup);
+      await guard(Math.max(150, config.warmupMs));
+      await endTrial(m, accs[s].result.label);
+    }
+    m.setTrigger(opts.fastPool.trigger);
+    // Interleaved trials.
+    let order = 0;
+    for (let r = 0; r < config.trials; r++) {
+      for (let s = 0; s < accs.length; s++) {
+        activeIndex = s;
+        const acc = accs[s];
+        say(`trial ${r + 1}/${config.trials}: ${acc.result.label}`);
+        m.resetEntropy();
+        m.setActiveStrategy(s);
+        const warmStart = m.nowNs();
+        m.setPhase(Phase.Warmup);
+        await guard(config.warmupMs);
+        const c0 = m.counters();
+        const t0 = m.nowNs();
+        m.setPhase(Phase.Measure);
+        await guard(config.trialMs);
+        const c1 = m.counters();
+        const t1 = m.nowNs();
+        const hist = await endTrial(m, acc.result.label);
+        const counters: Record<string, number> = {};
+        for (const k of Object.keys(c1)) counters[k] = c1[k] - c0[k];
+        const ready = m.inputPoolReadyAtNs();
+        counters.time_to_256_bits_ns = ready >= 0 ? ready - warmStart : Number.NaN;
+        const stages: Partial<Record<StageName, Summary>> = {};
+        for (const [st, h] of Object.entries(hist) as [Stage, Histogram][]) {
+          stages[st as StageName] = summarize(h);
+          const into = (acc.merged[st] ??= newHistogram(false));
+          into.add(h);
+        }
+        const trial: TrialResult = { index: r, order: order++, durationNs: t1 - t0, stages, counters };
+        acc.result.trials.push(trial);
+      }
+    }
+  } catch (e) {
+    if (e instanceof MachineFaultError) {
+      results.status = 'failed';
+      results.error = faultError(e.fault);
+    } else if (e instanceof Interrupted) {
+      results.status = 'interrupted';
+    } else {
+      results.status = 'failed';
+      results.error = { message: e instanceof Error ? e.message : String(e) };
+    }
+  } finally {
+    watchdog.stop();
+    await m.stop();
+  }
+  for (const acc of accs) finishStrategy(acc);
+  point.strategies = accs.map((a) => a.result);
+  return point;
+}
+
+/** Drain after a trial or warm-up, then collect (and reset) every thread's histograms. */
+async function endTrial(m: Machine, label: string): Promise<Partial<Record<Stage, Histogram>>> {
+  m.setPhase(Phase.Drain);
+  const busy = await m.drain(DRAIN_TIMEOUT_MS);
+  if (busy) {
+    throw new MachineFaultError({
+      thread: 'main',
+      message: `strategy ${label}: deferred work did not finish within ${DRAIN_TIMEOUT_MS / 1000} s after the trial (${busy})`,
+      cpu: -1,
+      task: '-',
+      context: 'drain',
+      strategy: label,
+      kind: 'fault',
+    });
+  }
+  const h = await m.collect();
+  m.setPhase(Phase.Pause);
+  return h;
+}
+
+function finishStrategy(acc: StrategyAcc): void {
+  const r = acc.result;
+  const totalNs = r.trials.reduce((a, t) => a + t.durationNs, 0);
+  for (const t of r.trials) {
+    for (const [k, v] of Object.entries(t.counters)) {
+      if (k === 'time_to_256_bits_ns') continue;
+      r.counters[k] = (r.counters[k] ?? 0) + v;
+    }
+  }
+  const ttr = r.trials.map((t) => t.counters.time_to_256_bits_ns).filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  r.counters.time_to_256_bits_ns = ttr.length ? ttr[Math.floor(ttr.length / 2)] : Number.NaN;
+  if (totalNs > 0) {
+    for (const [k, v] of Object.entries(r.counters)) if (k !== 'time_to_256_bits_ns') r.rates[k] = v / (totalNs / 1e9);
+  }
+  for (const [st, h] of Object.entries(acc.merged) as [Stage, Histogram][]) {
+    r.merged[st as StageName] = { summary: summarize(h), histogram: encodeIntoCompressedBase64(h) };
+  }
+}
+
+function faultError(f: MachineFault): RunResults['error'] {
+  return {
+    message: f.message,
+    thread: f.thread,
+    ...(f.strategy ? { strategy: f.strategy } : {}),
+    ...(f.cpu >= 0 ? { cpu: f.cpu } : {}),
+    context: f.context,
+  };
+}
+
+function aborted(signal: AbortSignal | undefined): Promise<'abort'> {
+  if (!signal) return new Promise(() => {});
+  if (signal.aborted) return Promise.resolve('abort');
+  return new Promise((res) => signal.addEventListener('abort', () => res('abort'), { once: true }));
+}
+
+/**
+ * The watchdog: a CPU whose owner passes no preemption point for `limitMs` while not asleep in
+ * its idle loop is stuck (a strategy that loops or blocks in hardirq context, say).
+ */
+function startWatchdog(m: Machine, limitMs: number, activeLabel: () => string | undefined): { stop(): void } {
+  const n = m.opts.cpus;
+  const last = new Array<number>(n).fill(-1);
+  const since = new Array<number>(n).fill(Date.now());
+  const timer = setInterval(() => {
+    const now = Date.now();
+    for (let c = 0; c < n; c++) {
+      const hb = m.heartbeat(c);
+      if (hb !== last[c] || (m.owner(c) === c && m.cpuThreadSleeping(c))) {
+        last[c] = hb;
+        since[c] = now;
+        continue;
+      }
+      if (now - since[c] >= limitMs) {
+        clearInterval(timer);
+        const label = activeLabel();
+        m.injectFault({
+          thread: m.taskName(m.owner(c)),
+          message: `CPU ${c} passed no preemption point for ${((now - since[c]) / 1000).toFixed(1)} s (owner ${m.taskName(m.owner(c))}${label ? `, strategy ${label} in force` : ''}): a strategy or callback is stuck (a loop, or a blocking wait in atomic context)`,
+          cpu: c,
+          task: m.taskName(m.owner(c)),
+          context: 'watchdog',
+          ...(label ? { strategy: label } : {}),
+          kind: 'watchdog',
+        });
+        return;
+      }
+    }
+  }, WATCHDOG_PERIOD_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}

@@ -1,0 +1,372 @@
+/**
+ * The emulated machine's shared memory: every region and every word, with its legend.
+ *
+ * Legend (who writes / who reads / how), in the spirit of kernel/workqueue.c:
+ *   I   written once by the main thread before workers start; read-only after.
+ *   O   written only by the current owner of the CPU (plain or Atomics as stated). Ownership
+ *       passes with an Atomics.store of OWNER paired with the next owner's Atomics.load, so the
+ *       next owner sees everything the previous one wrote.
+ *   R   read-modify-write with Atomics by any thread.
+ *   L   plain, under the lock named beside it.
+ *   M   written by the main thread with Atomics.store; read by workers with Atomics.load.
+ *   Q   written by the irq thread with Atomics.store; read by anyone with Atomics.load.
+ *   S   statistic: plain, written by one writer as stated; read by the main thread with
+ *       Atomics.load (racy snapshots are acceptable: counters only grow).
+ * The project-wide ordering rule is in src/shm/layout.ts.
+ *
+ * Doubles (times in ns, vruntimes) live in a Float64Array over the same buffer: a region's
+ * f64 index is its Int32 base / 2 (regions are cache-line aligned, so 8-byte aligned).
+ */
+import { DOORBELL_WORDS } from '../shm/doorbell.js';
+import { LINE_WORDS, type RegionMap, ShmPlanner } from '../shm/layout.js';
+import { LOCK_WORDS } from '../shm/lock.js';
+import { MpscRing, SpscRing } from '../shm/ring.js';
+import { FAST_POOL_WORDS } from '../random/fastpool.js';
+import { INPUT_POOL_WORDS } from '../random/inputpool.js';
+
+// ---------------------------------------------------------------------------------------------
+// Capacities. Each one is an upper bound on objects that can be queued at once, so that a list
+// holding them can never be full (a full worklist would otherwise lose a PENDING work item).
+// ---------------------------------------------------------------------------------------------
+
+/** Work items, tasklets, timers and irq_works a run may create (all strategies together). */
+export const MAX_OBJECTS = 256;
+/** Tasks a CPU's run queue can hold at once. */
+export const MAX_RQ_TASKS = 32;
+/** Pending timers per CPU. */
+export const MAX_TIMERS_PER_CPU = MAX_OBJECTS;
+/** Interrupt records a CPU's IRQ ring holds; a raise into a full ring is counted as dropped. */
+export const IRQ_RING_CAPACITY = 1024;
+/** Words per interrupt record: vector, arg, raise time low 32 bits, raise time high bits. */
+export const IRQ_RECORD_WORDS = 4;
+
+// ---------------------------------------------------------------------------------------------
+// Control: one region, written by the main thread.
+// ---------------------------------------------------------------------------------------------
+export const CONTROL_WORDS = 2 * LINE_WORDS;
+export const C_PHASE = 0; // M: Phase below
+export const C_EPOCH = 1; // M: collect epoch; a thread that sees a new value reports and resets
+export const C_ACTIVE = 2; // M: index of the strategy in force (-1: none)
+export const C_STOP = 3; // M: 1 = every thread leaves its loop
+export const C_TRIAL = 4; // M: trial number (for messages)
+/** M: the fast pool's mix trigger (random.c: 1024) in force; the warm-up pass lowers it so that
+ *  every hand-off and mix path is compiled by V8 before anything is measured. */
+export const C_TRIGGER = 5;
+export const C_JIFFIES = LINE_WORDS; // Q: jiffies, stored at each tick boundary (own line: read by all)
+export const C_FAULT = LINE_WORDS + 1; // R: first fault flag (compareExchange 0 → 1 by the faulting thread)
+
+export const enum Phase {
+  Boot = 0,
+  /** Strategy in force, workload running, nothing recorded. */
+  Warmup = 1,
+  /** Strategy in force, workload running, histograms recording. */
+  Measure = 2,
+  /** No new work generated; ticks go to every CPU (NOHZ off) so pending deferred work finishes. */
+  Drain = 3,
+  /** Idle between trials. */
+  Pause = 4,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-CPU words. CPU_WORDS Int32 words per CPU, 4 cache lines.
+// ---------------------------------------------------------------------------------------------
+export const CPU_WORDS = 4 * LINE_WORDS;
+/** R: pending-event bits (CpuFlag). Raisers Atomics.or; the owner clears with Atomics.and
+ *  BEFORE handling (so a raise during handling is never lost). Own line: everyone writes it. */
+export const CPU_FLAGS = 0;
+/** O: task id that owns the CPU. Atomics.store by the current owner on hand-off (publishes
+ *  everything it wrote); Atomics.load by everyone. */
+export const CPU_OWNER = LINE_WORDS;
+/** R: invariant word: +1 when a thread starts executing as owner, −1 when it stops. Any value
+ *  other than 0 or 1 is two owners at once, reported as a fault. */
+export const CPU_ON_CPU = LINE_WORDS + 1;
+/** O (Atomics): pending softirq bits (Softirq). Only the CPU's owner raises and clears them. */
+export const CPU_SOFTIRQ = LINE_WORDS + 2;
+/** L timer base lock: earliest `expires` among pending non-deferrable timers (0x7fffffff: none);
+ *  written with Atomics.store under the lock; Atomics.load by the irq thread (NOHZ wake-up). */
+export const CPU_NEXT_TIMER = LINE_WORDS + 3;
+/** L timer base lock: the same over all pending timers, deferrable ones included. */
+export const CPU_NEXT_TIMER_ANY = LINE_WORDS + 4;
+/** R: state of this CPU's deferred fast-pool mix: 1 = handed off, not yet run; 0 = idle.
+ *  Atomics.store 1 by the hand-off (hardirq on this CPU); Atomics.exchange 0 by the run. */
+export const CPU_DEFERRED = LINE_WORDS + 5;
+/** O: jiffies of the last tick this CPU processed. */
+export const CPU_LAST_TICK = LINE_WORDS + 6;
+/** O: nesting of softirq processing (0 = not in do_softirq). */
+export const CPU_IN_SOFTIRQ = LINE_WORDS + 7;
+/** O: 1 while ksoftirqd/n was woken and has not yet run. */
+export const CPU_KSOFTIRQD_WOKEN = LINE_WORDS + 8;
+/** R: 1 while an irq_work IPI to this CPU is outstanding: senders Atomics.exchange(1) and
+ *  send an IPI only when it was 0; the IPI handler stores 0 before it drains the list. */
+export const CPU_IPI_PENDING = LINE_WORDS + 9;
+/** O (plain ++): preemption points passed; the watchdog reads it (Atomics.load) to tell a
+ *  running owner from one stuck in a strategy. */
+export const CPU_HEARTBEAT = LINE_WORDS + 10;
+/** S (O writes): per-CPU counters, CpuCounter below; lines 2 and 3. */
+export const CPU_COUNTERS = 2 * LINE_WORDS;
+
+/** Per-CPU doubles (f64 index from the per-CPU f64 region). */
+export const CPU_F64 = 8;
+/** O: clock (ns) at which the outgoing owner handed the CPU over; the incoming owner records
+ *  the context-switch cost from it. Written before the OWNER store that publishes it. */
+export const CPUF_SWITCH_NS = 0;
+/** R (ordered by the strategy's publish): clock at the last hand-off of this CPU's mix. */
+export const CPUF_HANDOFF_NS = 1;
+/** L rq lock: run-time of real-time tasks in the current throttling period. */
+export const CPUF_RT_TIME = 2;
+/** L rq lock: start of the current RT throttling period. */
+export const CPUF_RT_PERIOD = 3;
+/** O: clock at the start of the current softirq restart loop. */
+export const CPUF_SOFTIRQ_START = 4;
+/** L rq lock: avg_vruntime when the queue last emptied (where a task is placed on an empty queue). */
+export const CPUF_V_HINT = 5;
+
+/** Pending-event bits of CPU_FLAGS. */
+export const enum CpuFlag {
+  IrqPending = 1,
+  NeedResched = 2,
+  Tick = 4,
+  /** Self-IPI for irq_work queued on the local CPU (arch_irq_work_raise). */
+  IrqWork = 8,
+  /** A thread should look at the control region (stop, collect). */
+  Control = 16,
+}
+
+/** Softirq vectors, in the kernel's order (include/linux/interrupt.h). */
+export const enum Softirq {
+  Hi = 0,
+  Timer = 1,
+  NetTx = 2,
+  NetRx = 3,
+  Block = 4,
+  IrqPoll = 5,
+  Tasklet = 6,
+  Sched = 7,
+  Hrtimer = 8,
+  Rcu = 9,
+}
+export const NR_SOFTIRQS = 10;
+export const SOFTIRQ_NAMES = ['HI', 'TIMER', 'NET_TX', 'NET_RX', 'BLOCK', 'IRQ_POLL', 'TASKLET', 'SCHED', 'HRTIMER', 'RCU'];
+
+/** Per-CPU counters (S, written by whichever thread owns the CPU). Names appear in reports. */
+export const CPU_COUNTER_NAMES = [
+  'interrupts', // device interrupts handled (each ran add_interrupt_randomness)
+  'ipis_received', // IPI records handled (irq_work)
+  'irq_entries', // hard-IRQ entries (batches of records)
+  'ticks', // ticks processed
+  'handoffs', // hand-offs the strategy accepted
+  'handoffs_refused', // hand-offs the strategy refused (already pending)
+  'mixes', // deferred mixes run (mix_interrupt_randomness) on this CPU
+  'mixes_duplicate', // runs with no pending hand-off (a strategy ran the work twice)
+  'works_run', // work items executed by workers running on this CPU
+  'works_queued', // queue_work_on calls that queued (PENDING was clear)
+  'works_refused', // queue_work_on calls refused (PENDING was set)
+  'tasklets_run',
+  'timers_run', // timer callbacks run
+  'irq_works_run',
+  'softirq_runs', // __do_softirq invocations
+  'softirq_restarts', // extra passes over pending softirqs inside one invocation
+  'ksoftirqd_wakeups', // budget exhausted: rest handed to ksoftirqd/n
+  'ctx_switches', // owner changes on this CPU
+  'wakeups', // wake_up_process calls that made a task runnable (issued from this CPU)
+  'wakeup_preemptions', // wakeups that set NEED_RESCHED on the target
+  'ipis_sent', // IPIs (irq_work) sent from this CPU
+  'net_rx_packets', // messages delivered by NET_RX
+  'bh_works_run', // WQ_BH items run in softirq context
+  'nohz_kicks', // idle CPU woken for a timer
+] as const;
+export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
+export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;
+if (CPU_COUNTER_NAMES.length > 2 * LINE_WORDS) throw new Error('too many per-CPU counters for their lines');
+
+// ---------------------------------------------------------------------------------------------
+// Global counters: R (Atomics.add by any thread).
+// ---------------------------------------------------------------------------------------------
+export const GLOBAL_COUNTER_NAMES = [
+  'irqs_raised', // device interrupts raised by the irq thread and by NICs
+  'irqs_dropped', // raises refused by a full IRQ ring
+  'irqs_skipped', // device interrupts the generator skipped because it fell > 10 ms behind
+  'ipis_dropped',
+  'deferred_pending_at_stop',
+  'app_messages', // tcp_lat messages sent
+] as const;
+export type GlobalCounterName = (typeof GLOBAL_COUNTER_NAMES)[number];
+export const GlobalCounter = Object.fromEntries(GLOBAL_COUNTER_NAMES.map((n, i) => [n, i])) as Record<
+  GlobalCounterName,
+  number
+>;
+
+// ---------------------------------------------------------------------------------------------
+// Run queue, per CPU: a lock line, then the queue under it.
+// ---------------------------------------------------------------------------------------------
+export const RQ_WORDS = LOCK_WORDS + LINE_WORDS + MAX_RQ_TASKS;
+/** L rq lock (Atomics.store so the irq thread and idle checks may load it racily): tasks queued
+ *  (runnable), the current one included. */
+export const RQ_NR_RUNNING = LOCK_WORDS;
+/** L rq lock: the task the scheduler picked last (== OWNER except during a hand-off). */
+export const RQ_CURR = LOCK_WORDS + 1;
+/** L rq lock: number of entries in RQ_QUEUE. */
+export const RQ_LEN = LOCK_WORDS + 2;
+/** L rq lock: real-time tasks are throttled until the period ends (1) or not (0). */
+export const RQ_RT_THROTTLED = LOCK_WORDS + 3;
+/** L rq lock: task ids queued on this CPU (runnable, including the current one), in queue order. */
+export const RQ_QUEUE = LOCK_WORDS + LINE_WORDS;
+
+// ---------------------------------------------------------------------------------------------
+// Tasks: TASK_WORDS Int32 + TASK_F64 doubles each.
+// ---------------------------------------------------------------------------------------------
+export const TASK_WORDS = LINE_WORDS;
+/** L rq lock of TASK_CPU (Atomics.store; Atomics.load for racy checks): TaskState. */
+export const T_STATE = 0;
+/** L rq lock: the CPU whose run queue holds / will hold the task. Unbound workers move: the
+ *  waker stores the new CPU under the new CPU's rq lock while the task sleeps. */
+export const T_CPU = 1;
+/** I: SchedPolicy. */
+export const T_POLICY = 2;
+/** I: nice, -20..19 (normal tasks). */
+export const T_NICE = 3;
+/** I: real-time priority 1..99 (higher runs first), 0 for normal tasks. */
+export const T_RT_PRIO = 4;
+/** I: load weight from the nice-to-weight table. */
+export const T_WEIGHT = 5;
+/** L rq lock: times the task was picked to run (slices). */
+export const T_SLICES = 6;
+/** L rq lock: times the task was woken. */
+export const T_WAKEUPS = 7;
+/** S (written by the task itself): 1 while the task wants to stop (for user kthreads). */
+export const T_RESERVED = 8;
+
+export const TASK_F64 = 8;
+export const TF_VRUNTIME = 0; // L rq lock: virtual runtime (ns, weighted)
+export const TF_DEADLINE = 1; // L rq lock: EEVDF virtual deadline
+export const TF_VLAG = 2; // L rq lock: lag saved at dequeue
+export const TF_EXEC_START = 3; // L rq lock: clock when it last started running / was accounted
+export const TF_SUM_EXEC = 4; // L rq lock: total runtime (ns)
+export const TF_RR_LEFT = 5; // L rq lock: round-robin time left in the slice (ns)
+
+export const enum TaskState {
+  Sleeping = 0,
+  Runnable = 1,
+  Dead = 2,
+}
+export const enum SchedPolicy {
+  Normal = 0,
+  Fifo = 1,
+  RoundRobin = 2,
+  Idle = 3,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernel objects: work items, tasklets, timers, irq_works. OBJ_WORDS Int32 each.
+// ---------------------------------------------------------------------------------------------
+export const OBJ_WORDS = 4;
+/** R: state bits (ObjState), test-and-set with Atomics.or / compareExchange. */
+export const O_STATE = 0;
+/** L timer base lock of O_CPU (timers): expiry in jiffies. Work: pool it was queued on (R). */
+export const O_ARG = 1;
+/** L timer base lock (timers) / R (others): CPU the object is queued on (-1: none). */
+export const O_CPU = 2;
+/** I: flags (timers: 1 = deferrable). */
+export const O_FLAGS = 3;
+
+export const enum ObjState {
+  /** Queued / scheduled / armed, not yet run (work PENDING, TASKLET_STATE_SCHED, timer pending, IRQ_WORK_PENDING). */
+  Pending = 1,
+  /** Running now (tasklet TASKLET_STATE_RUN, IRQ_WORK_BUSY). */
+  Running = 2,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Worker pools.
+// ---------------------------------------------------------------------------------------------
+export const POOL_WORDS = 2 * LINE_WORDS;
+/** R: workers of this pool awake and processing (workqueue.c's nr_running). A producer wakes a
+ *  worker only when it reads 0 after publishing; a worker decrements it, then re-checks the
+ *  worklist before sleeping (the Dekker pair that keeps work from being stranded). */
+export const P_NR_RUNNING = 0;
+/** R: bit i set = worker i of the pool is idle (sleeping or about to). compareExchange to claim. */
+export const P_IDLE_MASK = 1;
+/** I: number of workers. */
+export const P_NR_WORKERS = 2;
+/** S: items queued / run through this pool. */
+export const P_QUEUED = LINE_WORDS;
+export const P_RUN = LINE_WORDS + 1;
+
+// ---------------------------------------------------------------------------------------------
+// The plan: which regions exist, for a machine of a given shape.
+// ---------------------------------------------------------------------------------------------
+
+export interface MachineShape {
+  cpus: number;
+  tasks: number;
+  threads: number;
+  pools: number;
+  /** Extra named regions a workload needs (name → Int32 words). */
+  workloadRegions: Record<string, number>;
+}
+
+export interface MachineRegions {
+  map: RegionMap;
+  control: number;
+  globalCounters: number;
+  cpu: number; // CPU_WORDS × cpus
+  cpuF64: number; // Int32 base of CPU_F64 doubles × cpus
+  rq: number; // RQ_WORDS × cpus
+  timerBase: number; // (LOCK_WORDS + LINE + MAX_TIMERS_PER_CPU) × cpus
+  task: number; // TASK_WORDS × tasks
+  taskF64: number; // TASK_F64 doubles × tasks
+  bells: number; // DOORBELL_WORDS × threads
+  objects: number; // OBJ_WORDS × MAX_OBJECTS
+  objectF64: number; // one double (queued-at ns) per object
+  pools: number; // POOL_WORDS × pools
+  poolLists: number[]; // an MPSC ring per pool (capacity MAX_OBJECTS)
+  irqRings: number[]; // an MPSC ring per CPU
+  irqWorkLists: number[]; // an MPSC ring per CPU
+  taskletLists: number[]; // 2 per CPU: [HI, normal] SPSC rings used by the owner only
+  fastPools: number; // FAST_POOL_WORDS × cpus
+  inputPool: number;
+  workload: Record<string, number>;
+}
+
+/** Words of one CPU's timer base: lock, a header line, the pending timer ids. */
+export const TIMER_BASE_WORDS = LOCK_WORDS + LINE_WORDS + MAX_TIMERS_PER_CPU;
+/** L timer base lock: number of ids in the pending list. */
+export const TB_LEN = LOCK_WORDS;
+/** L timer base lock: pending timer ids (unordered). */
+export const TB_LIST = LOCK_WORDS + LINE_WORDS;
+
+/** Plan and allocate the buffer. Context: main thread. */
+export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regions: MachineRegions } {
+  const p = new ShmPlanner();
+  const r = {
+    control: p.reserve('control', CONTROL_WORDS),
+    globalCounters: p.reserve('globalCounters', Math.max(LINE_WORDS, GLOBAL_COUNTER_NAMES.length)),
+    cpu: p.reserve('cpu', CPU_WORDS * shape.cpus),
+    cpuF64: p.reserve('cpuF64', 2 * CPU_F64 * shape.cpus),
+    rq: p.reserve('rq', RQ_WORDS * shape.cpus),
+    timerBase: p.reserve('timerBase', TIMER_BASE_WORDS * shape.cpus),
+    task: p.reserve('task', TASK_WORDS * shape.tasks),
+    taskF64: p.reserve('taskF64', 2 * TASK_F64 * shape.tasks),
+    bells: p.reserve('bells', DOORBELL_WORDS * shape.threads),
+    objects: p.reserve('objects', OBJ_WORDS * MAX_OBJECTS),
+    objectF64: p.reserve('objectF64', 2 * MAX_OBJECTS),
+    pools: p.reserve('pools', POOL_WORDS * shape.pools),
+    poolLists: [] as number[],
+    irqRings: [] as number[],
+    irqWorkLists: [] as number[],
+    taskletLists: [] as number[],
+    fastPools: p.reserve('fastPools', FAST_POOL_WORDS * shape.cpus),
+    inputPool: p.reserve('inputPool', INPUT_POOL_WORDS),
+    workload: {} as Record<string, number>,
+  };
+  for (let i = 0; i < shape.pools; i++) r.poolLists.push(p.reserve(`poolList${i}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
+  for (let c = 0; c < shape.cpus; c++) {
+    r.irqRings.push(p.reserve(`irqRing${c}`, MpscRing.wordsFor(IRQ_RING_CAPACITY, IRQ_RECORD_WORDS)));
+    r.irqWorkLists.push(p.reserve(`irqWork${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
+    r.taskletLists.push(p.reserve(`taskletHi${c}`, SpscRing.wordsFor(MAX_OBJECTS, 1)));
+    r.taskletLists.push(p.reserve(`tasklet${c}`, SpscRing.wordsFor(MAX_OBJECTS, 1)));
+  }
+  for (const [name, words] of Object.entries(shape.workloadRegions)) r.workload[name] = p.reserve(`wl:${name}`, words);
+  const { sab, map } = p.allocate();
+  return { sab, regions: { ...r, map } };
+}

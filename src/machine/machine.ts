@@ -1,0 +1,452 @@
+/**
+ * The emulated machine, seen from the main thread: allocate and initialise the shared memory,
+ * start every thread, drive phases, collect histograms and counters, stop and join.
+ *
+ * The main thread is the operator: it is never on a measured path and never blocks (no
+ * Atomics.wait, no machine lock); it waits with timers and messages.
+ */
+import { cpus as hostCpus } from 'node:os';
+import type { Worker } from 'node:worker_threads';
+import { decodeFromCompressedBase64, type Histogram } from 'hdr-histogram-js';
+import { initClock, newEpoch, nowNs } from '../clock.js';
+import { FastPool, initFastPool } from '../random/fastpool.js';
+import { InputPool } from '../random/inputpool.js';
+import { Doorbell, DOORBELL_WORDS } from '../shm/doorbell.js';
+import { ShmLock } from '../shm/lock.js';
+import { MpscRing, SpscRing } from '../shm/ring.js';
+import { spawnWorker } from '../threads/spawn.js';
+import { initWorkload, workloadRegions } from '../workloads/index.js';
+import {
+  C_ACTIVE,
+  C_EPOCH,
+  C_FAULT,
+  C_PHASE,
+  C_STOP,
+  C_TRIGGER,
+  CPU_COUNTER_NAMES,
+  CPU_COUNTERS,
+  CPU_DEFERRED,
+  CPU_FLAGS,
+  CPU_HEARTBEAT,
+  CPU_NEXT_TIMER,
+  CPU_NEXT_TIMER_ANY,
+  CPU_OWNER,
+  CPU_SOFTIRQ,
+  CPU_WORDS,
+  CpuFlag,
+  GLOBAL_COUNTER_NAMES,
+  IRQ_RECORD_WORDS,
+  IRQ_RING_CAPACITY,
+  MAX_OBJECTS,
+  type MachineRegions,
+  P_NR_WORKERS,
+  POOL_WORDS,
+  Phase,
+  planMachine,
+  TIMER_BASE_WORDS,
+} from './layout.js';
+import type { MachineOptions } from './options.js';
+import { type MachinePlan, planMachineTasks } from './plan.js';
+import type { StartupData, WorkerMessage } from './protocol.js';
+import { RunQueues } from './sched.js';
+import { newHistogram, type Stage, STAGES } from './trace.js';
+
+const ENTRY = {
+  cpu: new URL('../../workers/cpu.js', import.meta.url),
+  kthread: new URL('../../workers/kthread.js', import.meta.url),
+  irq: new URL('../../workers/irq.js', import.meta.url),
+};
+
+/** How long threads may take to start (from TypeScript source each loads esbuild: ~0.3 s). */
+export const BOOT_TIMEOUT_MS = 60_000;
+/** How long the threads may take to report between trials. */
+export const COLLECT_TIMEOUT_MS = 10_000;
+
+export interface MachineFault {
+  thread: string;
+  message: string;
+  cpu: number;
+  task: string;
+  context: string;
+  strategy?: string;
+  kind: 'bad-input' | 'fault' | 'exit' | 'watchdog';
+  stack?: string;
+}
+
+export class MachineFaultError extends Error {
+  constructor(readonly fault: MachineFault) {
+    super(fault.message);
+  }
+}
+
+export type Counters = Record<string, number>;
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class Machine {
+  readonly i32: Int32Array;
+  readonly plan: MachinePlan;
+  private readonly workers: Worker[] = [];
+  private readonly exited: Promise<void>[] = [];
+  private readonly bells: Doorbell[] = [];
+  private readonly inputPool: InputPool;
+  private readonly fastPools: FastPool[] = [];
+  private readonly rqs: RunQueues;
+  private reports = new Map<number, Extract<WorkerMessage, { type: 'report' }>>();
+  private reportWaiter: (() => void) | undefined;
+  private faultWaiters: ((f: MachineFault) => void)[] = [];
+  private epoch = 0;
+  private stopped = false;
+  fault: MachineFault | undefined;
+  wasm = false;
+  clockErrorNs = 0;
+  readonly objectsSignature: string[] = [];
+
+  private constructor(
+    readonly opts: MachineOptions,
+    readonly sab: SharedArrayBuffer,
+    readonly R: MachineRegions,
+    plan: MachinePlan,
+    readonly epochNs: number,
+  ) {
+    this.plan = plan;
+    this.i32 = new Int32Array(sab);
+    this.rqs = new RunQueues({
+      i32: this.i32,
+      f64: new Float64Array(sab),
+      rqBase: R.rq,
+      taskBase: R.task,
+      taskF64: R.taskF64 / 2,
+      cpuF64: R.cpuF64 / 2,
+      nrCpus: opts.cpus,
+      lockSpins: opts.lockSpins,
+    });
+    for (let t = 0; t < plan.threads.length; t++) this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
+    this.inputPool = new InputPool(this.i32, R.inputPool, opts.lockSpins);
+  }
+
+  /** Build the shared memory and start every thread; resolves when all are ready. */
+  static async boot(opts: MachineOptions): Promise<Machine> {
+    const plan = planMachineTasks(opts);
+    const wl = workloadRegions(opts);
+    const { sab, regions } = planMachine({
+      cpus: opts.cpus,
+      tasks: plan.tasks.length,
+      threads: plan.threads.length,
+      pools: plan.pools.length,
+      workloadRegions: wl,
+    });
+    const epochNs = newEpoch();
+    initClock(epochNs);
+    const m = new Machine(opts, sab, regions, plan, epochNs);
+    m.init();
+    await m.start();
+    return m;
+  }
+
+  /** Lay out every region. Context: main thread, before any worker exists. */
+  private init(): void {
+    const { i32, R, opts, plan } = this;
+    for (let c = 0; c < opts.cpus; c++) {
+      const b = R.cpu + c * CPU_WORDS;
+      i32[b + CPU_OWNER] = c; // the idle task
+      i32[b + CPU_NEXT_TIMER] = 0x3fffffff;
+      i32[b + CPU_NEXT_TIMER_ANY] = 0x3fffffff;
+      this.rqs.initCpu(c);
+      ShmLock.init(i32, R.timerBase + c * TIMER_BASE_WORDS);
+      MpscRing.init(i32, R.irqRings[c], IRQ_RING_CAPACITY, IRQ_RECORD_WORDS);
+      MpscRing.init(i32, R.irqWorkLists[c], MAX_OBJECTS, 1);
+      MpscRing.init(i32, R.taskletLists[2 * c], MAX_OBJECTS, 1);
+      MpscRing.init(i32, R.taskletLists[2 * c + 1], MAX_OBJECTS, 1);
+      initFastPool(i32, R.fastPools + c * 16, opts.fastPool.variant, c);
+      this.fastPools.push(new FastPool(i32, R.fastPools + c * 16, opts.fastPool.variant));
+    }
+    for (const t of plan.tasks) this.rqs.initTask(t.id, t.cpu, t.policy, t.nice, t.rtPrio);
+    for (let t = 0; t < plan.threads.length; t++) Doorbell.init(i32, R.bells + t * DOORBELL_WORDS);
+    for (const p of plan.pools) {
+      ShmLock.init(i32, R.pools + p.id * POOL_WORDS);
+      i32[R.pools + p.id * POOL_WORDS + P_NR_WORKERS] = p.workers.length;
+      MpscRing.init(i32, R.poolLists[p.id], MAX_OBJECTS, 1);
+    }
+    for (let o = 0; o < MAX_OBJECTS; o++) i32[R.objects + o * 4 + 2] = -1; // O_CPU: on no CPU
+    InputPool.init(i32, R.inputPool);
+    initWorkload(i32, R.workload, opts);
+    i32[R.control + C_ACTIVE] = 0;
+    i32[R.control + C_TRIGGER] = opts.fastPool.trigger;
+    i32[R.control + C_PHASE] = Phase.Boot;
+  }
+
+  private async start(): Promise<void> {
+    const ready = new Set<number>();
+    let resolveReady!: () => void;
+    let rejectReady!: (e: Error) => void;
+    const allReady = new Promise<void>((res, rej) => {
+      resolveReady = res;
+      rejectReady = rej;
+    });
+    for (const th of this.plan.threads) {
+      const data: StartupData = { sab: this.sab, regions: this.R, plan: this.plan, opts: this.opts, threadId: th.id, epochNs: this.epochNs };
+      const w = spawnWorker(ENTRY[th.kind], { workerData: data, name: th.name, stdout: false, stderr: false });
+      this.workers.push(w);
+      w.on('message', (m: WorkerMessage) => {
+        if (m.type === 'ready') {
+          ready.add(m.thread);
+          if (th.kind !== 'irq') {
+            this.objectsSignature[m.thread] = m.objects;
+            this.wasm = m.wasm;
+            this.clockErrorNs = Math.max(this.clockErrorNs, m.clockErrorNs);
+          }
+          if (ready.size === this.plan.threads.length) resolveReady();
+        } else if (m.type === 'report') {
+          this.reports.set(m.thread, m);
+          if (this.reportWaiter && this.reports.size >= this.reportingThreads()) this.reportWaiter();
+        } else if (m.type === 'fault') {
+          const f: MachineFault = { thread: m.threadName, message: m.message, cpu: m.cpu, task: m.task, context: m.context, strategy: m.strategy, kind: m.kind, stack: m.stack };
+          this.raiseFault(f);
+          rejectReady(new MachineFaultError(f));
+        }
+      });
+      w.on('error', (e) => {
+        const f: MachineFault = { thread: th.name, message: `thread ${th.name} crashed: ${e.message}`, cpu: th.cpu, task: th.name, context: 'thread', kind: 'exit', stack: e.stack };
+        this.raiseFault(f);
+        rejectReady(new MachineFaultError(f));
+      });
+      this.exited.push(
+        new Promise<void>((res) =>
+          w.on('exit', (code) => {
+            if (!this.stopped) {
+              const f: MachineFault = { thread: th.name, message: `thread ${th.name} exited unexpectedly (exit code ${code})`, cpu: th.cpu, task: th.name, context: 'thread', kind: 'exit' };
+              this.raiseFault(f);
+              rejectReady(new MachineFaultError(f));
+            }
+            res();
+          }),
+        ),
+      );
+    }
+    const timer = setTimeout(() => rejectReady(new Error(`machine threads did not start within ${BOOT_TIMEOUT_MS / 1000} s`)), BOOT_TIMEOUT_MS);
+    try {
+      await allReady;
+    } catch (e) {
+      clearTimeout(timer);
+      await this.stop();
+      throw e;
+    }
+    clearTimeout(timer);
+    const sigs = new Set(this.objectsSignature.filter((s) => s !== undefined));
+    if (sigs.size > 1) {
+      await this.stop();
+      throw new MachineFaultError({
+        thread: 'main',
+        message: "a strategy's setup() created different kernel objects in different threads: setup must be deterministic (no randomness, clock or thread-dependent branches)",
+        cpu: -1,
+        task: 'setup',
+        context: 'setup',
+        kind: 'bad-input',
+      });
+    }
+  }
+
+  /** The current clock (ns since the run's epoch). */
+  nowNs(): number {
+    return nowNs();
+  }
+
+  /** Report a fault found by the operator (the watchdog): ends the run like a thread's fault. */
+  injectFault(f: MachineFault): void {
+    this.raiseFault(f);
+  }
+
+  private raiseFault(f: MachineFault): void {
+    if (this.fault || this.stopped) return;
+    this.fault = f;
+    for (const w of this.faultWaiters) w(f);
+    this.faultWaiters = [];
+  }
+
+  /** Resolves with the first fault (never resolves if none happens). */
+  onFault(): Promise<MachineFault> {
+    if (this.fault) return Promise.resolve(this.fault);
+    return new Promise((res) => this.faultWaiters.push(res));
+  }
+
+  private reportingThreads(): number {
+    return this.plan.threads.filter((t) => t.kind !== 'irq').length;
+  }
+
+  /** Get every thread's attention: set Control on every CPU, ring every doorbell. */
+  private poke(): void {
+    for (let c = 0; c < this.opts.cpus; c++) Atomics.or(this.i32, this.R.cpu + c * CPU_WORDS + CPU_FLAGS, CpuFlag.Control);
+    for (const b of this.bells) b.ring();
+  }
+
+  setPhase(p: Phase): void {
+    Atomics.store(this.i32, this.R.control + C_PHASE, p);
+    this.poke();
+  }
+
+  /** Set the fast pool's mix trigger in force (the warm-up lowers it). */
+  setTrigger(n: number): void {
+    Atomics.store(this.i32, this.R.control + C_TRIGGER, n);
+  }
+
+  setActiveStrategy(i: number): void {
+    Atomics.store(this.i32, this.R.control + C_ACTIVE, i);
+  }
+
+  /** Ask every thread for its histograms (and reset them); merged per stage. */
+  async collect(): Promise<Partial<Record<Stage, Histogram>>> {
+    this.reports.clear();
+    this.epoch++;
+    Atomics.store(this.i32, this.R.control + C_EPOCH, this.epoch);
+    const done = new Promise<void>((res) => {
+      this.reportWaiter = res;
+    });
+    this.poke();
+    const timeout = sleep(COLLECT_TIMEOUT_MS).then(() => 'timeout' as const);
+    const r = await Promise.race([done.then(() => 'ok' as const), timeout, this.onFault().then(() => 'fault' as const)]);
+    this.reportWaiter = undefined;
+    if (r === 'fault') throw new MachineFaultError(this.fault!);
+    if (r === 'timeout') {
+      const missing = this.plan.threads.filter((t) => t.kind !== 'irq' && !this.reports.has(t.id)).map((t) => t.name);
+      throw new MachineFaultError({
+        thread: missing.join(', '),
+        message: `threads did not report within ${COLLECT_TIMEOUT_MS / 1000} s: ${missing.join(', ')} (a strategy or task may be stuck without passing a preemption point)`,
+        cpu: -1,
+        task: missing[0] ?? '?',
+        context: 'collect',
+        kind: 'watchdog',
+      });
+    }
+    const merged: Partial<Record<Stage, Histogram>> = {};
+    for (const rep of this.reports.values()) {
+      if (rep.epoch !== this.epoch) continue;
+      for (const [stage, b64] of Object.entries(rep.stages)) {
+        const h = decodeFromCompressedBase64(b64, 64, false); // the encoding is portable: decode as JS, merge as JS
+        const into = (merged[stage as Stage] ??= newHistogram(false));
+        into.add(h);
+        h.destroy();
+      }
+    }
+    return merged;
+  }
+
+  /** Counters summed over CPUs, plus the global ones, the doorbells', the lock's and the pools'. */
+  counters(): Counters {
+    const out: Counters = {};
+    const i32 = this.i32;
+    CPU_COUNTER_NAMES.forEach((name, k) => {
+      let s = 0;
+      for (let c = 0; c < this.opts.cpus; c++) s += Atomics.load(i32, this.R.cpu + c * CPU_WORDS + CPU_COUNTERS + k);
+      out[name] = s;
+    });
+    GLOBAL_COUNTER_NAMES.forEach((name, k) => {
+      out[name] = Atomics.load(i32, this.R.globalCounters + k);
+    });
+    let sent = 0;
+    let avoided = 0;
+    let spurious = 0;
+    for (const b of this.bells) {
+      const s = b.stats();
+      sent += s.sent;
+      avoided += s.avoided;
+      spurious += s.spurious;
+    }
+    out.notifies_sent = sent;
+    out.notifies_avoided = avoided;
+    out.spurious_wakeups = spurious;
+    const ip = this.inputPool;
+    out.entropy_bits = ip.creditedBitsTotal;
+    out.input_pool_mixes = ip.mixes;
+    out.input_pool_lock_contended = ip.lockStats().contended;
+    out.mixes_wrong_cpu = this.fastPools.reduce((a, f) => a + f.wrongCpu, 0);
+    return out;
+  }
+
+  /** Clock (ns since the run's epoch) at which the input pool first reached 256 bits, or -1. */
+  inputPoolReadyAtNs(): number {
+    return this.inputPool.readyAtNs;
+  }
+
+  /** Re-initialise the input pool and the fast pools' counts (between trials, while quiet). */
+  resetEntropy(): void {
+    InputPool.init(this.i32, this.R.inputPool);
+    for (const f of this.fastPools) f.randomOnlineCpu();
+  }
+
+  /**
+   * Is the machine quiet: no deferred mix pending, no work queued anywhere, no interrupt or
+   * softirq pending, no workload message in flight? Returns what is still busy, or ''.
+   */
+  busy(): string {
+    const i32 = this.i32;
+    for (let c = 0; c < this.opts.cpus; c++) {
+      const b = this.R.cpu + c * CPU_WORDS;
+      if (Atomics.load(i32, b + CPU_DEFERRED) !== 0) return `a deferred mix handed off on CPU ${c} has not run`;
+      if (Atomics.load(i32, b + CPU_SOFTIRQ) !== 0) return `softirqs pending on CPU ${c}`;
+      if (new MpscRing(i32, this.R.irqRings[c]).length() !== 0) return `interrupts pending on CPU ${c}`;
+      if (new MpscRing(i32, this.R.irqWorkLists[c]).length() !== 0) return `irq_work pending on CPU ${c}`;
+    }
+    for (const p of this.plan.pools) if (new MpscRing(i32, this.R.poolLists[p.id]).length() !== 0) return `work queued on pool ${p.id} (${p.kind}, CPU ${p.cpu})`;
+    const w = this.opts.workload;
+    if (w.kind === 'tcp_lat') {
+      const req = new SpscRing(i32, this.R.workload['tcp:ring0']);
+      const rep = new SpscRing(i32, this.R.workload['tcp:ring1']);
+      if (req.produced() !== rep.consumed()) return 'a tcp_lat message is in flight';
+    }
+    return '';
+  }
+
+  /** Wait until busy() is '' (or the timeout passes, or a fault). Returns the last busy reason. */
+  async drain(timeoutMs: number): Promise<string> {
+    const t0 = Date.now();
+    for (;;) {
+      if (this.fault) throw new MachineFaultError(this.fault);
+      const b = this.busy();
+      if (b === '' || Date.now() - t0 > timeoutMs) return b;
+      await sleep(2);
+    }
+  }
+
+  /** CPU `cpu`'s thread sleeps in its idle loop (its doorbell says so). */
+  cpuThreadSleeping(cpu: number): boolean {
+    return this.bells[cpu].isSleeping();
+  }
+
+  heartbeat(cpu: number): number {
+    return Atomics.load(this.i32, this.R.cpu + cpu * CPU_WORDS + CPU_HEARTBEAT);
+  }
+  owner(cpu: number): number {
+    return Atomics.load(this.i32, this.R.cpu + cpu * CPU_WORDS + CPU_OWNER);
+  }
+  taskName(task: number): string {
+    return this.plan.tasks[task]?.name ?? `task ${task}`;
+  }
+  slices(task: number): number {
+    return this.rqs.slices(task);
+  }
+  hasFaultFlag(): boolean {
+    return Atomics.load(this.i32, this.R.control + C_FAULT) !== 0;
+  }
+
+  /** Stop every thread and join them; terminates any that do not leave within `graceMs`. */
+  async stop(graceMs = 2000): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    Atomics.store(this.i32, this.R.control + C_STOP, 1);
+    this.poke();
+    const all = Promise.all(this.exited);
+    const r = await Promise.race([all.then(() => 'ok' as const), sleep(graceMs).then(() => 'late' as const)]);
+    if (r === 'late') {
+      await Promise.all(this.workers.map((w) => w.terminate()));
+      await all;
+    }
+  }
+
+  static hostInfo() {
+    const c = hostCpus();
+    return { cpuModel: c[0]?.model ?? 'unknown', hostCores: c.length };
+  }
+}
+
+export { Phase, STAGES };

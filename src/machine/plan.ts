@@ -1,0 +1,156 @@
+/**
+ * Who runs where: the tasks, threads and worker pools of a machine, derived from its options.
+ *
+ * Task ids:   0..N-1         idle task of CPU c (hosted on CPU c's thread)
+ *             then           the workload's tasks (hosted on their CPU's thread)
+ *             then per CPU   kworker/c:0 (system_wq pool), kworker/c:0H (highpri pool), ksoftirqd/c
+ *             then           unbound workers kworker/u:i
+ * Thread ids: 0..N-1         CPU threads (workers/cpu)
+ *             then           one thread per kthread task (workers/kthread)
+ *             last           the irq thread (workers/irq)
+ * Pool ids:   per CPU c      2c = bound normal, 2c+1 = bound highpri
+ *             2N             the unbound pool
+ *             2N+1+2c (+1)   BH pools of CPU c (normal, highpri): run in softirq, no workers
+ * The plan is plain JSON, computed once by the main thread and posted to every worker.
+ */
+import { SchedPolicy } from './layout.js';
+import type { AppTaskSpec, MachineOptions } from './options.js';
+
+export type TaskKind = 'idle' | 'app' | 'kworker' | 'ksoftirqd' | 'unbound';
+
+export interface TaskPlan {
+  id: number;
+  name: string;
+  kind: TaskKind;
+  /** Home CPU (bound tasks); the first CPU for unbound workers. */
+  cpu: number;
+  bound: boolean;
+  thread: number;
+  policy: SchedPolicy;
+  nice: number;
+  rtPrio: number;
+  /** Pool served (workers), else -1. */
+  pool: number;
+  /** Index of the worker in its pool (bit in the pool's idle mask). */
+  poolSlot: number;
+  app?: AppTaskSpec;
+  /** Woken by its CPU's thread when a measuring phase starts (load generators). */
+  startsOnPhase: boolean;
+}
+
+export interface ThreadPlan {
+  id: number;
+  name: string;
+  kind: 'cpu' | 'kthread' | 'irq';
+  cpu: number;
+  tasks: number[];
+}
+
+export interface PoolPlan {
+  id: number;
+  kind: 'bound' | 'unbound' | 'bh';
+  cpu: number;
+  highpri: boolean;
+  workers: number[];
+}
+
+export interface MachinePlan {
+  cpus: number;
+  tasks: TaskPlan[];
+  threads: ThreadPlan[];
+  pools: PoolPlan[];
+  irqThread: number;
+  /** Per CPU: task ids of kworker/c:0, kworker/c:0H, ksoftirqd/c. */
+  kworker: number[];
+  kworkerHi: number[];
+  ksoftirqd: number[];
+  unboundPool: number;
+}
+
+export function boundPool(cpu: number, highpri: boolean): number {
+  return 2 * cpu + (highpri ? 1 : 0);
+}
+export function bhPool(cpus: number, cpu: number, highpri: boolean): number {
+  return 2 * cpus + 1 + 2 * cpu + (highpri ? 1 : 0);
+}
+
+export function appTasksOf(o: MachineOptions): AppTaskSpec[] {
+  const w = o.workload;
+  if (w.kind === 'tcp_lat') {
+    return [
+      { kind: 'tcp_client', cpu: w.clientCpu, peerCpu: w.serverCpu },
+      { kind: 'tcp_server', cpu: w.serverCpu, peerCpu: w.clientCpu },
+    ];
+  }
+  if (w.kind === 'custom') return w.tasks;
+  return [];
+}
+
+export function planMachineTasks(o: MachineOptions): MachinePlan {
+  const n = o.cpus;
+  const tasks: TaskPlan[] = [];
+  const threads: ThreadPlan[] = [];
+  for (let c = 0; c < n; c++) threads.push({ id: c, name: `cpu${c}`, kind: 'cpu', cpu: c, tasks: [] });
+  const add = (t: Omit<TaskPlan, 'id' | 'thread' | 'startsOnPhase'> & { startsOnPhase?: boolean }, thread: number): TaskPlan => {
+    const task: TaskPlan = { startsOnPhase: false, ...t, id: tasks.length, thread };
+    tasks.push(task);
+    threads[thread].tasks.push(task.id);
+    return task;
+  };
+  const kthread = (t: Omit<TaskPlan, 'id' | 'thread' | 'startsOnPhase'> & { startsOnPhase?: boolean }): TaskPlan => {
+    const th: ThreadPlan = { id: threads.length, name: t.name, kind: 'kthread', cpu: t.cpu, tasks: [] };
+    threads.push(th);
+    return add(t, th.id);
+  };
+  const base = { pool: -1, poolSlot: -1, rtPrio: 0, nice: 0, bound: true } as const;
+  const hogTasks: Omit<TaskPlan, 'id' | 'thread'>[] = [];
+  for (let c = 0; c < n; c++) add({ ...base, name: `swapper/${c}`, kind: 'idle', cpu: c, policy: SchedPolicy.Idle }, c);
+  for (const app of appTasksOf(o)) {
+    const policy =
+      app.kind === 'hog' && app.policy === 'fifo'
+        ? SchedPolicy.Fifo
+        : app.kind === 'hog' && app.policy === 'rr'
+          ? SchedPolicy.RoundRobin
+          : SchedPolicy.Normal;
+    const nice = app.kind === 'hog' || app.kind === 'spinner' ? app.nice : 0;
+    const rtPrio = app.kind === 'hog' && policy !== SchedPolicy.Normal ? app.rtPrio : 0;
+    const spec = { ...base, name: `${app.kind}/${app.cpu}`, kind: 'app' as const, cpu: app.cpu, policy, nice, rtPrio, app, startsOnPhase: app.kind !== 'tcp_server' };
+    // A hog is a process of its own (`stress --cpu`): its own thread, so that losing the CPU to
+    // it or taking the CPU from it is a real hand-off. qperf's client and server live on their
+    // CPU's thread: switching between idle and them costs what a same-CPU switch costs.
+    if (app.kind === 'hog' || app.kind === 'spinner') hogTasks.push(spec);
+    else add(spec, app.cpu);
+  }
+  for (const spec of hogTasks) kthread(spec);
+  const pools: PoolPlan[] = [];
+  for (let c = 0; c < n; c++) {
+    pools.push({ id: boundPool(c, false), kind: 'bound', cpu: c, highpri: false, workers: [] });
+    pools.push({ id: boundPool(c, true), kind: 'bound', cpu: c, highpri: true, workers: [] });
+  }
+  const unboundPool = pools.length;
+  pools.push({ id: unboundPool, kind: 'unbound', cpu: -1, highpri: false, workers: [] });
+  for (let c = 0; c < n; c++) {
+    pools.push({ id: bhPool(n, c, false), kind: 'bh', cpu: c, highpri: false, workers: [] });
+    pools.push({ id: bhPool(n, c, true), kind: 'bh', cpu: c, highpri: true, workers: [] });
+  }
+  const kworker: number[] = [];
+  const kworkerHi: number[] = [];
+  const ksoftirqd: number[] = [];
+  for (let c = 0; c < n; c++) {
+    const w = kthread({ ...base, name: `kworker/${c}:0`, kind: 'kworker', cpu: c, policy: SchedPolicy.Normal, pool: boundPool(c, false), poolSlot: 0 });
+    const h = kthread({ ...base, name: `kworker/${c}:0H`, kind: 'kworker', cpu: c, policy: SchedPolicy.Normal, nice: -20, pool: boundPool(c, true), poolSlot: 0 });
+    const s = kthread({ ...base, name: `ksoftirqd/${c}`, kind: 'ksoftirqd', cpu: c, policy: SchedPolicy.Normal });
+    pools[boundPool(c, false)].workers.push(w.id);
+    pools[boundPool(c, true)].workers.push(h.id);
+    kworker.push(w.id);
+    kworkerHi.push(h.id);
+    ksoftirqd.push(s.id);
+  }
+  for (let i = 0; i < o.unboundWorkers; i++) {
+    const u = kthread({ ...base, bound: false, name: `kworker/u${n}:${i}`, kind: 'unbound', cpu: i % n, policy: SchedPolicy.Normal, pool: unboundPool, poolSlot: i });
+    pools[unboundPool].workers.push(u.id);
+  }
+  const irqThread = threads.length;
+  threads.push({ id: irqThread, name: 'irq', kind: 'irq', cpu: -1, tasks: [] });
+  return { cpus: n, tasks, threads, pools, irqThread, kworker, kworkerHi, ksoftirqd, unboundPool };
+}

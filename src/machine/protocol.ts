@@ -1,0 +1,43 @@
+/**
+ * Messages between the main thread and the machine's threads, by direction. Hot paths never
+ * post: threads post only at start-up, between trials (reports) and on a fault.
+ */
+import type { MachineRegions } from './layout.js';
+import type { MachineOptions } from './options.js';
+import type { MachinePlan } from './plan.js';
+
+/** main → worker, as workerData. */
+export interface StartupData {
+  sab: SharedArrayBuffer;
+  regions: MachineRegions;
+  plan: MachinePlan;
+  opts: MachineOptions;
+  threadId: number;
+  /** hrtime (ns) of the run's epoch: every thread's clock counts from it. */
+  epochNs: number;
+}
+
+/** worker → main. */
+export type WorkerMessage =
+  | {
+      type: 'ready';
+      thread: number;
+      /** Kernel objects created by the strategies' setup(), by kind and name: must match across threads. */
+      objects: string;
+      wasm: boolean;
+      clockErrorNs: number;
+    }
+  | { type: 'report'; thread: number; epoch: number; wasm: boolean; stages: Record<string, string> }
+  | {
+      type: 'fault';
+      thread: number;
+      threadName: string;
+      message: string;
+      stack?: string;
+      cpu: number;
+      task: string;
+      context: string;
+      strategy?: string;
+      /** 'bad-input': a strategy failed to load or set up (exit 2); 'fault': a run-time failure (exit 1). */
+      kind: 'bad-input' | 'fault';
+    };

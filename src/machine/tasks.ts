@@ -1,0 +1,195 @@
+/**
+ * The tasks a thread hosts, and the loop every CPU or kthread thread runs.
+ *
+ * A thread hosts one or more tasks (a CPU thread: its idle task and the workload's tasks on
+ * that CPU; a kthread thread: one kthread). A task runs only while it owns its CPU. The loop:
+ *
+ *   find a hosted task t with OWNER[cpu(t)] == t    (Atomics.load; pairs with the hand-off store)
+ *   none: announce sleep on the thread's doorbell, re-check, Atomics.wait
+ *   else: enterCpu (the two-owner check), t.run() until t gives the CPU away or the run stops
+ *
+ * Each task's run() polls preemption points; it returns when `rt.task` is no longer itself.
+ */
+import { C_STOP, CpuCounter, CPU_FLAGS, CPU_OWNER, CPU_SOFTIRQ, CPU_WORDS, P_NR_RUNNING, Phase, TaskState } from './layout.js';
+import type { TaskPlan } from './plan.js';
+import type { Runtime } from './runtime.js';
+
+export interface HostedTask {
+  readonly id: number;
+  /** Run as owner until the task sleeps, is preempted or the machine stops. */
+  run(): void;
+  /** Wake this task when a measuring phase starts (workload tasks that generate load). */
+  readonly startsOnPhase?: boolean;
+}
+
+const active = (p: Phase) => p === Phase.Warmup || p === Phase.Measure;
+
+/** swapper/n: handle interrupts, schedule, and sleep on the CPU's doorbell when nothing is flagged. */
+export class IdleTask implements HostedTask {
+  constructor(
+    private readonly rt: Runtime,
+    readonly id: number,
+  ) {}
+  run(): void {
+    const rt = this.rt;
+    const cpu = this.id;
+    const bell = rt.bells[rt.threadId];
+    const flags = rt.R.cpu + cpu * CPU_WORDS + CPU_FLAGS;
+    for (;;) {
+      if (!rt.poll() || rt.isStopping()) return;
+      // Anything runnable (woken from a remote CPU without a preemption flag)? Schedule.
+      if (rt.rqs.nrRunning(cpu) > 0) {
+        rt.schedule();
+        if (rt.task !== this.id) return;
+      }
+      if (rt.newEpochPending()) return; // let the thread loop report
+      bell.prepare();
+      if (Atomics.load(rt.i32, flags) !== 0 || rt.rqs.nrRunning(cpu) > 0 || rt.isStopping() || rt.newEpochPending()) {
+        bell.cancel();
+        continue;
+      }
+      bell.sleep();
+      if (Atomics.load(rt.i32, flags) === 0 && rt.rqs.nrRunning(cpu) === 0 && !rt.isStopping() && !rt.newEpochPending()) {
+        bell.noteSpurious();
+      }
+    }
+  }
+}
+
+/** kworker/n:0, kworker/n:0H and the unbound kworker/uN:i: process their pool's worklist. */
+export class WorkerTask implements HostedTask {
+  /** Counted in the pool's nr_running (between waking and going to sleep). */
+  private running = false;
+  private readonly nrRunning: number;
+  private readonly recheck: () => boolean;
+  constructor(
+    private readonly rt: Runtime,
+    readonly id: number,
+    private readonly pool: number,
+  ) {
+    this.nrRunning = rt.pw(pool, P_NR_RUNNING);
+    this.recheck = () => rt.poolHasWork(pool) || rt.isStopping();
+  }
+  run(): void {
+    const rt = this.rt;
+    const i32 = rt.i32;
+    if (!this.running) {
+      Atomics.add(i32, this.nrRunning, 1);
+      this.running = true;
+    }
+    for (;;) {
+      if (!rt.poll() || rt.isStopping()) return;
+      const id = rt.popWork(this.pool);
+      if (id >= 0) {
+        rt.runWork(id);
+        rt.count(CpuCounter.works_run);
+        continue;
+      }
+      // worker_enter_idle: leave nr_running first, then re-check the list (pairs with the
+      // producer's publish-then-load of nr_running).
+      Atomics.sub(i32, this.nrRunning, 1);
+      this.running = false;
+      if (rt.sleepCurrent(this.recheck)) return;
+      Atomics.add(i32, this.nrRunning, 1);
+      this.running = true;
+      if (rt.task !== this.id) return;
+    }
+  }
+}
+
+/** ksoftirqd/n: run softirqs left over when irq_exit's budget ran out. */
+export class KsoftirqdTask implements HostedTask {
+  private readonly pending: number;
+  private readonly recheck: () => boolean;
+  constructor(
+    private readonly rt: Runtime,
+    readonly id: number,
+    cpu: number,
+  ) {
+    this.pending = rt.R.cpu + cpu * CPU_WORDS + CPU_SOFTIRQ;
+    this.recheck = () => Atomics.load(rt.i32, this.pending) !== 0 || rt.isStopping();
+  }
+  run(): void {
+    const rt = this.rt;
+    for (;;) {
+      if (!rt.poll() || rt.isStopping()) return;
+      if (Atomics.load(rt.i32, this.pending) !== 0) {
+        rt.doSoftirq(true);
+        continue;
+      }
+      if (rt.sleepCurrent(this.recheck)) return;
+      if (rt.task !== this.id) return;
+    }
+  }
+}
+
+/** A CPU hog (`stress --cpu`): burns the CPU in ~1 µs steps between preemption points. */
+export class HogTask implements HostedTask {
+  readonly startsOnPhase = true;
+  /** Work done, in steps (a sink the optimiser cannot remove). */
+  steps = 0;
+  private x = 0x9e3779b9;
+  private readonly recheck: () => boolean;
+  constructor(
+    private readonly rt: Runtime,
+    readonly id: number,
+  ) {
+    this.recheck = () => active(rt.phase) || rt.isStopping();
+  }
+  run(): void {
+    const rt = this.rt;
+    for (;;) {
+      if (!rt.poll() || rt.isStopping()) return;
+      if (!active(rt.phase)) {
+        if (rt.sleepCurrent(this.recheck)) return;
+        continue;
+      }
+      let x = this.x;
+      for (let i = 0; i < 400; i++) {
+        x ^= x << 13;
+        x ^= x >>> 17;
+        x ^= x << 5;
+      }
+      this.x = x;
+      this.steps++;
+    }
+  }
+}
+
+export type ReportFn = (epoch: number) => void;
+
+/** The loop of a CPU or kthread thread. Returns when the machine stops. */
+export function runThreadLoop(rt: Runtime, tasks: HostedTask[], plans: TaskPlan[], report: ReportFn): void {
+  const i32 = rt.i32;
+  const bell = rt.bells[rt.threadId];
+  const stop = rt.R.control + C_STOP;
+  const owned = (): number => {
+    for (let k = 0; k < tasks.length; k++) {
+      const t = tasks[k].id;
+      const c = plans[k].bound ? plans[k].cpu : rt.rqs.taskCpu(t);
+      if (Atomics.load(i32, rt.R.cpu + c * CPU_WORDS + CPU_OWNER) === t) return k;
+    }
+    return -1;
+  };
+  for (;;) {
+    if (Atomics.load(i32, stop) !== 0) return;
+    rt.checkControl();
+    const k = owned();
+    if (k < 0) {
+      bell.prepare();
+      if (owned() >= 0 || Atomics.load(i32, stop) !== 0 || rt.newEpochPending() || rt.phaseChanged()) {
+        bell.cancel();
+        continue;
+      }
+      bell.sleep();
+      continue;
+    }
+    const t = tasks[k];
+    const c = plans[k].bound ? plans[k].cpu : rt.rqs.taskCpu(t.id);
+    rt.enterCpu(c, t.id);
+    t.run();
+    if (rt.task === t.id) rt.leaveCpu(); // still owner: the machine is stopping
+  }
+}
+
+export { TaskState };

@@ -1,0 +1,83 @@
+/**
+ * Start-up of a CPU or kthread thread: attach to the shared memory, load the strategies, build
+ * the hosted tasks, report ready, run the loop, and report any fault with where it happened.
+ */
+import { parentPort } from 'node:worker_threads';
+import { clockCalibrationErrorNs, initClock } from '../clock.js';
+import { attachShm } from '../shm/layout.js';
+import { loadStrategies, StrategyLoadError } from '../strategies/load.js';
+import { StrategyOptionError } from '../strategies/options.js';
+import { attachWorkload } from '../workloads/index.js';
+import { C_FAULT } from './layout.js';
+import type { StartupData, WorkerMessage } from './protocol.js';
+import { Runtime } from './runtime.js';
+import { HogTask, type HostedTask, IdleTask, KsoftirqdTask, runThreadLoop, WorkerTask } from './tasks.js';
+import { initHistograms } from './trace.js';
+
+function post(m: WorkerMessage): void {
+  parentPort?.postMessage(m);
+}
+
+export async function startTaskThread(data: StartupData): Promise<void> {
+  const { sab, regions, plan, opts, threadId } = data;
+  const thread = plan.threads[threadId];
+  let rt: Runtime | undefined;
+  let phase: 'setup' | 'run' = 'setup';
+  try {
+    initClock(data.epochNs);
+    attachShm(sab, regions.map);
+    const wasm = await initHistograms();
+    rt = new Runtime(sab, regions, plan, opts, threadId);
+    const r = rt;
+    const strategies = await loadStrategies(opts.strategies);
+    strategies.forEach((s, i) => {
+      r.strategies.push(s);
+      r.strategyLabels.push(opts.strategies[i].label);
+      r.inStrategy = i;
+      s.setup?.(r.setupFor(i, opts.strategies[i].options));
+      r.inStrategy = -1;
+    });
+    const wl = attachWorkload(r, opts);
+    r.workload = wl.hooks;
+    const tasks: HostedTask[] = [];
+    const plans = thread.tasks.map((id) => plan.tasks[id]);
+    for (const t of plans) {
+      if (t.kind === 'idle') tasks.push(new IdleTask(r, t.id));
+      else if (t.kind === 'kworker' || t.kind === 'unbound') tasks.push(new WorkerTask(r, t.id, t.pool));
+      else if (t.kind === 'ksoftirqd') tasks.push(new KsoftirqdTask(r, t.id, t.cpu));
+      else if (t.app?.kind === 'hog' || t.app?.kind === 'spinner') tasks.push(new HogTask(r, t.id));
+      else {
+        const h = wl.task(t.id);
+        if (!h) throw new Error(`no workload task for ${t.name}`);
+        tasks.push(h);
+      }
+    }
+    r.onReport = (epoch) => post({ type: 'report', thread: threadId, epoch, ...r.tracer.drain() });
+    post({
+      type: 'ready',
+      thread: threadId,
+      objects: r.objects.map((o) => `${o.kind}:${o.name}`).join(',') + `|wq:${r.workqueues.map((w) => w.name).join(',')}`,
+      wasm,
+      clockErrorNs: clockCalibrationErrorNs(),
+    });
+    phase = 'run';
+    runThreadLoop(r, tasks, plans, (e) => r.onReport?.(e));
+    for (const s of strategies) s.teardown?.();
+  } catch (e) {
+    const err = e instanceof Error ? e : new Error(String(e));
+    const badInput = phase === 'setup' && (err instanceof StrategyLoadError || err instanceof StrategyOptionError || (rt?.inStrategy ?? -1) >= 0);
+    if (rt) Atomics.compareExchange(rt.i32, regions.control + C_FAULT, 0, 1);
+    post({
+      type: 'fault',
+      thread: threadId,
+      threadName: thread.name,
+      message: err.message,
+      stack: err.stack,
+      cpu: rt?.cpu ?? -1,
+      task: rt && rt.task >= 0 ? plan.tasks[rt.task].name : thread.name,
+      context: rt ? (rt.cpu >= 0 ? rt.contextName() : 'thread') : 'start-up',
+      strategy: rt && rt.inStrategy >= 0 ? opts.strategies[rt.inStrategy].label : undefined,
+      kind: badInput ? 'bad-input' : 'fault',
+    });
+  }
+}

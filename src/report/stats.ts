@@ -1,0 +1,287 @@
+/**
+ * Summaries of histograms, and the baseline comparison that decides what counts as a regression.
+ *
+ * The comparison method, and why (also in docs/results.md):
+ *
+ * Trials interleave strategies (A0 B0 C0 A1 B1 C1 ...), so trial i of a strategy ran right next to
+ * trial i of the baseline, and whatever slowed the machine during that stretch (another process,
+ * thermal state, a thread placement that made p50 bimodal) slowed both. We therefore work on the
+ * *paired differences* d_i = candidate_i − baseline_i, which cancels that shared drift, and report
+ * the mean of the d_i with a two-sided 95% Student-t interval: mean(d) ± t(0.975, n−1) · sd(d)/√n.
+ *
+ * Why this and not the alternatives, for the n = 3..20 trials a run has:
+ * - Rank methods (sign test, Wilcoxon signed-rank, order-statistic intervals for the median) cannot
+ *   reach 95% confidence below n = 6 pairs at all: with 3..5 trials they would call everything
+ *   noise, whatever the data.
+ * - A bootstrap has only a handful of distinct resamples at n = 3..5 (10 for n = 3) and its
+ *   percentile interval is known to under-cover badly at such n: it would call noise a regression.
+ * - The t interval is exact when the differences are normal, and each per-trial value is a summary
+ *   of thousands of samples: per-trial means are close to normal (central limit theorem), so the
+ *   differences are too. At n = 3 it is wide (t = 4.30): that is the honest price of 3 trials.
+ *   For tail metrics (p99, p99.9) per-trial values are less normal; the interval is then
+ *   approximate, which the docs say.
+ * Unpaired methods (Welch) would throw away the pairing and with it most of the noise reduction
+ * that interleaving buys.
+ *
+ * Pairs in which either side is missing (stage absent or count 0, i.e. NaN here) are dropped.
+ */
+
+import type { Histogram } from 'hdr-histogram-js';
+import type {
+  ComparableMetric,
+  Comparison,
+  PointResult,
+  RunResults,
+  StageName,
+  StrategyResult,
+  Summary,
+  Verdict,
+} from './types.js';
+import { COMPARABLE_METRICS, STAGE_NAMES } from './types.js';
+
+/**
+ * Summary of a histogram (values in ns). Percentiles are HdrHistogram's `getValueAtPercentile`
+ * (the highest value equivalent to the recorded one, within the histogram's precision), capped at
+ * `max` so that no percentile exceeds the maximum; `min` is `getValueAtPercentile(0)`, `max` the
+ * histogram's `maxValue` (exact on a recording histogram, rounded up on a decoded one). An empty
+ * histogram gives all zeros.
+ */
+export function summarize(h: Histogram): Summary {
+  const count = h.totalCount;
+  if (count === 0) return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p99: 0, p99_9: 0, max: 0 };
+  const max = h.maxValue;
+  const at = (p: number): number => Math.min(h.getValueAtPercentile(p), max);
+  return { count, min: at(0), mean: h.mean, p50: at(50), p90: at(90), p99: at(99), p99_9: at(99.9), max };
+}
+
+/** Two-sided 95% Student-t critical values t(0.975, df) for df = 1..30 (index = df). */
+const T975 = [
+  Number.NaN,
+  12.7062,
+  4.3027,
+  3.1824,
+  2.7764,
+  2.5706,
+  2.4469,
+  2.3646,
+  2.306,
+  2.2622,
+  2.2281,
+  2.201,
+  2.1788,
+  2.1604,
+  2.1448,
+  2.1314,
+  2.1199,
+  2.1098,
+  2.1009,
+  2.093,
+  2.086,
+  2.0796,
+  2.0739,
+  2.0687,
+  2.0639,
+  2.0595,
+  2.0555,
+  2.0518,
+  2.0484,
+  2.0452,
+  2.0423,
+];
+/** Standard normal 0.975 quantile. */
+const Z975 = 1.959963984540054;
+
+/**
+ * t(0.975, df). Table for df ≤ 30; beyond, the Cornish-Fisher expansion of t around the normal
+ * quantile (accurate to ~1e-4 from df = 30, where it gives 2.0423; plain 1.96 would be 4% narrow).
+ */
+export function tCritical95(df: number): number {
+  if (!(df >= 1)) return Number.NaN;
+  const d = Math.floor(df);
+  if (d <= 30) return T975[d];
+  const z = Z975;
+  const z3 = z ** 3;
+  const z5 = z ** 5;
+  const z7 = z ** 7;
+  return (
+    z +
+    (z3 + z) / (4 * d) +
+    (5 * z5 + 16 * z3 + 3 * z) / (96 * d * d) +
+    (3 * z7 + 19 * z5 + 17 * z3 - 15 * z) / (384 * d * d * d)
+  );
+}
+
+export interface CompareOptions {
+  /** Which direction is better. Latencies: `lower` (the default). Throughputs, entropy rates: `higher`. */
+  better?: 'lower' | 'higher';
+}
+
+/** The result of {@link compare}: a {@link Comparison} without the stage and metric it is about. */
+export type Interval = Omit<Comparison, 'stage' | 'metric'> & { /** pairs used */ n: number };
+
+const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * Compare a strategy's per-trial values with the baseline's: trial i is paired with baseline
+ * trial i (interleaved runs; see the top of this file). Non-finite entries drop their pair; extra
+ * trials on either side (an interrupted run) are ignored.
+ *
+ * Verdict: `regression` when the 95% interval lies entirely on the worse side of zero,
+ * `improvement` when entirely on the better side, otherwise `within-noise`. With fewer than 2
+ * pairs there is no interval: NaN bounds, `within-noise`, and `method` says why.
+ *
+ * Context: any thread; pure.
+ */
+export function compare(baselineTrials: number[], trials: number[], opts: CompareOptions = {}): Interval {
+  const better = opts.better ?? 'lower';
+  const b: number[] = [];
+  const v: number[] = [];
+  const len = Math.min(baselineTrials.length, trials.length);
+  for (let i = 0; i < len; i++) {
+    if (Number.isFinite(baselineTrials[i]) && Number.isFinite(trials[i])) {
+      b.push(baselineTrials[i]);
+      v.push(trials[i]);
+    }
+  }
+  const n = b.length;
+  const baseline = n > 0 ? mean(b) : Number.NaN;
+  const value = n > 0 ? mean(v) : Number.NaN;
+  const diffs = v.map((x, i) => x - b[i]);
+  const diff = n > 0 ? mean(diffs) : Number.NaN;
+  const ratio = value / baseline;
+  if (n < 2) {
+    return {
+      n,
+      baseline,
+      value,
+      diff,
+      ciLow: Number.NaN,
+      ciHigh: Number.NaN,
+      ratio,
+      verdict: 'within-noise',
+      method: `paired t: no interval from ${n} paired trial${n === 1 ? '' : 's'} (needs at least 2; use --trials 3 or more)`,
+    };
+  }
+  const df = n - 1;
+  const sd = Math.sqrt(diffs.reduce((a, d) => a + (d - diff) ** 2, 0) / df);
+  const t = tCritical95(df);
+  const half = (t * sd) / Math.sqrt(n);
+  const ciLow = diff - half;
+  const ciHigh = diff + half;
+  return {
+    n,
+    baseline,
+    value,
+    diff,
+    ciLow,
+    ciHigh,
+    ratio,
+    verdict: verdictOf(ciLow, ciHigh, better),
+    method: `paired t, 95% interval of the mean per-trial difference: n=${n} pairs, df=${df}, t=${t.toFixed(3)}`,
+  };
+}
+
+/** Policy: a difference is called only when the whole interval is on one side of zero. */
+function verdictOf(ciLow: number, ciHigh: number, better: 'lower' | 'higher'): Verdict {
+  const above = ciLow > 0;
+  const below = ciHigh < 0;
+  if (!above && !below) return 'within-noise';
+  const worse = better === 'lower' ? above : below;
+  return worse ? 'regression' : 'improvement';
+}
+
+/**
+ * The per-trial values of `stage.metric`, keyed by trial index; NaN where the trial lacks the
+ * stage or recorded nothing.
+ */
+function perTrial(s: StrategyResult, stage: StageName, metric: ComparableMetric): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const t of s.trials) {
+    const sum = t.stages[stage];
+    out.set(t.index, sum && sum.count > 0 ? sum[metric] : Number.NaN);
+  }
+  return out;
+}
+
+/**
+ * Compare one stage's metric of `candidate` with `baseline`, pairing trials by `index`.
+ * Returns undefined when either strategy has no trial with that stage.
+ */
+export function compareStage(
+  baseline: StrategyResult,
+  candidate: StrategyResult,
+  stage: StageName,
+  metric: ComparableMetric,
+  opts: CompareOptions = {},
+): Comparison | undefined {
+  const b = perTrial(baseline, stage, metric);
+  const c = perTrial(candidate, stage, metric);
+  const bs: number[] = [];
+  const cs: number[] = [];
+  for (const [index, value] of c) {
+    if (!b.has(index)) continue;
+    bs.push(b.get(index)!);
+    cs.push(value);
+  }
+  if (!bs.some(Number.isFinite) || !cs.some(Number.isFinite)) return undefined;
+  const { n: _n, ...rest } = compare(bs, cs, opts);
+  return { stage, metric, ...rest };
+}
+
+/** Every stage both strategies measured × every comparable metric, in pipeline order. */
+export function compareStrategies(baseline: StrategyResult, candidate: StrategyResult): Comparison[] {
+  const out: Comparison[] = [];
+  for (const stage of STAGE_NAMES) {
+    for (const metric of COMPARABLE_METRICS) {
+      const c = compareStage(baseline, candidate, stage, metric);
+      if (c) out.push(c);
+    }
+  }
+  return out;
+}
+
+/** The baseline strategy of a point, by label; undefined if the point lacks it (a failed run). */
+export function baselineOf(point: PointResult, baselineLabel: string): StrategyResult | undefined {
+  return point.strategies.find((s) => s.label === baselineLabel);
+}
+
+/**
+ * The comparison of `s` on `stage.metric`: the stored one when results.json has it, otherwise
+ * computed now (results written before comparisons were filled in still render).
+ */
+export function comparisonFor(
+  point: PointResult,
+  baselineLabel: string,
+  s: StrategyResult,
+  stage: StageName,
+  metric: ComparableMetric,
+): Comparison | undefined {
+  if (s.label === baselineLabel) return undefined;
+  const stored = s.comparison?.find((c) => c.stage === stage && c.metric === metric);
+  if (stored) return stored;
+  const base = baselineOf(point, baselineLabel);
+  return base ? compareStage(base, s, stage, metric) : undefined;
+}
+
+/**
+ * A copy of `results` in which every non-baseline strategy carries its `comparison` list.
+ * Context: main thread, after the last trial. Returns: a new object; the input is not modified.
+ */
+export function withComparisons(results: RunResults): RunResults {
+  return {
+    ...results,
+    points: results.points.map((p) => {
+      const base = baselineOf(p, results.baseline);
+      return {
+        ...p,
+        strategies: p.strategies.map((s) => {
+          if (s.label === results.baseline || !base) {
+            const { comparison: _c, ...rest } = s;
+            return rest;
+          }
+          return { ...s, comparison: compareStrategies(base, s) };
+        }),
+      };
+    }),
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * The summary table: per point, one row per strategy with what qperf would report (one-way
+ * latency) and what it cost (wakeups, context switches, entropy delivered).
+ *
+ * {@link summaryTable} builds a table model that both the terminal ({@link renderTable}) and
+ * report.html render, so the two never disagree. Nothing here prints: the CLI does.
+ */
+
+import { comparisonFor } from './stats.js';
+import type { Comparison, PointResult, RunResults, StageName, StrategyResult } from './types.js';
+import { STAGE_NAMES } from './types.js';
+
+/** The stage shown when a workload has no application one-way latency (e.g. irq_only). */
+export const FALLBACK_STAGE: StageName = 'handoff_to_start';
+
+/** Rate columns: counter name → column title. */
+const RATE_COLUMNS: ReadonlyArray<readonly [counter: string, title: string]> = [
+  ['wakeups', 'wakeups/s'],
+  ['ctx_switches', 'ctx switches/s'],
+  ['entropy_bits', 'entropy bits/s'],
+];
+
+export type Marker = 'worse' | 'better' | '~' | 'baseline' | '';
+
+export interface SummaryRow {
+  label: string;
+  isBaseline: boolean;
+  /** Cells after the label, in `header` order (header[0] is the label column). */
+  cells: string[];
+  /** Δ-mean comparison on the table's stage; undefined for the baseline or without data. */
+  comparison?: Comparison;
+  marker: Marker;
+}
+
+export interface SummaryTable {
+  /** The latency stage the table shows: `one_way`, or {@link FALLBACK_STAGE} when no strategy has it. */
+  stage: StageName;
+  /** Set when `stage` is not `one_way`: says why, for the header. */
+  stageNote?: string;
+  baseline: string;
+  header: string[];
+  /** Column alignment, `header` order. */
+  align: Array<'left' | 'right'>;
+  rows: SummaryRow[];
+  /** One line explaining the Δ column. */
+  deltaNote: string;
+}
+
+const hasStage = (s: StrategyResult, stage: StageName): boolean => (s.merged[stage]?.summary.count ?? 0) > 0;
+
+/** Policy: show one_way when any strategy has it; else the hand-off delay; else the first stage measured. */
+export function tableStage(point: PointResult): StageName {
+  if (point.strategies.some((s) => hasStage(s, 'one_way'))) return 'one_way';
+  if (point.strategies.some((s) => hasStage(s, FALLBACK_STAGE))) return FALLBACK_STAGE;
+  return STAGE_NAMES.find((st) => point.strategies.some((s) => hasStage(s, st))) ?? 'one_way';
+}
+
+/** ns → µs with 2 decimals. */
+export function fmtUs(ns: number): string {
+  return Number.isFinite(ns) ? (ns / 1000).toFixed(2) : '-';
+}
+
+function fmtSignedUs(ns: number): string {
+  if (!Number.isFinite(ns)) return '?';
+  const s = (ns / 1000).toFixed(2);
+  return ns >= 0 && !s.startsWith('-') ? `+${s}` : s;
+}
+
+export function fmtRate(x: number | undefined): string {
+  if (x === undefined || !Number.isFinite(x)) return '-';
+  return Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(1);
+}
+
+/** "+1.23 [+0.40, +2.06]" in µs; without an interval, says so. */
+export function fmtDelta(c: Comparison): string {
+  const d = fmtSignedUs(c.diff);
+  if (!Number.isFinite(c.ciLow) || !Number.isFinite(c.ciHigh)) return `${d} [no CI: n<2]`;
+  return `${d} [${fmtSignedUs(c.ciLow)}, ${fmtSignedUs(c.ciHigh)}]`;
+}
+
+export function markerOf(c: Comparison | undefined): Marker {
+  if (!c) return '';
+  return c.verdict === 'regression' ? 'worse' : c.verdict === 'improvement' ? 'better' : '~';
+}
+
+/** The table model of one point. Context: main thread; pure. */
+export function summaryTable(point: PointResult, baselineLabel: string): SummaryTable {
+  const stage = tableStage(point);
+  const name = stage === 'one_way' ? 'one-way' : stage;
+  const header = [
+    'strategy',
+    `${name} mean µs`,
+    'p50 µs',
+    'p90 µs',
+    'p99 µs',
+    'p99.9 µs',
+    'max µs',
+    'Δ mean µs [95% CI]',
+    '',
+    ...RATE_COLUMNS.map(([, title]) => title),
+  ];
+  const align: SummaryTable['align'] = header.map((_, i) => (i === 0 || i === 8 ? 'left' : 'right'));
+  const rows = point.strategies.map((s): SummaryRow => {
+    const isBaseline = s.label === baselineLabel;
+    const sum = hasStage(s, stage) ? s.merged[stage]!.summary : undefined;
+    const comparison = isBaseline ? undefined : comparisonFor(point, baselineLabel, s, stage, 'mean');
+    const marker: Marker = isBaseline ? 'baseline' : markerOf(comparison);
+    const pct = sum ? [sum.mean, sum.p50, sum.p90, sum.p99, sum.p99_9, sum.max].map(fmtUs) : Array(6).fill('-');
+    return {
+      label: s.label,
+      isBaseline,
+      comparison,
+      marker,
+      cells: [
+        ...pct,
+        isBaseline ? '' : comparison ? fmtDelta(comparison) : '-',
+        marker,
+        ...RATE_COLUMNS.map(([counter]) => fmtRate(s.rates[counter])),
+      ],
+    };
+  });
+  const table: SummaryTable = {
+    stage,
+    baseline: baselineLabel,
+    header,
+    align,
+    rows,
+    deltaNote:
+      `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, averaged over interleaved trial pairs, ` +
+      'with a 95% paired-t interval; "worse"/"better" only when the interval excludes 0, "~" = within noise.',
+  };
+  if (stage !== 'one_way') table.stageNote = `no one_way latency in this workload: showing ${stage} instead`;
+  return table;
+}
+
+/** Make a user string safe for a terminal: control characters (ESC, CR, ...) shown as \xNN. */
+export function termSafe(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+  return s.replace(/[\x00-\x1f\x7f-\x9f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+}
+
+/** A point's parameters as `msg_size=4096 rate=1000`, or `` without a sweep. */
+export function pointTitle(point: PointResult): string {
+  return Object.entries(point.params)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
+}
+
+function renderGrid(header: string[], align: SummaryTable['align'], body: string[][]): string[] {
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const fmt = (cells: string[]): string =>
+    cells
+      .map((c, i) => (align[i] === 'left' ? c.padEnd(widths[i]) : c.padStart(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)];
+}
+
+/** The run status line: `completed`, or what went wrong. */
+export function statusLine(results: RunResults): string {
+  if (results.status === 'completed') return 'status: completed';
+  const e = results.error;
+  const where = e
+    ? [e.thread && `thread ${e.thread}`, e.strategy && `strategy ${e.strategy}`, e.cpu !== undefined && `cpu ${e.cpu}`]
+    : [];
+  const at = where.filter(Boolean).join(', ');
+  const msg = e ? `: ${e.message}${at ? ` (${at})` : ''}${e.context ? ` [${e.context}]` : ''}` : '';
+  return termSafe(`status: ${results.status}${msg}; results below are partial`);
+}
+
+/**
+ * The terminal table for the whole run. Returns a string ending in a newline; never prints.
+ * Context: main thread; pure.
+ */
+export function renderTable(results: RunResults): string {
+  const out: string[] = [statusLine(results)];
+  results.points.forEach((point, pi) => {
+    const t = summaryTable(point, results.baseline);
+    const title = pointTitle(point);
+    out.push('');
+    if (results.points.length > 1 || title) {
+      out.push(termSafe(`point ${pi + 1}/${results.points.length}${title ? `: ${title}` : ''}`));
+    }
+    if (t.stageNote) out.push(`(${t.stageNote})`);
+    const body = t.rows.map((r) => [termSafe(r.label), ...r.cells]);
+    out.push(...renderGrid(t.header, t.align, body));
+    out.push(termSafe(t.deltaNote));
+  });
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,162 @@
+/**
+ * The results model: what one `deferlab run` produced, as plain JSON (written as results.json).
+ *
+ * Everything in the report (the terminal table, results.csv, the .hgrm files, report.html) is
+ * derived from this model alone, so `deferlab report DIR` can re-render a run from results.json.
+ * The schema is described field by field, with units, in docs/results.md; bump
+ * {@link SCHEMA_VERSION} on any change a reader of the previous version would misread.
+ *
+ * Units: every latency is integer nanoseconds (HDR histograms record integers); `mean` may be
+ * fractional. Rates are per second of measured time. NaN and ±Infinity are written to JSON as
+ * `null` and read back as NaN (see `readResults`).
+ */
+
+export const SCHEMA_VERSION = 1;
+
+/** The stages (trace points) a run can measure, in pipeline order (the order reports use). */
+export const STAGE_NAMES = [
+  'one_way',
+  'irq_entry',
+  'hardirq',
+  'handoff_call',
+  'handoff_to_start',
+  'work',
+  'lock_wait',
+  'ctx_switch',
+  'softirq',
+] as const;
+
+export type StageName = (typeof STAGE_NAMES)[number];
+
+/** One line per stage, for report headings and docs. */
+export const STAGE_DESCRIPTIONS: Readonly<Record<StageName, string>> = {
+  one_way: 'application one-way latency (round trip / 2, as qperf reports)',
+  irq_entry: 'irq raise → handler start',
+  hardirq: 'hard-IRQ handler duration',
+  handoff_call: "time spent inside the strategy's hand-off call",
+  handoff_to_start: 'hand-off → deferred work starts (workqueue_queue_work → workqueue_execute_start)',
+  work: 'deferred work duration',
+  lock_wait: 'input_pool.lock wait when contended',
+  ctx_switch: 'emulated context-switch hand-off',
+  softirq: 'one softirq run duration',
+};
+
+/** Percentile summary of one histogram. All ns; when `count` is 0 every other field is 0. */
+export interface Summary {
+  count: number;
+  min: number;
+  mean: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p99_9: number;
+  max: number;
+}
+
+/** The summary fields a comparison can be made on. */
+export const COMPARABLE_METRICS = ['mean', 'p50', 'p90', 'p99', 'p99_9'] as const;
+export type ComparableMetric = (typeof COMPARABLE_METRICS)[number];
+
+export interface TrialResult {
+  /** Repetition number of this strategy (0, 1, 2, ...): trial `index` of a strategy is paired with trial `index` of the baseline. */
+  index: number;
+  /** Position of this trial in the run's interleaved order (A0 B0 C0 A1 B1 C1 ... → 0, 1, 2, 3, ...). */
+  order: number;
+  /** Measured time of this trial, ns (warm-up excluded). */
+  durationNs: number;
+  stages: Partial<Record<StageName, Summary>>;
+  counters: Record<string, number>;
+}
+
+export interface MergedStage {
+  summary: Summary;
+  /** hdr-histogram-js `encodeIntoCompressedBase64` of the histogram merged over all trials (values in ns). */
+  histogram: string;
+}
+
+export interface StrategyResult {
+  /** Unique within a point; what reports show. User-supplied: escape it wherever it is rendered. */
+  label: string;
+  /** Strategy name (`workqueue`, ...) or the class name of a user's strategy. */
+  name: string;
+  kind: 'builtin' | 'file';
+  /** Path of a user's strategy file (kind `file`). User-supplied. */
+  file?: string;
+  options: Record<string, unknown>;
+  description: string;
+  trials: TrialResult[];
+  merged: Partial<Record<StageName, MergedStage>>;
+  /** Summed over trials. Names are free-form (`interrupts`, `wakeups`, `entropy_bits`, ...). */
+  counters: Record<string, number>;
+  /** Counters per second of measured time (sum of counter / sum of trial durations). */
+  rates: Record<string, number>;
+  /** Against the baseline; absent for the baseline itself. */
+  comparison?: Comparison[];
+}
+
+export interface Comparison {
+  stage: StageName;
+  metric: ComparableMetric;
+  /** Mean over the paired trials of the baseline's per-trial metric, ns. */
+  baseline: number;
+  /** Mean over the paired trials of this strategy's per-trial metric, ns. */
+  value: number;
+  /** value − baseline = mean of the paired per-trial differences, ns. */
+  diff: number;
+  /** 95% interval of `diff`, ns; NaN when fewer than 2 pairs. */
+  ciLow: number;
+  ciHigh: number;
+  /** value / baseline. */
+  ratio: number;
+  verdict: Verdict;
+  /** How the interval was computed, in words (e.g. `paired t, n=5 pairs, df=4, t=2.776`). */
+  method: string;
+}
+
+export type Verdict = 'regression' | 'improvement' | 'within-noise';
+
+export interface PointResult {
+  /** The swept parameter(s) at this point, e.g. `{ msg_size: 4096 }`; `{}` without a sweep. */
+  params: Record<string, number | string>;
+  strategies: StrategyResult[];
+}
+
+export interface RunError {
+  message: string;
+  thread?: string;
+  strategy?: string;
+  cpu?: number;
+  context?: string;
+}
+
+export interface RunMeta {
+  /** deferlab version. */
+  deferlab: string;
+  node: string;
+  v8: string;
+  platform: string;
+  arch: string;
+  cpuModel: string;
+  hostCores: number;
+  /** Threads the run started (CPUs + kthreads + irq). */
+  threads: number;
+  /** ISO 8601. */
+  startedAt: string;
+  finishedAt: string;
+  seed: number;
+  command: string[];
+  topology: unknown;
+  /** The resolved config. */
+  options: unknown;
+}
+
+export interface RunResults {
+  schemaVersion: typeof SCHEMA_VERSION;
+  status: 'completed' | 'interrupted' | 'failed';
+  error?: RunError;
+  meta: RunMeta;
+  /** Label of the baseline strategy (present in every point). */
+  baseline: string;
+  sweep: { param: string; values: number[] } | null;
+  points: PointResult[];
+}

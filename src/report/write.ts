@@ -1,0 +1,191 @@
+/**
+ * Writing a run's output directory, and reading it back for `deferlab report DIR`.
+ *
+ *   DIR/results.json                      the results model (the source of truth; see types.ts)
+ *   DIR/results.csv                       the same data, one observation per row (csv.ts)
+ *   DIR/<point>-<label>-<stage>.hgrm      one HdrHistogram percentile table per merged histogram
+ *   DIR/report.html                       the self-contained report (html.ts)
+ *
+ * Every file is written atomically: to `<file>.tmp-<pid>`, fsync'd, then renamed over the
+ * target, so a reader (or a crash) never sees half a file. results.json is written first, so the
+ * data survives even if rendering a derived file fails; everything else can be re-rendered from
+ * it by {@link reportFromDir}.
+ */
+
+import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { renderCsv } from './csv.js';
+import { decodeHistogram } from './decode.js';
+import { reportError } from './errors.js';
+import { formatHgrm } from './hgrm.js';
+import { renderHtml } from './html.js';
+import { validateResults } from './schema.js';
+import { renderTable } from './table.js';
+import type { RunResults, StageName } from './types.js';
+import { SCHEMA_VERSION, STAGE_NAMES } from './types.js';
+
+export const RESULTS_JSON = 'results.json';
+export const RESULTS_CSV = 'results.csv';
+export const REPORT_HTML = 'report.html';
+
+/** Longest label part of an .hgrm file name, characters. Keeps names well under NAME_MAX (255). */
+const MAX_LABEL_CHARS = 64;
+
+/** A label made safe for a file name: `[A-Za-z0-9._-]` kept, runs of anything else become `_`. */
+export function sanitizeLabel(label: string): string {
+  const s = label.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, MAX_LABEL_CHARS);
+  return s === '' || /^\.+$/.test(s) ? 'strategy' : s;
+}
+
+export interface HgrmFile {
+  name: string;
+  point: number;
+  label: string;
+  stage: StageName;
+  text: string;
+}
+
+/**
+ * The .hgrm files of a run: `<point>-<label-sanitized>-<stage>.hgrm`, point being the 0-based
+ * index into `points`. Two labels of a point that sanitize alike (`a/b`, `a b`) get `_2`, `_3`...
+ * suffixes, in strategy order, so no file overwrites another.
+ */
+export function hgrmFiles(results: RunResults): HgrmFile[] {
+  const out: HgrmFile[] = [];
+  results.points.forEach((point, pi) => {
+    const used = new Set<string>();
+    for (const s of point.strategies) {
+      const base = sanitizeLabel(s.label);
+      let part = base;
+      for (let k = 2; used.has(part); k++) part = `${base}_${k}`;
+      used.add(part);
+      for (const stage of STAGE_NAMES) {
+        const m = s.merged[stage];
+        if (!m) continue;
+        const h = decodeHistogram(m.histogram, `point ${pi}, strategy ${JSON.stringify(s.label)}, stage ${stage}`);
+        out.push({ name: `${pi}-${part}-${stage}.hgrm`, point: pi, label: s.label, stage, text: formatHgrm(h) });
+      }
+    }
+  });
+  return out;
+}
+
+/**
+ * Write `text` to `path` atomically: a temp file in the same directory, fsync, rename.
+ * Context: main thread (async I/O). Returns: `path`.
+ */
+export async function writeFileAtomic(path: string, text: string): Promise<string> {
+  const tmp = `${path}.tmp-${process.pid}`;
+  try {
+    const fh = await open(tmp, 'w');
+    try {
+      await fh.writeFile(text, 'utf8');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(tmp, path);
+  } catch (e) {
+    await unlink(tmp).catch(() => {});
+    throw e;
+  }
+  return path;
+}
+
+function assertValid(results: RunResults): void {
+  const v = validateResults(JSON.parse(JSON.stringify(results)));
+  if (!v.ok) {
+    throw reportError(
+      'ERR_RESULTS_INVALID',
+      `writeResults: the results to write do not match the results model (src/report/types.ts); nothing was written:\n${v.problems}`,
+    );
+  }
+}
+
+/**
+ * Write the files derived from results.json (csv, .hgrm, html) into `dir`, which must exist.
+ * Returns: the paths written.
+ */
+export async function renderFiles(dir: string, results: RunResults): Promise<string[]> {
+  const paths: string[] = [];
+  paths.push(await writeFileAtomic(join(dir, RESULTS_CSV), renderCsv(results)));
+  for (const f of hgrmFiles(results)) paths.push(await writeFileAtomic(join(dir, f.name), f.text));
+  paths.push(await writeFileAtomic(join(dir, REPORT_HTML), renderHtml(results)));
+  return paths;
+}
+
+/**
+ * Write a run's output directory (created if needed): results.json, results.csv, the .hgrm files
+ * and report.html, each atomically. The results are validated first; if they do not match the
+ * model nothing is written.
+ *
+ * Context: main thread, after the run. Returns: the paths written, results.json first.
+ */
+export async function writeResults(dir: string, results: RunResults): Promise<string[]> {
+  assertValid(results);
+  await mkdir(dir, { recursive: true });
+  const json = await writeFileAtomic(join(dir, RESULTS_JSON), JSON.stringify(results, null, 2) + '\n');
+  return [json, ...(await renderFiles(dir, results))];
+}
+
+/**
+ * Read and validate `dir/results.json`. NaN values (written as null) come back as NaN.
+ * Throws a ReportError (src/report/errors.ts) naming the file when it is missing, not a deferlab
+ * results file, of another schemaVersion, or invalid.
+ */
+export async function readResults(dir: string): Promise<RunResults> {
+  const path = join(dir, RESULTS_JSON);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
+      throw reportError(
+        'ERR_RESULTS_MISSING',
+        `${path} does not exist: give the output directory of a \`deferlab run\` (the one holding results.json)`,
+        e,
+      );
+    }
+    throw e;
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw reportError(
+      'ERR_RESULTS_NOT_DEFERLAB',
+      `${path} is not a deferlab results file: not JSON (${(e as Error).message})`,
+      e,
+    );
+  }
+  if (typeof data !== 'object' || data === null || !('schemaVersion' in data) || !('points' in data)) {
+    throw reportError(
+      'ERR_RESULTS_NOT_DEFERLAB',
+      `${path} is not a deferlab results file: expected a JSON object with "schemaVersion" and "points"`,
+    );
+  }
+  const version = (data as { schemaVersion: unknown }).schemaVersion;
+  if (version !== SCHEMA_VERSION) {
+    const writer = (data as { meta?: { deferlab?: unknown } }).meta?.deferlab;
+    throw reportError(
+      'ERR_RESULTS_SCHEMA_VERSION',
+      `${path} has schemaVersion ${JSON.stringify(version)}; this deferlab reads schemaVersion ${SCHEMA_VERSION}` +
+        (typeof writer === 'string' ? `: render it with deferlab ${writer}, which wrote it` : '') +
+        ', or re-run',
+    );
+  }
+  const v = validateResults(data);
+  if (!v.ok) throw reportError('ERR_RESULTS_INVALID', `${path} is not a valid deferlab results file:\n${v.problems}`);
+  return v.results;
+}
+
+/**
+ * `deferlab report DIR`: read DIR/results.json, re-render results.csv, the .hgrm files and
+ * report.html from it (results.json itself is left untouched), and return the terminal table
+ * for the caller to print.
+ */
+export async function reportFromDir(dir: string): Promise<{ results: RunResults; paths: string[]; table: string }> {
+  const results = await readResults(dir);
+  const paths = await renderFiles(dir, results);
+  return { results, paths, table: renderTable(results) };
+}

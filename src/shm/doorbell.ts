@@ -1,0 +1,125 @@
+/**
+ * Doorbells: how one thread wakes another that sleeps in `Atomics.wait`.
+ *
+ * One doorbell per sleeping thread. The sleeper announces SLEEPING, re-checks everything it
+ * could have been woken for, and only then waits; a waker publishes its news first, then
+ * rings. The race this closes, drawn as in workqueue.c:
+ *
+ *     sleeper                                  waker
+ *     store(bell, SLEEPING)                    publish news (ring record, owner word, flag)
+ *     re-check news          ── SC order ──    ring(): exchange(bell, AWAKE)
+ *     wait(bell, SLEEPING)                             === SLEEPING ? notify : avoided
+ *
+ * Atomics are sequentially consistent, so either the sleeper's re-check sees the news, or
+ * the waker's exchange sees SLEEPING and notifies (and if the notify lands before the wait,
+ * the wait returns at once because the word is no longer SLEEPING). A late notify costs one
+ * spurious wake, never a lost one. Every wait loops on the real condition: a doorbell only
+ * says that something happened.
+ *
+ * Notify policy (seed 002's experiment):
+ *   'if-idle' notify only when the exchange saw SLEEPING; count the ones avoided.
+ *   'always'  notify on every ring, sleeping or not (the pre-fix Tempesta behaviour).
+ *
+ * Region legend (Int32 words from the base; two cache lines per doorbell):
+ *   line 0  bell      futex word. Written by the sleeper (Atomics.store SLEEPING / AWAKE) and
+ *                     by wakers (Atomics.exchange AWAKE). Read by both.
+ *   line 1  sent      RMW (Atomics.add) by wakers: notifies issued.
+ *           avoided   RMW by wakers: rings that found the sleeper awake and did not notify.
+ *           sleeps    plain, by the sleeper only: waits entered.
+ *           spurious  plain, by the sleeper only: wakes after which the condition was false.
+ * The counters live on their own line so that counting does not bounce the futex word's line.
+ */
+import { LINE_WORDS } from './layout.js';
+
+export const DOORBELL_WORDS = 2 * LINE_WORDS;
+const BELL = 0;
+const SENT = LINE_WORDS;
+const AVOIDED = LINE_WORDS + 1;
+const SLEEPS = LINE_WORDS + 2;
+const SPURIOUS = LINE_WORDS + 3;
+
+const AWAKE = 0;
+const SLEEPING = 1;
+
+export type NotifyPolicy = 'if-idle' | 'always';
+
+export interface DoorbellStats {
+  sent: number;
+  avoided: number;
+  sleeps: number;
+  spurious: number;
+}
+
+export class Doorbell {
+  private readonly bell: number;
+
+  constructor(
+    private readonly i32: Int32Array,
+    private readonly base: number,
+    private readonly policy: NotifyPolicy = 'if-idle',
+  ) {
+    this.bell = base + BELL;
+  }
+
+  static init(i32: Int32Array, base: number): void {
+    i32.fill(0, base, base + DOORBELL_WORDS);
+  }
+
+  /** Sleeper: announce the sleep. Re-check the condition after this, then {@link sleep} or {@link cancel}. */
+  prepare(): void {
+    Atomics.store(this.i32, this.bell, SLEEPING);
+  }
+
+  /** Sleeper: the re-check found work; do not sleep. */
+  cancel(): void {
+    Atomics.store(this.i32, this.bell, AWAKE);
+  }
+
+  /**
+   * Sleeper: wait until rung (or `timeoutMs` passes). Returns false on timeout.
+   * Context: a worker thread (never the main thread). Call {@link prepare} and re-check first.
+   */
+  sleep(timeoutMs = Number.POSITIVE_INFINITY): boolean {
+    this.i32[this.base + SLEEPS]++;
+    const r = Atomics.wait(this.i32, this.bell, SLEEPING, timeoutMs);
+    Atomics.store(this.i32, this.bell, AWAKE);
+    return r !== 'timed-out';
+  }
+
+  /** Sleeper: the wake found nothing to do. */
+  noteSpurious(): void {
+    this.i32[this.base + SPURIOUS]++;
+  }
+
+  /**
+   * Waker: publish first, then ring. Returns true when a notify was issued.
+   * Context: any thread; never blocks.
+   */
+  ring(): boolean {
+    const i32 = this.i32;
+    const wasSleeping = Atomics.exchange(i32, this.bell, AWAKE) === SLEEPING;
+    if (wasSleeping || this.policy === 'always') {
+      Atomics.notify(i32, this.bell, 1);
+      Atomics.add(i32, this.base + SENT, 1);
+      return true;
+    }
+    Atomics.add(i32, this.base + AVOIDED, 1);
+    return false;
+  }
+
+  /** Whether the owner announced a sleep (racy hint). */
+  isSleeping(): boolean {
+    return Atomics.load(this.i32, this.bell) === SLEEPING;
+  }
+
+  stats(): DoorbellStats {
+    const i32 = this.i32;
+    const b = this.base;
+    return {
+      sent: Atomics.load(i32, b + SENT),
+      avoided: Atomics.load(i32, b + AVOIDED),
+      sleeps: i32[b + SLEEPS],
+      spurious: i32[b + SPURIOUS],
+    };
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Loading strategies: built-ins by name, a user's class from a .ts/.js file.
+ *
+ * Every thread that may run strategy code loads the same list in the same order (the main
+ * thread too, to validate before any worker starts). A user's file is imported by its file://
+ * URL; TypeScript files go through tsx's `tsImport` (Node 20 cannot strip types itself), so
+ * they load the same way from source, from dist/ and from a directory outside the repository.
+ * Each failure is one line naming the file and the problem (StrategyLoadError).
+ */
+import { fileURLToPath } from 'node:url';
+import type { DeferralStrategy, StrategyClass } from '../api/types.js';
+import type { StrategyRef } from '../machine/options.js';
+import { instantiateBuiltin } from './registry.js';
+
+export class StrategyLoadError extends Error {}
+
+const TS_EXT = /\.(ts|mts|cts|tsx)$/;
+
+async function importModule(url: string): Promise<Record<string, unknown>> {
+  if (TS_EXT.test(url)) {
+    const { tsImport } = await import('tsx/esm/api');
+    return (await tsImport(url, { parentURL: import.meta.url, tsconfig: false })) as Record<string, unknown>;
+  }
+  return (await import(url)) as Record<string, unknown>;
+}
+
+function isClass(v: unknown): v is StrategyClass {
+  return typeof v === 'function' && typeof (v as { prototype?: { handoff?: unknown } }).prototype?.handoff === 'function';
+}
+
+function firstLine(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  return msg.split('\n').find((l) => l.trim() !== '')?.trim() ?? msg;
+}
+
+/** Find the strategy class a module exports. */
+export function pickClass(mod: Record<string, unknown>, file: string, exportName?: string): StrategyClass {
+  if (exportName) {
+    const v = mod[exportName];
+    if (v === undefined) throw new StrategyLoadError(`${file}: no export named "${exportName}" (exports: ${Object.keys(mod).join(', ') || 'none'})`);
+    if (!isClass(v)) throw new StrategyLoadError(`${file}: export "${exportName}" is not a strategy class (a class with a handoff(k, d) method)`);
+    return v;
+  }
+  const d = mod.default;
+  if (d !== undefined) {
+    if (isClass(d)) return d;
+    if (typeof d === 'function') throw new StrategyLoadError(`${file}: the default export has no handoff(k, d) method; a strategy class needs one`);
+  }
+  const classes = Object.entries(mod).filter(([, v]) => isClass(v));
+  if (classes.length === 1) return classes[0][1] as StrategyClass;
+  if (classes.length > 1) {
+    throw new StrategyLoadError(
+      `${file}: exports several strategy classes (${classes.map(([k]) => k).join(', ')}); pick one with ${file}#ExportName or export it as default`,
+    );
+  }
+  const fns = Object.entries(mod).filter(([, v]) => typeof v === 'function');
+  if (fns.length > 0) {
+    throw new StrategyLoadError(`${file}: no exported class has a handoff(k, d) method (found ${fns.map(([k]) => k).join(', ')}); see docs/strategies.md`);
+  }
+  throw new StrategyLoadError(`${file}: exports no strategy class; export a class with a handoff(k, d) method (see docs/strategies.md)`);
+}
+
+/** Load the class of a strategy reference. Context: any thread, at start-up. */
+export async function loadStrategyClass(ref: StrategyRef): Promise<StrategyClass | null> {
+  if (ref.kind === 'builtin') return null;
+  const url = ref.url;
+  if (!url) throw new StrategyLoadError(`strategy ${ref.label}: no file URL`);
+  const file = fileURLToPath(url);
+  let mod: Record<string, unknown>;
+  try {
+    mod = await importModule(url);
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    if (code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes(file)) {
+      throw new StrategyLoadError(`${file}: file not found`);
+    }
+    throw new StrategyLoadError(`${file}: failed to load: ${firstLine(e)}`);
+  }
+  return pickClass(mod, file, ref.exportName);
+}
+
+/** Instantiate a strategy (built-in or loaded class) with its options, checking the instance. */
+export function instantiate(ref: StrategyRef, cls: StrategyClass | null): DeferralStrategy {
+  if (ref.kind === 'builtin') return instantiateBuiltin(ref.name, ref.options);
+  const file = ref.url ? fileURLToPath(ref.url) : ref.label;
+  let s: DeferralStrategy;
+  try {
+    s = new (cls as StrategyClass)(Object.freeze({ ...ref.options }));
+  } catch (e) {
+    throw new StrategyLoadError(`${file}: the constructor threw: ${firstLine(e)}`);
+  }
+  if (!s || typeof s.handoff !== 'function') throw new StrategyLoadError(`${file}: the instance has no handoff(k, d) method`);
+  for (const m of ['setup', 'teardown'] as const) {
+    if (s[m] !== undefined && typeof s[m] !== 'function') throw new StrategyLoadError(`${file}: ${m} must be a method`);
+  }
+  return s;
+}
+
+/** Load and instantiate every strategy, in order. */
+export async function loadStrategies(refs: StrategyRef[]): Promise<DeferralStrategy[]> {
+  const out: DeferralStrategy[] = [];
+  for (const ref of refs) out.push(instantiate(ref, await loadStrategyClass(ref)));
+  return out;
+}
+
+/** The description a strategy class declares (static `description`). */
+export async function describe(ref: StrategyRef): Promise<string> {
+  if (ref.kind === 'builtin') {
+    const { builtin } = await import('./registry.js');
+    return builtin(ref.name)?.cls.description ?? '';
+  }
+  const cls = await loadStrategyClass(ref);
+  return typeof cls?.description === 'string' ? cls.description : '(no description)';
+}

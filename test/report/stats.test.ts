@@ -1,0 +1,195 @@
+import { build } from 'hdr-histogram-js';
+import { describe, expect, it } from 'vitest';
+import {
+  compare,
+  compareStage,
+  compareStrategies,
+  summarize,
+  tCritical95,
+  withComparisons,
+} from '../../src/report/stats.js';
+import { mulberry32, syntheticResults } from '../../src/report/synthetic.js';
+import type { StrategyResult, Summary, TrialResult } from '../../src/report/types.js';
+
+describe('summarize', () => {
+  it('reads count, min, mean, percentiles and max from a real histogram', () => {
+    const h = build();
+    for (let v = 1; v <= 1000; v++) h.recordValue(v * 1000);
+    const s = summarize(h);
+    expect(s.count).toBe(1000);
+    expect(s.min).toBe(h.getValueAtPercentile(0));
+    expect(s.min).toBeGreaterThanOrEqual(1000);
+    expect(s.min).toBeLessThanOrEqual(1001); // within 3 significant digits
+    expect(s.mean).toBeCloseTo(h.mean, 6);
+    expect(Math.abs(s.p50 - 500_000) / 500_000).toBeLessThan(1e-3);
+    expect(Math.abs(s.p99 - 990_000) / 990_000).toBeLessThan(1e-3);
+    expect(Math.abs(s.p99_9 - 999_000) / 999_000).toBeLessThan(1e-3);
+    expect(s.max).toBe(1_000_000);
+  });
+
+  it('never reports a percentile above the max', () => {
+    const h = build();
+    for (let i = 0; i < 2000; i++) h.recordValue(48_230);
+    const s = summarize(h);
+    expect(h.getValueAtPercentile(99.9)).toBeGreaterThan(48_230); // HdrHistogram rounds up...
+    expect(s.p99_9).toBe(48_230); // ...the summary does not
+    expect(s.max).toBe(48_230);
+  });
+
+  it('gives all zeros for an empty histogram', () => {
+    expect(summarize(build())).toEqual({ count: 0, min: 0, mean: 0, p50: 0, p90: 0, p99: 0, p99_9: 0, max: 0 });
+  });
+});
+
+describe('tCritical95', () => {
+  it('uses the table up to df 30 and a continuous expansion beyond', () => {
+    expect(tCritical95(1)).toBeCloseTo(12.706, 3);
+    expect(tCritical95(4)).toBeCloseTo(2.776, 3);
+    expect(tCritical95(30)).toBeCloseTo(2.042, 3);
+    expect(tCritical95(31)).toBeCloseTo(2.0395, 3); // tables: t(0.975, 31) = 2.0395
+    expect(tCritical95(60)).toBeCloseTo(2.0003, 3);
+    expect(tCritical95(1000)).toBeCloseTo(1.9623, 3);
+    expect(tCritical95(0)).toBeNaN();
+  });
+});
+
+describe('compare (paired t over interleaved trials)', () => {
+  // A machine whose speed drifts a lot from trial to trial: the baseline and the candidate
+  // suffer alike in each trial, which only the pairing removes.
+  const drift = [10_000, 14_000, 9_000, 16_000, 11_000];
+  const base = drift.map((d) => d + 1000);
+
+  it('calls a consistent slowdown a regression', () => {
+    const slower = base.map((b, i) => b + 500 + [10, -20, 5, 15, -10][i]);
+    const c = compare(base, slower);
+    expect(c.verdict).toBe('regression');
+    expect(c.diff).toBe(500);
+    expect(c.ciLow).toBeGreaterThan(0);
+    expect(c.ciHigh).toBeGreaterThan(c.ciLow);
+    expect(c.n).toBe(5);
+    expect(c.ratio).toBeCloseTo(c.value / c.baseline, 12);
+    expect(c.method).toMatch(/paired t.*n=5.*df=4.*t=2\.776/);
+  });
+
+  it('calls a consistent speed-up an improvement', () => {
+    const faster = base.map((b, i) => b - 300 + [10, -20, 5, 15, -10][i]);
+    const c = compare(base, faster);
+    expect(c.verdict).toBe('improvement');
+    expect(c.ciHigh).toBeLessThan(0);
+  });
+
+  it('calls differences that change sign within noise', () => {
+    const noisy = base.map((b, i) => b + [400, -350, 200, -300, 60][i]);
+    const c = compare(base, noisy);
+    expect(c.verdict).toBe('within-noise');
+    expect(c.ciLow).toBeLessThan(0);
+    expect(c.ciHigh).toBeGreaterThan(0);
+  });
+
+  it('reverses the verdict when higher is better (e.g. entropy rates)', () => {
+    const more = base.map((b, i) => b + 500 + [10, -20, 5, 15, -10][i]);
+    expect(compare(base, more, { better: 'higher' }).verdict).toBe('improvement');
+  });
+
+  it('gives no interval and within-noise with a single trial, and says why', () => {
+    const c = compare([10_000], [20_000]);
+    expect(c.n).toBe(1);
+    expect(c.diff).toBe(10_000);
+    expect(c.ciLow).toBeNaN();
+    expect(c.ciHigh).toBeNaN();
+    expect(c.verdict).toBe('within-noise');
+    expect(c.method).toMatch(/no interval from 1 paired trial .*needs at least 2/);
+  });
+
+  it('handles no pairs at all', () => {
+    const c = compare([], [1, 2]);
+    expect(c.n).toBe(0);
+    expect(c.diff).toBeNaN();
+    expect(c.verdict).toBe('within-noise');
+  });
+
+  it('drops pairs with a missing side and ignores extra trials', () => {
+    const c = compare([100, Number.NaN, 100, 100, 999], [110, 500, 112, 108]);
+    expect(c.n).toBe(3);
+    expect(c.diff).toBe(10);
+  });
+
+  it('a shift hidden by drift is found only because trials are paired (seeded, 20 trials)', () => {
+    const rnd = mulberry32(7);
+    const b: number[] = [];
+    const v: number[] = [];
+    for (let i = 0; i < 20; i++) {
+      const d = 10_000 + 5_000 * rnd(); // drift ± 25%
+      b.push(d + 100 * (rnd() - 0.5));
+      v.push(d * 1.02 + 100 * (rnd() - 0.5)); // +2%, i.e. ~250 ns, far below the drift
+    }
+    expect(compare(b, v).verdict).toBe('regression');
+    // The same numbers, unpaired (shuffled pairing), are noise.
+    const shuffled = [...v.slice(10), ...v.slice(0, 10)];
+    expect(compare(b, shuffled).verdict).toBe('within-noise');
+  });
+});
+
+describe('compareStage', () => {
+  const sum = (mean: number): Summary => ({
+    count: 100,
+    min: 0,
+    mean,
+    p50: mean,
+    p90: mean,
+    p99: mean,
+    p99_9: mean,
+    max: mean,
+  });
+  const strat = (label: string, means: Array<[index: number, mean: number]>): StrategyResult => ({
+    label,
+    name: label,
+    kind: 'builtin',
+    options: {},
+    description: '',
+    trials: means.map(
+      ([index, mean]): TrialResult => ({
+        index,
+        order: index,
+        durationNs: 1e9,
+        stages: { one_way: sum(mean) },
+        counters: {},
+      }),
+    ),
+    merged: {},
+    counters: {},
+    rates: {},
+  });
+
+  it('pairs trials by index, not by array position', () => {
+    const a = strat('a', [
+      [0, 1000],
+      [1, 5000],
+      [2, 2000],
+    ]);
+    const b = strat('b', [
+      [2, 2100],
+      [0, 1100],
+      [1, 5100],
+    ]);
+    const c = compareStage(a, b, 'one_way', 'mean')!;
+    expect(c.diff).toBe(100);
+    expect(c.ciLow).toBe(100); // identical differences: a zero-width interval
+    expect(c.verdict).toBe('regression');
+  });
+
+  it('is undefined for a stage either side lacks', () => {
+    const a = strat('a', [[0, 1]]);
+    expect(compareStage(a, a, 'work', 'mean')).toBeUndefined();
+  });
+
+  it('withComparisons fills every non-baseline strategy and leaves the baseline without', () => {
+    const r = withComparisons(syntheticResults({ samples: 200, trials: 3 }));
+    const [base, ...rest] = r.points[0].strategies;
+    expect(base.comparison).toBeUndefined();
+    for (const s of rest) {
+      expect(s.comparison!.length).toBeGreaterThan(0);
+      expect(s.comparison).toEqual(compareStrategies(base, s));
+    }
+  });
+});
