@@ -20,7 +20,7 @@
 import { DOORBELL_WORDS } from '../shm/doorbell.js';
 import { LINE_WORDS, type RegionMap, ShmPlanner } from '../shm/layout.js';
 import { LOCK_WORDS } from '../shm/lock.js';
-import { MpscRing, SpscRing } from '../shm/ring.js';
+import { MpscRing } from '../shm/ring.js';
 import { FAST_POOL_WORDS } from '../random/fastpool.js';
 import { INPUT_POOL_WORDS } from '../random/inputpool.js';
 
@@ -102,6 +102,8 @@ export const CPU_IPI_PENDING = LINE_WORDS + 9;
 /** O (plain ++): preemption points passed; the watchdog reads it (Atomics.load) to tell a
  *  running owner from one stuck in a strategy. */
 export const CPU_HEARTBEAT = LINE_WORDS + 10;
+/** O (plain store): what the owner is doing, for the watchdog's report (Where below). */
+export const CPU_WHERE = LINE_WORDS + 11;
 /** S (O writes): per-CPU counters, CpuCounter below; lines 2 and 3. */
 export const CPU_COUNTERS = 2 * LINE_WORDS;
 
@@ -120,6 +122,16 @@ export const CPUF_RT_PERIOD = 3;
 export const CPUF_SOFTIRQ_START = 4;
 /** L rq lock: avg_vruntime when the queue last emptied (where a task is placed on an empty queue). */
 export const CPUF_V_HINT = 5;
+
+/** Values of CPU_WHERE (with an object or softirq number added where said). */
+export const enum Where {
+  Task = 0,
+  Hardirq = 1,
+  Softirq = 100, // + vector
+  Callback = 1000, // + object id
+  Lock = 2,
+  Handoff = 3,
+}
 
 /** Pending-event bits of CPU_FLAGS. */
 export const enum CpuFlag {
@@ -279,18 +291,18 @@ export const enum ObjState {
 // ---------------------------------------------------------------------------------------------
 // Worker pools.
 // ---------------------------------------------------------------------------------------------
-export const POOL_WORDS = 2 * LINE_WORDS;
+/** A pool: its lock line (pool->lock: unbound pools' consumers pop under it), a line of
+ *  counters written by every CPU, and a line of statistics. */
+export const POOL_WORDS = LOCK_WORDS + 2 * LINE_WORDS;
 /** R: workers of this pool awake and processing (workqueue.c's nr_running). A producer wakes a
  *  worker only when it reads 0 after publishing; a worker decrements it, then re-checks the
  *  worklist before sleeping (the Dekker pair that keeps work from being stranded). */
-export const P_NR_RUNNING = 0;
-/** R: bit i set = worker i of the pool is idle (sleeping or about to). compareExchange to claim. */
-export const P_IDLE_MASK = 1;
+export const P_NR_RUNNING = LOCK_WORDS;
 /** I: number of workers. */
-export const P_NR_WORKERS = 2;
+export const P_NR_WORKERS = LOCK_WORDS + 1;
 /** S: items queued / run through this pool. */
-export const P_QUEUED = LINE_WORDS;
-export const P_RUN = LINE_WORDS + 1;
+export const P_QUEUED = LOCK_WORDS + LINE_WORDS;
+export const P_RUN = LOCK_WORDS + LINE_WORDS + 1;
 
 // ---------------------------------------------------------------------------------------------
 // The plan: which regions exist, for a machine of a given shape.
@@ -363,8 +375,8 @@ export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regi
   for (let c = 0; c < shape.cpus; c++) {
     r.irqRings.push(p.reserve(`irqRing${c}`, MpscRing.wordsFor(IRQ_RING_CAPACITY, IRQ_RECORD_WORDS)));
     r.irqWorkLists.push(p.reserve(`irqWork${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
-    r.taskletLists.push(p.reserve(`taskletHi${c}`, SpscRing.wordsFor(MAX_OBJECTS, 1)));
-    r.taskletLists.push(p.reserve(`tasklet${c}`, SpscRing.wordsFor(MAX_OBJECTS, 1)));
+    r.taskletLists.push(p.reserve(`taskletHi${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
+    r.taskletLists.push(p.reserve(`tasklet${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
   }
   for (const [name, words] of Object.entries(shape.workloadRegions)) r.workload[name] = p.reserve(`wl:${name}`, words);
   const { sab, map } = p.allocate();

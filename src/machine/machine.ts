@@ -28,6 +28,7 @@ import {
   CPU_DEFERRED,
   CPU_FLAGS,
   CPU_HEARTBEAT,
+  CPU_WHERE,
   CPU_NEXT_TIMER,
   CPU_NEXT_TIMER_ANY,
   CPU_OWNER,
@@ -147,6 +148,8 @@ export class Machine {
   /** Lay out every region. Context: main thread, before any worker exists. */
   private init(): void {
     const { i32, R, opts, plan } = this;
+    const sizes = new Map(Object.values(R.map.regions).map((r) => [r.base, r.words]));
+    const words = (base: number) => sizes.get(base);
     for (let c = 0; c < opts.cpus; c++) {
       const b = R.cpu + c * CPU_WORDS;
       i32[b + CPU_OWNER] = c; // the idle task
@@ -154,10 +157,10 @@ export class Machine {
       i32[b + CPU_NEXT_TIMER_ANY] = 0x3fffffff;
       this.rqs.initCpu(c);
       ShmLock.init(i32, R.timerBase + c * TIMER_BASE_WORDS);
-      MpscRing.init(i32, R.irqRings[c], IRQ_RING_CAPACITY, IRQ_RECORD_WORDS);
-      MpscRing.init(i32, R.irqWorkLists[c], MAX_OBJECTS, 1);
-      MpscRing.init(i32, R.taskletLists[2 * c], MAX_OBJECTS, 1);
-      MpscRing.init(i32, R.taskletLists[2 * c + 1], MAX_OBJECTS, 1);
+      MpscRing.init(i32, R.irqRings[c], IRQ_RING_CAPACITY, IRQ_RECORD_WORDS, words(R.irqRings[c]));
+      MpscRing.init(i32, R.irqWorkLists[c], MAX_OBJECTS, 1, words(R.irqWorkLists[c]));
+      MpscRing.init(i32, R.taskletLists[2 * c], MAX_OBJECTS, 1, words(R.taskletLists[2 * c]));
+      MpscRing.init(i32, R.taskletLists[2 * c + 1], MAX_OBJECTS, 1, words(R.taskletLists[2 * c + 1]));
       initFastPool(i32, R.fastPools + c * 16, opts.fastPool.variant, c);
       this.fastPools.push(new FastPool(i32, R.fastPools + c * 16, opts.fastPool.variant));
     }
@@ -166,11 +169,11 @@ export class Machine {
     for (const p of plan.pools) {
       ShmLock.init(i32, R.pools + p.id * POOL_WORDS);
       i32[R.pools + p.id * POOL_WORDS + P_NR_WORKERS] = p.workers.length;
-      MpscRing.init(i32, R.poolLists[p.id], MAX_OBJECTS, 1);
+      MpscRing.init(i32, R.poolLists[p.id], MAX_OBJECTS, 1, words(R.poolLists[p.id]));
     }
     for (let o = 0; o < MAX_OBJECTS; o++) i32[R.objects + o * 4 + 2] = -1; // O_CPU: on no CPU
     InputPool.init(i32, R.inputPool);
-    initWorkload(i32, R.workload, opts);
+    initWorkload(i32, R.workload, opts, words);
     i32[R.control + C_ACTIVE] = 0;
     i32[R.control + C_TRIGGER] = opts.fastPool.trigger;
     i32[R.control + C_PHASE] = Phase.Boot;
@@ -406,6 +409,20 @@ export class Machine {
       if (b === '' || Date.now() - t0 > timeoutMs) return b;
       await sleep(2);
     }
+  }
+
+  /** A one-paragraph dump of every CPU and task, for fault reports and debugging. */
+  debugState(): string {
+    const i32 = this.i32;
+    const lines: string[] = [];
+    for (let c = 0; c < this.opts.cpus; c++) {
+      const b = this.R.cpu + c * CPU_WORDS;
+      lines.push(
+        `cpu${c}: owner=${this.taskName(i32[b + CPU_OWNER])} flags=${i32[b + CPU_FLAGS]} softirq=${i32[b + CPU_SOFTIRQ]} deferred=${i32[b + CPU_DEFERRED]} where=${i32[b + CPU_WHERE]} hb=${i32[b + CPU_HEARTBEAT]} nr_running=${this.rqs.nrRunning(c)} curr=${this.taskName(this.rqs.curr(c))} bell=${this.bells[c].isSleeping() ? 'sleeping' : 'awake'}`,
+      );
+    }
+    for (const t of this.plan.tasks) lines.push(`  ${t.name}: state=${this.rqs.state(t.id)} cpu=${this.rqs.taskCpu(t.id)} slices=${this.rqs.slices(t.id)}`);
+    return lines.join('\n');
   }
 
   /** CPU `cpu`'s thread sleeps in its idle loop (its doorbell says so). */

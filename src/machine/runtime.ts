@@ -61,6 +61,8 @@ import {
   CPU_COUNTERS,
   CPU_IN_SOFTIRQ,
   CPU_IPI_PENDING,
+  CPU_WHERE,
+  Where,
   CPU_HEARTBEAT,
   CPU_LAST_TICK,
   CPU_NEXT_TIMER,
@@ -425,12 +427,16 @@ export class Runtime {
     const c = this.cpu;
     const old = Atomics.and(this.i32, this.cw(c, CPU_FLAGS), ~(CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork));
     this.hardirq++;
+    const w = this.cw(c, CPU_WHERE);
+    const prevWhere = this.i32[w];
+    this.i32[w] = Where.Hardirq;
     try {
       if ((old & CpuFlag.IrqPending) !== 0) this.drainIrqRing(c);
       if ((old & CpuFlag.IrqWork) !== 0) this.runIrqWorkList(c);
       if ((old & CpuFlag.Tick) !== 0) this.tick(c);
     } finally {
       this.hardirq--;
+      this.i32[w] = prevWhere;
     }
     this.irqExit();
   }
@@ -471,7 +477,9 @@ export class Runtime {
     const s = this.strategies[active < 0 ? 0 : active];
     this.inStrategy = active < 0 ? 0 : active;
     const t1 = this.tracer.on ? nowNs() : 0;
+    this.i32[this.cw(c, CPU_WHERE)] = Where.Handoff;
     const ok = s.handoff(this.facade, this.deferred[c]);
+    this.i32[this.cw(c, CPU_WHERE)] = Where.Hardirq;
     if (this.tracer.on) this.tracer.record(St.HandoffCall, nowNs() - t1);
     this.inStrategy = -1;
     this.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
@@ -536,7 +544,9 @@ export class Runtime {
         const pending = Atomics.exchange(this.i32, word, 0);
         for (let nr = 0; nr < 10; nr++) {
           if ((pending & (1 << nr)) === 0) continue;
+          this.i32[this.cw(c, CPU_WHERE)] = Where.Softirq + nr;
           this.runSoftirq(c, nr);
+          this.i32[this.cw(c, CPU_WHERE)] = Where.Softirq;
           this.pollIrq();
         }
         if (Atomics.load(this.i32, word) === 0) break;
@@ -550,6 +560,7 @@ export class Runtime {
     } finally {
       this.softirq--;
       this.i32[this.cw(c, CPU_IN_SOFTIRQ)]--;
+      this.i32[this.cw(c, CPU_WHERE)] = this.hardirq > 0 ? Where.Hardirq : Where.Task;
     }
     if (this.tracer.on) this.tracer.record(St.Softirq, nowNs() - start);
   }
@@ -599,9 +610,23 @@ export class Runtime {
   private callObj(id: number): void {
     const o = this.objects[id];
     const prev = this.inStrategy;
+    const w = this.cw(this.cpu, CPU_WHERE);
+    const prevWhere = this.i32[w];
     this.inStrategy = o.strategy;
+    this.i32[w] = Where.Callback + id;
     o.fn(this.facade);
+    this.i32[w] = prevWhere;
     this.inStrategy = prev;
+  }
+
+  /** Describe a CPU_WHERE value (for fault reports). */
+  describeWhere(v: number): string {
+    if (v >= Where.Callback) {
+      const o = this.objects[v - Where.Callback];
+      return o ? `${o.kind} "${o.name}" of strategy ${this.strategyLabels[o.strategy] ?? o.strategy}` : `object ${v - Where.Callback}`;
+    }
+    if (v >= Where.Softirq) return `softirq ${v - Where.Softirq}`;
+    return ['task context', 'hardirq', 'a lock', 'a strategy hand-off'][v] ?? String(v);
   }
 
   /** Build the setup context strategy `index` receives. */

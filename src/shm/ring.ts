@@ -62,6 +62,13 @@ function checkCapacity(capacity: number): void {
   }
 }
 
+/** A ring must fit the region reserved for it (`available` words), when the caller knows it. */
+function checkFits(words: number, available: number | undefined, base: number): void {
+  if (available !== undefined && words > available) {
+    throw new Error(`ring at word ${base} needs ${words} words but its region has ${available}: reserve it with the same kind's wordsFor()`);
+  }
+}
+
 function attach(i32: Int32Array, base: number, magic: number, kind: string): { capacity: number; recordWords: number } {
   if (i32[base + H_MAGIC] !== magic) {
     throw new Error(`no ${kind} ring at word ${base} (magic 0x${(i32[base + H_MAGIC] >>> 0).toString(16)})`);
@@ -80,7 +87,8 @@ export class SpscRing {
   }
 
   /** Lay out an empty ring. Context: main thread, before workers start. */
-  static init(i32: Int32Array, base: number, capacity: number, recordWords: number): void {
+  static init(i32: Int32Array, base: number, capacity: number, recordWords: number, available?: number): void {
+    checkFits(SpscRing.wordsFor(capacity, recordWords), available, base);
     i32.fill(0, base, base + SpscRing.wordsFor(capacity, recordWords));
     i32[base + H_MAGIC] = MAGIC_SPSC;
     i32[base + H_CAPACITY] = capacity;
@@ -165,7 +173,8 @@ export class MpscRing {
   }
 
   /** Lay out an empty ring: slot i's sequence starts at i (free for position i). Context: main thread. */
-  static init(i32: Int32Array, base: number, capacity: number, recordWords: number): void {
+  static init(i32: Int32Array, base: number, capacity: number, recordWords: number, available?: number): void {
+    checkFits(MpscRing.wordsFor(capacity, recordWords), available, base);
     i32.fill(0, base, base + MpscRing.wordsFor(capacity, recordWords));
     i32[base + H_MAGIC] = MAGIC_MPSC;
     i32[base + H_CAPACITY] = capacity;

@@ -10,9 +10,14 @@ export function workloadRegions(o: MachineOptions): Record<string, number> {
   return {};
 }
 
-export function initWorkload(i32: Int32Array, regions: Record<string, number>, o: MachineOptions): void {
+export function initWorkload(
+  i32: Int32Array,
+  regions: Record<string, number>,
+  o: MachineOptions,
+  words: (base: number) => number | undefined,
+): void {
   const w = o.workload;
-  if (w.kind === 'tcp_lat') tcpInit(i32, regions, w.msgSize, w.ringBytes);
+  if (w.kind === 'tcp_lat') tcpInit(i32, regions, w.msgSize, w.ringBytes, words);
 }
 
 export function attachWorkload(rt: Runtime, o: MachineOptions): { hooks: WorkloadHooks; task(id: number): HostedTask | undefined } {

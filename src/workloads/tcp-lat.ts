@@ -47,10 +47,16 @@ export function tcpRegions(msgSize: number, ringBytes: number): Record<string, n
   return { 'tcp:ring0': words, 'tcp:ring1': words, 'tcp:state': LINE_WORDS };
 }
 
-export function tcpInit(i32: Int32Array, regions: Record<string, number>, msgSize: number, ringBytes: number): void {
+export function tcpInit(
+  i32: Int32Array,
+  regions: Record<string, number>,
+  msgSize: number,
+  ringBytes: number,
+  words: (base: number) => number | undefined,
+): void {
   const cap = tcpRingCapacity(msgSize, ringBytes);
-  SpscRing.init(i32, regions['tcp:ring0'], cap, tcpSlotWords(msgSize));
-  SpscRing.init(i32, regions['tcp:ring1'], cap, tcpSlotWords(msgSize));
+  SpscRing.init(i32, regions['tcp:ring0'], cap, tcpSlotWords(msgSize), words(regions['tcp:ring0']));
+  SpscRing.init(i32, regions['tcp:ring1'], cap, tcpSlotWords(msgSize), words(regions['tcp:ring1']));
   i32.fill(0, regions['tcp:state'], regions['tcp:state'] + LINE_WORDS);
 }
 

@@ -1,0 +1,232 @@
+/**
+ * Turning argv into a command and a layer of configuration.
+ *
+ * Parsed with Node's own `util.parseArgs`, not commander: commander 15 needs Node 22 and we
+ * support Node 20, and parseArgs ships with Node, so it costs no dependency. We run it with
+ * `tokens: true` and `strict: false`, then apply the strict rules ourselves over the tokens
+ * (unknown option, option without its value, switch given a value, stray argument): the rules
+ * are the same as strict mode's, but each failure gets our one-line message instead of Node's.
+ *
+ * Values are not interpreted here: `--duration 1.5s` becomes `{ trialMs: '1.5s' }` and the
+ * config resolver parses and checks it, exactly as it would the same text in a config file.
+ */
+import { parseArgs } from 'node:util';
+import {
+  closest,
+  conflict,
+  missingArgument,
+  missingValue,
+  unexpectedArgument,
+  unexpectedValue,
+  unknownCommand,
+  unknownOption,
+} from '../config/errors.js';
+import { CONFIG_FLAGS, type ConfigFlag } from '../config/flags.js';
+import type { PartialConfig } from '../config/schema.js';
+
+export const COMMANDS = ['run', 'list', 'check-strategy', 'report', 'scenario', 'demo', 'help'] as const;
+export type CommandName = (typeof COMMANDS)[number];
+
+/** What the command line asks for. Values are the strings typed; nothing is resolved yet. */
+export type ParsedCommand =
+  | { readonly command: 'help'; readonly topic?: CommandName }
+  | { readonly command: 'version' }
+  | { readonly command: 'run' | 'demo'; readonly flags: PartialConfig; readonly configFile?: string }
+  | { readonly command: 'scenario'; readonly name: string; readonly flags: PartialConfig; readonly configFile?: string }
+  | { readonly command: 'list' }
+  | { readonly command: 'check-strategy'; readonly spec: string; readonly options: readonly string[] }
+  | { readonly command: 'report'; readonly dir: string };
+
+interface OptionDef {
+  readonly type: 'string' | 'boolean';
+  readonly short?: string;
+  readonly multiple?: boolean;
+  /** For "needs a value, like ..." messages. */
+  readonly example?: string;
+}
+
+const GLOBAL_OPTIONS: Record<string, OptionDef> = {
+  help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'V' },
+};
+
+const CONFIG_OPTIONS: Record<string, OptionDef> = Object.fromEntries([
+  ['config', { type: 'string', example: 'deferlab.json' }],
+  ...CONFIG_FLAGS.map((f): [string, OptionDef] => [
+    f.flag.slice(2),
+    { type: f.value ? 'string' : 'boolean', multiple: f.repeatable, example: f.example },
+  ]),
+]);
+
+/** Per command: its options and its positional arguments (`[]` = none). */
+const GRAMMAR: Record<
+  CommandName,
+  { options: Record<string, OptionDef>; positionals: readonly string[]; example: string }
+> = {
+  run: { options: { ...GLOBAL_OPTIONS, ...CONFIG_OPTIONS }, positionals: [], example: 'run --cpus 4' },
+  demo: { options: { ...GLOBAL_OPTIONS, ...CONFIG_OPTIONS }, positionals: [], example: 'demo' },
+  scenario: { options: { ...GLOBAL_OPTIONS, ...CONFIG_OPTIONS }, positionals: ['NAME'], example: 'scenario cpu-hog' },
+  list: { options: GLOBAL_OPTIONS, positionals: [], example: 'list' },
+  'check-strategy': {
+    options: { ...GLOBAL_OPTIONS, option: { type: 'string', multiple: true, example: 'key=value' } },
+    positionals: ['FILE'],
+    example: 'check-strategy ./my-strategy.ts',
+  },
+  report: { options: GLOBAL_OPTIONS, positionals: ['DIR'], example: 'report deferlab-results/20250101-120000' },
+  help: { options: GLOBAL_OPTIONS, positionals: [], example: 'help run' },
+};
+
+const WHAT: Record<string, string> = {
+  NAME: 'a scenario NAME',
+  FILE: 'a strategy FILE',
+  DIR: 'a results DIR',
+};
+
+/** qperf spells its sweep option `-oo`, which is not a valid parseArgs short option. */
+function respellQperf(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  let afterTerminator = false;
+  for (const arg of argv) {
+    if (arg === '--') afterTerminator = true;
+    if (!afterTerminator && /^--?oo(=|$)/.test(arg)) out.push(arg.replace(/^--?oo/, '--sweep'));
+    else out.push(arg);
+  }
+  return out;
+}
+
+function isCommand(name: string): name is CommandName {
+  return (COMMANDS as readonly string[]).includes(name);
+}
+
+/** A value that is really the next option (`--cpus --hz 100`); negative numbers are values. */
+function looksLikeOption(value: string): boolean {
+  return value.startsWith('-') && value !== '-' && !/^-\d/.test(value);
+}
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.split('.');
+  let node = target;
+  for (const key of keys.slice(0, -1)) {
+    node[key] ??= {};
+    node = node[key] as Record<string, unknown>;
+  }
+  node[keys[keys.length - 1]] = value;
+}
+
+/** The flags layer: each config flag given, at its field's path. A repeated flag: the last wins. */
+function flagsLayer(values: ReadonlyMap<string, string[] | true>): PartialConfig {
+  if (values.has('out') && values.has('no-output')) {
+    throw conflict('--out and --no-output contradict each other', 'give one of them', true);
+  }
+  const layer: Record<string, unknown> = {};
+  for (const flag of CONFIG_FLAGS) {
+    const given = values.get(flag.flag.slice(2));
+    if (given === undefined) continue;
+    setPath(layer, flag.path, flagValue(flag, given));
+  }
+  return layer as PartialConfig;
+}
+
+function flagValue(flag: ConfigFlag, given: string[] | true): unknown {
+  if (given === true) return flag.sets;
+  return flag.repeatable ? given : given[given.length - 1];
+}
+
+/**
+ * Parse argv (without `node` and the script). Context: main thread. Returns the command;
+ * throws a DeferlabError (exit status 2, usage) for anything malformed.
+ */
+export function parseArgv(argv: readonly string[]): ParsedCommand {
+  const args = respellQperf(argv);
+  let command: CommandName = 'run';
+  let named = false;
+  if (args.length > 0 && !args[0].startsWith('-')) {
+    named = true;
+    const name = args.shift() as string;
+    if (!isCommand(name)) throw unknownCommand(name, COMMANDS, closest(name, COMMANDS));
+    command = name;
+  }
+  const grammar = GRAMMAR[command];
+  const { tokens } = parseArgs({
+    args,
+    options: Object.fromEntries(
+      Object.entries(grammar.options).map(([name, def]) => [
+        name,
+        def.short ? { type: def.type, short: def.short } : { type: def.type },
+      ]),
+    ),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
+
+  // --help and --version win over everything else on the line, as users expect.
+  for (const token of tokens) {
+    if (token.kind === 'option' && token.name === 'help')
+      return named ? { command: 'help', topic: command } : { command: 'help' };
+  }
+  for (const token of tokens) {
+    if (token.kind === 'option' && token.name === 'version') return { command: 'version' };
+  }
+
+  const values = new Map<string, string[] | true>();
+  const positionals: string[] = [];
+  for (const token of tokens) {
+    if (token.kind === 'positional') positionals.push(token.value);
+    if (token.kind !== 'option') continue;
+    const def = grammar.options[token.name];
+    if (!def) {
+      const known = Object.keys(grammar.options).map((n) => `--${n}`);
+      const isLong = token.rawName.startsWith('--');
+      throw unknownOption(token.rawName, command, isLong ? closest(token.rawName, known) : undefined);
+    }
+    const flag = `--${token.name}`;
+    if (def.type === 'boolean') {
+      if (token.value !== undefined) throw unexpectedValue(flag, token.value);
+      values.set(token.name, true);
+      continue;
+    }
+    if (token.value === undefined) throw missingValue(flag, def.example ?? 'VALUE');
+    if (!token.inlineValue && looksLikeOption(token.value))
+      throw missingValue(flag, def.example ?? 'VALUE', token.value);
+    const list = values.get(token.name);
+    values.set(token.name, Array.isArray(list) ? [...list, token.value] : [token.value]);
+  }
+
+  if (command === 'help') {
+    if (positionals.length > 1) throw unexpectedArgument('help', positionals[1], 'at most one COMMAND');
+    const topic = positionals[0];
+    if (topic === undefined) return { command: 'help' };
+    if (!isCommand(topic)) throw unknownCommand(topic, COMMANDS, closest(topic, COMMANDS));
+    return { command: 'help', topic };
+  }
+
+  const wanted = grammar.positionals;
+  if (positionals.length < wanted.length) {
+    throw missingArgument(command, WHAT[wanted[positionals.length]], grammar.example);
+  }
+  if (positionals.length > wanted.length) {
+    const takes = wanted.length === 0 ? 'no arguments' : `one ${wanted[0]}`;
+    throw unexpectedArgument(command, positionals[wanted.length], takes);
+  }
+
+  const configFile = (values.get('config') as string[] | undefined)?.at(-1);
+  switch (command) {
+    case 'run':
+    case 'demo':
+      return { command, flags: flagsLayer(values), ...(configFile === undefined ? {} : { configFile }) };
+    case 'scenario':
+      return {
+        command,
+        name: positionals[0],
+        flags: flagsLayer(values),
+        ...(configFile === undefined ? {} : { configFile }),
+      };
+    case 'list':
+      return { command };
+    case 'check-strategy':
+      return { command, spec: positionals[0], options: (values.get('option') as string[] | undefined) ?? [] };
+    case 'report':
+      return { command, dir: positionals[0] };
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * The CLI's entry: parse argv, resolve the config, hand it to a command, map errors to exit
+ * statuses. The commands themselves (run, list, ...) are injected (`CliDeps`), and so is all
+ * I/O (`CliIo`), so this module can be tested with fakes and never touches process.*.
+ *
+ * Errors: any error while reading the input (argv, config file, strategy specs) is one line on
+ * stderr, `deferlab: <message>`, and exit status 2; a usage mistake adds a pointer to --help.
+ * A command's DeferlabError keeps its own status; anything else a command throws is a failed
+ * run (status 1), printed as one line; its stack only with DEFERLAB_DEBUG=1.
+ */
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import {
+  badOption,
+  badValue,
+  DeferlabError,
+  EXIT_BAD_INPUT,
+  EXIT_OK,
+  EXIT_RUN_FAILED,
+  unknownScenario,
+} from '../config/errors.js';
+import { loadConfigFile } from '../config/load.js';
+import { type PartialConfig, type ResolvedConfig, resolveConfig } from '../config/schema.js';
+import { parseOptionPairs, parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
+import { type ParsedCommand, parseArgv } from './args.js';
+import { helpText } from './help.js';
+
+export interface CliIo {
+  /** Writes the text as given (include the newline). */
+  stdout(s: string): void;
+  stderr(s: string): void;
+  isTTY: boolean;
+  /** Relative paths on the command line and in the config resolve against this. */
+  cwd: string;
+  env: Record<string, string | undefined>;
+}
+
+/** A named experiment: its settings sit above the defaults, below --config and the flags. */
+export interface ScenarioPreset {
+  readonly summary: string;
+  readonly config: PartialConfig;
+}
+
+/** The commands, implemented by the engine. Each returns the exit status. */
+export interface CliDeps {
+  version: string;
+  run(config: ResolvedConfig, io: CliIo): Promise<number>;
+  list(io: CliIo): Promise<number>;
+  checkStrategy(spec: StrategySpec, io: CliIo): Promise<number>;
+  report(dir: string, io: CliIo): Promise<number>;
+  scenario(name: string, config: ResolvedConfig, io: CliIo): Promise<number>;
+  demo(config: ResolvedConfig, io: CliIo): Promise<number>;
+  /**
+   * Optional: the scenarios by name. When given, `scenario NAME` rejects unknown names (exit 2,
+   * listing the known ones) and resolves the config with the preset as a layer.
+   */
+  scenarios?: Readonly<Record<string, ScenarioPreset>>;
+}
+
+export const USAGE_HINT = "Run 'deferlab --help' for usage.";
+
+function resolveFor(
+  cmd: { flags: PartialConfig; configFile?: string },
+  io: CliIo,
+  preset?: { name: string; config: PartialConfig },
+): ResolvedConfig {
+  const file = cmd.configFile === undefined ? undefined : loadConfigFile(cmd.configFile, io.cwd);
+  return resolveConfig({
+    flags: cmd.flags,
+    ...(file ? { file: file.data, fileName: file.name } : {}),
+    ...(preset ? { preset } : {}),
+    cwd: io.cwd,
+  });
+}
+
+function strategyToCheck(spec: string, options: readonly string[], cwd: string): StrategySpec {
+  const pairs = parseOptionPairs(options);
+  if (!pairs.ok) throw badValue('--option', pairs.problem, options.join(' '));
+  const parsed = parseStrategySpec(spec, cwd, options);
+  if (!parsed.ok) throw badValue('check-strategy FILE', parsed.problem, spec);
+  return parsed.value;
+}
+
+function resultsDir(dir: string, cwd: string): string {
+  const path = resolve(cwd, dir);
+  let isDir = false;
+  try {
+    isDir = statSync(path).isDirectory();
+  } catch {
+    throw badOption('report DIR', 'must be an existing results directory', dir, undefined, `${path} does not exist`);
+  }
+  if (!isDir)
+    throw badOption('report DIR', 'must be a results directory', dir, undefined, `${path} is not a directory`);
+  return path;
+}
+
+/**
+ * Everything that reads input, done before any command starts: returns the command to run.
+ * Throws on bad input.
+ */
+function prepare(cmd: ParsedCommand, deps: CliDeps, io: CliIo): () => Promise<number> {
+  switch (cmd.command) {
+    case 'help':
+      return async () => {
+        io.stdout(helpText(cmd.topic));
+        return EXIT_OK;
+      };
+    case 'version':
+      return async () => {
+        io.stdout(`deferlab ${deps.version}\n`);
+        return EXIT_OK;
+      };
+    case 'run': {
+      const config = resolveFor(cmd, io);
+      return () => deps.run(config, io);
+    }
+    case 'demo': {
+      const config = resolveFor(cmd, io);
+      return () => deps.demo(config, io);
+    }
+    case 'scenario': {
+      let preset: { name: string; config: PartialConfig } | undefined;
+      if (deps.scenarios) {
+        const found = Object.hasOwn(deps.scenarios, cmd.name) ? deps.scenarios[cmd.name] : undefined;
+        if (!found) throw unknownScenario(cmd.name, Object.keys(deps.scenarios));
+        preset = { name: cmd.name, config: found.config };
+      }
+      const config = resolveFor(cmd, io, preset);
+      return () => deps.scenario(cmd.name, config, io);
+    }
+    case 'list':
+      return () => deps.list(io);
+    case 'check-strategy': {
+      const spec = strategyToCheck(cmd.spec, cmd.options, io.cwd);
+      return () => deps.checkStrategy(spec, io);
+    }
+    case 'report': {
+      const dir = resultsDir(cmd.dir, io.cwd);
+      return () => deps.report(dir, io);
+    }
+  }
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) return err.message.split('\n')[0] || err.name;
+  return String(err);
+}
+
+function printError(err: unknown, io: CliIo, debug: boolean): void {
+  io.stderr(`deferlab: ${messageOf(err)}\n`);
+  if (err instanceof DeferlabError && err.usage) io.stderr(`${USAGE_HINT}\n`);
+  if (debug && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);
+}
+
+/**
+ * Run the CLI. `argv` excludes `node` and the script. Context: main thread. Returns the exit
+ * status: 0 done, 1 run failed, 2 bad input (130, interrupted, is the caller's to return).
+ */
+export async function main(argv: string[], deps: CliDeps, io: CliIo): Promise<number> {
+  const debug = Boolean(io.env.DEFERLAB_DEBUG);
+  let command: () => Promise<number>;
+  try {
+    command = prepare(parseArgv(argv), deps, io);
+  } catch (err) {
+    printError(err, io, debug);
+    return err instanceof DeferlabError ? err.exitStatus : EXIT_BAD_INPUT;
+  }
+  try {
+    return await command();
+  } catch (err) {
+    printError(err, io, debug);
+    if (err instanceof DeferlabError) return err.exitStatus;
+    if (!debug) io.stderr('(set DEFERLAB_DEBUG=1 to see where it failed)\n');
+    return EXIT_RUN_FAILED;
+  }
+}

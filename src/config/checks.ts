@@ -1,0 +1,211 @@
+/**
+ * Rules between settings, checked on the merged layers. Each throws the first problem it finds,
+ * naming every setting involved the way the user gave it (see origins.ts).
+ *
+ * Context: main thread, while resolving the config (strategy files are looked up on disk).
+ */
+
+import type { WorkloadKind } from './defaults.js';
+import { badOption, badValue, conflict } from './errors.js';
+import { type ParsedPartial, WORKLOAD_FIELDS } from './input.js';
+import type { Layer, Origins, Path } from './origins.js';
+import { settingName } from './origins.js';
+import { parseOptionPairs, parseStrategySpec, type StrategySpec, strategyLabel } from './strategy-spec.js';
+import type { Sweep } from './sweep.js';
+import { formatSize } from './units.js';
+
+type Layers = readonly Layer<ParsedPartial>[];
+
+const KIND: Path = ['workload', 'kind'];
+
+/**
+ * A workload field set for another kind of workload is a mistake, unless a lower layer set it
+ * and a higher one then chose another workload (the flag `--workload irq_only` overrides a
+ * file's tcp_lat settings).
+ */
+export function checkWorkloadFields(layers: Layers, origins: Origins<ParsedPartial>, kind: WorkloadKind): void {
+  const kindLayer = origins.layerOf(KIND);
+  const from = kindLayer ? layers.indexOf(kindLayer) : 0;
+  for (const layer of layers.slice(from)) {
+    for (const [key, value] of Object.entries(layer.data.workload ?? {})) {
+      if (key === 'kind' || value === undefined) continue;
+      if ((WORKLOAD_FIELDS[kind] as readonly string[]).includes(key)) continue;
+      const owner = Object.entries(WORKLOAD_FIELDS).find(([, fields]) =>
+        (fields as readonly string[]).includes(key),
+      )?.[0];
+      throw conflict(
+        `${settingName(layer.source, ['workload', key])} applies only to the ${owner} workload, but the workload is ${origins.describe(KIND, kind)}`,
+        `drop it, or choose the ${owner} workload`,
+        layer.source.kind === 'flags',
+      );
+    }
+  }
+}
+
+/** A CPU id must name one of the emulated CPUs. */
+export function checkCpuId(
+  origins: Origins<ParsedPartial>,
+  path: Path,
+  cpu: number,
+  cpus: number,
+  cpusText: string,
+  fix?: string,
+): void {
+  if (cpu < cpus) return;
+  throw badOption(
+    origins.name(path),
+    `must be a CPU id from 0 to ${cpus - 1} (${cpusText})`,
+    origins.got(path, cpu),
+    fix ?? `choose a CPU below ${cpus}, or raise the CPU count`,
+    origins.defaultNote(path),
+  );
+}
+
+export function checkIrqCpus(
+  origins: Origins<ParsedPartial>,
+  ids: readonly number[] | 'all',
+  cpus: number,
+  cpusText: string,
+): void {
+  if (ids === 'all') return;
+  const high = ids.find((id) => id >= cpus);
+  if (high === undefined) return;
+  const path: Path = ['irq', 'cpus'];
+  throw badOption(
+    origins.name(path),
+    `must list CPU ids from 0 to ${cpus - 1} (${cpusText})`,
+    origins.got(path, ids),
+    `drop CPU ${high}, raise the CPU count, or say all`,
+    `CPU ${high} is too high`,
+  );
+}
+
+export function checkTcpLat(
+  origins: Origins<ParsedPartial>,
+  w: { msgSize: number; clientCpu: number; serverCpu: number; ringBytes: number },
+  cpus: number,
+  cpusText: string,
+): void {
+  const client: Path = ['workload', 'clientCpu'];
+  const server: Path = ['workload', 'serverCpu'];
+  const needTwo = cpus < 2 ? 'tcp_lat needs 2 CPUs: raise the CPU count to 2, or use the irq_only workload' : undefined;
+  checkCpuId(origins, client, w.clientCpu, cpus, cpusText, needTwo);
+  checkCpuId(origins, server, w.serverCpu, cpus, cpusText, needTwo);
+  if (w.clientCpu === w.serverCpu) {
+    throw conflict(
+      `${origins.name(client)} and ${origins.name(server)} must be different CPUs (both are ${w.clientCpu})`,
+      `put the server on another CPU, e.g. ${origins.name(server)} ${w.clientCpu === 0 ? 1 : 0}`,
+      !origins.isDefault(client) || !origins.isDefault(server),
+    );
+  }
+  const msg: Path = ['workload', 'msgSize'];
+  const ring: Path = ['workload', 'ringBytes'];
+  if (w.msgSize > w.ringBytes) {
+    throw badOption(
+      origins.name(msg),
+      `must be at most the ring size (${origins.describe(ring, formatSize(w.ringBytes))})`,
+      origins.got(msg, w.msgSize),
+      `raise the ring size to ${formatSize(nextPowerOfTwo(w.msgSize))} or more, or send smaller messages`,
+      origins.defaultNote(msg),
+    );
+  }
+}
+
+function nextPowerOfTwo(n: number): number {
+  let p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+/**
+ * Parse the strategy specs of the layer that set them (or the defaults) and check that their
+ * labels are unique.
+ */
+export function resolveStrategies(
+  origins: Origins<ParsedPartial>,
+  specs: readonly string[],
+  cwd: string,
+): StrategySpec[] {
+  const layer = origins.layerOf(['strategies']);
+  const resolved: StrategySpec[] = [];
+  for (const [i, text] of specs.entries()) {
+    const parsed = parseStrategySpec(text, cwd);
+    const name = layer
+      ? settingName(layer.source, layer.source.kind === 'flags' ? ['strategies'] : ['strategies', i])
+      : '--strategy';
+    if (!parsed.ok) throw badValue(name, parsed.problem, text);
+    const twin = resolved.find((s) => s.label === parsed.value.label);
+    if (twin) {
+      const sameThing = twin.kind === 'builtin' || twin.file === parsed.value.file;
+      if (sameThing) {
+        throw badOption(
+          name,
+          'must not name the same strategy twice',
+          text,
+          'remove one, or give them different options',
+          `${parsed.value.label} is already in the list`,
+        );
+      }
+      throw conflict(
+        `${name}: strategy labels must be unique, but ${parsed.value.label} names both ${twin.file} and ${parsed.value.file}`,
+        'rename one of the files',
+        layer?.source.kind === 'flags',
+      );
+    }
+    resolved.push(parsed.value);
+  }
+  return resolved;
+}
+
+/** The baseline's label. A spec that names a listed strategy (`timer:deferrable=true`) is accepted too. */
+export function resolveBaseline(
+  origins: Origins<ParsedPartial>,
+  baseline: string,
+  strategies: readonly StrategySpec[],
+): string {
+  const labels = strategies.map((s) => s.label);
+  if (labels.includes(baseline)) return baseline;
+  const colon = baseline.indexOf(':');
+  if (colon > 0 && !baseline.includes('/')) {
+    const options = parseOptionPairs(baseline.slice(colon + 1).split(','));
+    const label = options.ok ? strategyLabel(baseline.slice(0, colon), options.value) : undefined;
+    if (label !== undefined && labels.includes(label)) return label;
+  }
+  const path: Path = ['baseline'];
+  const fix = origins.isDefault(path)
+    ? `add --strategy ${baseline}, or choose one with --baseline ${labels[0]}`
+    : `choose one of those, or add the strategy ${baseline}`;
+  throw badOption(
+    origins.name(path),
+    `must be the label of one of the strategies: ${labels.join(', ')}`,
+    origins.got(path, baseline),
+    fix,
+    origins.defaultNote(path),
+  );
+}
+
+export function checkSweep(
+  origins: Origins<ParsedPartial>,
+  sweep: Sweep,
+  workload: { kind: WorkloadKind; ringBytes?: number },
+): void {
+  const path: Path = ['sweep'];
+  if (sweep.param !== 'msg_size') return;
+  if (workload.kind !== 'tcp_lat') {
+    throw conflict(
+      `${origins.name(path)} over msg_size needs the tcp_lat workload, but the workload is ${origins.describe(KIND, workload.kind)}`,
+      'sweep irq_rate or trigger instead, or choose the tcp_lat workload',
+      !origins.isDefault(path),
+    );
+  }
+  const ring = workload.ringBytes ?? 0;
+  const tooBig = sweep.values.find((v) => v > ring);
+  if (tooBig === undefined) return;
+  throw badOption(
+    origins.name(path),
+    `must keep msg_size at most the ring size (${origins.describe(['workload', 'ringBytes'], formatSize(ring))})`,
+    origins.got(path, sweep),
+    `raise the ring size to ${formatSize(nextPowerOfTwo(Math.max(...sweep.values)))} or lower the sweep's max`,
+    `${formatSize(tooBig)} is larger`,
+  );
+}

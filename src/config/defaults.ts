@@ -1,0 +1,87 @@
+/**
+ * The frozen defaults and the accepted range of every setting, in one place.
+ *
+ * Four defaults depend on the run and are computed when the config is resolved:
+ *   seed            a random uint32 (printed, so the run can be replayed with --seed)
+ *   outDir          deferlab-results/<YYYYMMDD-HHMMSS> under the working directory
+ *   topology        each CPU its own SMT group; one cache group and one NUMA node of all CPUs
+ *   unboundWorkers  the CPU count
+ * and `cpus` defaults to the CPU count a given topology describes, if one is given.
+ */
+import { DEFAULT_STRATEGY_SPECS } from './strategy-spec.js';
+
+/** The HZ values kernels are built with (CONFIG_HZ_100 ... CONFIG_HZ_1000). */
+export const HZ_VALUES = [100, 250, 300, 1000] as const;
+export type Hz = (typeof HZ_VALUES)[number];
+
+export const WORKLOAD_KINDS = ['tcp_lat', 'irq_only'] as const;
+export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
+
+export const IRQ_PATTERNS = ['constant', 'poisson', 'bursts'] as const;
+export type IrqPattern = (typeof IRQ_PATTERNS)[number];
+
+/** `if-idle`: ring a doorbell only when its sleeper said it sleeps; `always`: every time. */
+export const NOTIFY_POLICIES = ['if-idle', 'always'] as const;
+export type NotifyPolicy = (typeof NOTIFY_POLICIES)[number];
+
+/** random.c's fast_mix: `64` is the SipHash permutation, `32` the hsiphash one. */
+export const FAST_MIX_VARIANTS = ['64', '32'] as const;
+export type FastMixVariant = (typeof FAST_MIX_VARIANTS)[number];
+
+const MiB = 2 ** 20;
+
+/** Inclusive ranges. Units are in the names of the settings (Ms, Bytes, Ns) or said here. */
+export const LIMITS = Object.freeze({
+  /** One worker thread per CPU; 64 is far more than a CI machine's cores can host usefully. */
+  cpus: { min: 1, max: 64 },
+  trialMs: { min: 50, max: 600_000 },
+  warmupMs: { min: 0, max: 60_000 },
+  trials: { min: 1, max: 1000 },
+  /** Bytes; also at most ringBytes. */
+  msgSize: { min: 1, max: 256 * MiB },
+  /** Bytes, a power of two. */
+  ringBytes: { min: 4096, max: 256 * MiB },
+  /** CPU ids; also below cpus. */
+  cpuId: { min: 0, max: 63 },
+  /** Interrupts per second per target CPU. */
+  irqRate: { min: 0, max: 2_000_000 },
+  burstSize: { min: 2, max: 4096 },
+  /** random.c mixes after 1024 interrupts; the fast pool's count is 16 bits. */
+  trigger: { min: 1, max: 65_535 },
+  unboundWorkers: { min: 1, max: 64 },
+  lockSpins: { min: 0, max: 1_000_000 },
+  idleSpinNs: { min: 0, max: 1_000_000 },
+  watchdogMs: { min: 100, max: 60_000 },
+});
+
+/** Freeze a value and everything it holds. */
+export function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/** Directory under the working directory that holds one timestamped directory per run. */
+export const RESULTS_PARENT_DIR = 'deferlab-results';
+
+export const DEFAULTS = deepFreeze({
+  cpus: 2,
+  hz: 250 as Hz,
+  trialMs: 1000,
+  warmupMs: 300,
+  trials: 5,
+  strategies: DEFAULT_STRATEGY_SPECS,
+  baseline: 'inline',
+  workload: { kind: 'tcp_lat' as WorkloadKind },
+  tcpLat: { msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4 * MiB },
+  irq: { rate: 20_000, pattern: 'constant' as IrqPattern, burstSize: 32, cpus: 'all' as const },
+  notify: 'if-idle' as NotifyPolicy,
+  fastPool: { trigger: 1024, variant: '64' as FastMixVariant },
+  lockSpins: 200,
+  idleSpinNs: 0,
+  watchdogMs: 2000,
+  tracing: true,
+  sweep: null,
+});

@@ -1,0 +1,307 @@
+/**
+ * The flags that set config fields: one row per flag, naming the field it sets (a dotted path
+ * in the config file's shape), its value placeholder, and the text `--help` and the docs show.
+ *
+ * The CLI builds its parser from this table; the resolver uses it to name a setting the way the
+ * user gave it (`--msg-size` rather than `workload.msgSize`). A field with no row here can only
+ * be set in a config file.
+ */
+import { LIMITS } from './defaults.js';
+import { BUILTIN_STRATEGY_NAMES } from './strategy-spec.js';
+
+export interface ConfigFlag {
+  /** `--cpus` */
+  readonly flag: string;
+  /** The field it sets, as a dotted path: `workload.msgSize`. */
+  readonly path: string;
+  /** Placeholder for its value in help (`N`, `TIME`); absent for switches. */
+  readonly value?: string;
+  /** A typical value, for "needs a value, like --cpus 4". */
+  readonly example?: string;
+  /** The value a switch stores at `path` (`--no-tracing` stores false). */
+  readonly sets?: false | null;
+  /** May be given more than once; the values form a list. */
+  readonly repeatable?: boolean;
+  readonly help: string;
+  /** Accepted values, as help shows them. */
+  readonly accepts: string;
+  readonly default: string;
+}
+
+const range = (r: { min: number; max: number }) => `${r.min}..${r.max}`;
+
+export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
+  {
+    flag: '--cpus',
+    path: 'cpus',
+    value: 'N',
+    example: '4',
+    help: 'emulated CPUs, one worker thread each',
+    accepts: range(LIMITS.cpus),
+    default: '2 (or the CPUs --topology describes)',
+  },
+  {
+    flag: '--hz',
+    path: 'hz',
+    value: 'HZ',
+    example: '1000',
+    help: 'kernel tick rate: jiffies per second',
+    accepts: '100, 250, 300, 1000',
+    default: '250',
+  },
+  {
+    flag: '--duration',
+    path: 'trialMs',
+    value: 'TIME',
+    example: '1.5s',
+    help: 'length of one measured trial',
+    accepts: '50ms..600s, as 1500, 1500ms or 1.5s',
+    default: '1s',
+  },
+  {
+    flag: '--warmup',
+    path: 'warmupMs',
+    value: 'TIME',
+    example: '500ms',
+    help: 'unmeasured run before each trial',
+    accepts: '0..60s',
+    default: '300ms',
+  },
+  {
+    flag: '--trials',
+    path: 'trials',
+    value: 'N',
+    example: '10',
+    help: 'trials per strategy, interleaved A B C A B C ...',
+    accepts: range(LIMITS.trials),
+    default: '5',
+  },
+  {
+    flag: '--strategy',
+    path: 'strategies',
+    value: 'SPEC',
+    example: 'timer:deferrable=true',
+    repeatable: true,
+    help: 'a strategy to compare (repeat for more): NAME[:key=value,...] or FILE[:key=value,...]',
+    accepts: `${BUILTIN_STRATEGY_NAMES.join(', ')}, or a .ts/.js/.mjs/.mts file`,
+    default: 'every built-in',
+  },
+  {
+    flag: '--baseline',
+    path: 'baseline',
+    value: 'LABEL',
+    example: 'workqueue',
+    help: 'the strategy the others are compared against',
+    accepts: 'the label of one of the strategies',
+    default: 'inline',
+  },
+  {
+    flag: '--workload',
+    path: 'workload.kind',
+    value: 'KIND',
+    example: 'irq_only',
+    help: 'what runs on the CPUs: qperf tcp_lat ping-pong, or background interrupts only',
+    accepts: 'tcp_lat, irq_only',
+    default: 'tcp_lat',
+  },
+  {
+    flag: '--msg-size',
+    path: 'workload.msgSize',
+    value: 'SIZE',
+    example: '4K',
+    help: 'tcp_lat message size in bytes',
+    accepts: '1..ring size, as 64, 4K, 1M, 4KiB',
+    default: '64',
+  },
+  {
+    flag: '--client-cpu',
+    path: 'workload.clientCpu',
+    value: 'CPU',
+    example: '0',
+    help: "tcp_lat client task's CPU",
+    accepts: 'below --cpus, not the server CPU',
+    default: '0',
+  },
+  {
+    flag: '--server-cpu',
+    path: 'workload.serverCpu',
+    value: 'CPU',
+    example: '1',
+    help: "tcp_lat server task's CPU",
+    accepts: 'below --cpus, not the client CPU',
+    default: '1',
+  },
+  {
+    flag: '--ring-size',
+    path: 'workload.ringBytes',
+    value: 'SIZE',
+    example: '16M',
+    help: 'tcp_lat ring buffer per direction',
+    accepts: 'a power of two, 4K..256M',
+    default: '4M',
+  },
+  {
+    flag: '--irq-rate',
+    path: 'irq.rate',
+    value: 'RATE',
+    example: '50k',
+    help: 'background interrupts per second, per target CPU',
+    accepts: '0..2000000, as 20000, 20k, 1M',
+    default: '20k',
+  },
+  {
+    flag: '--irq-pattern',
+    path: 'irq.pattern',
+    value: 'PATTERN',
+    example: 'poisson',
+    help: 'how interrupts arrive',
+    accepts: 'constant, poisson, bursts',
+    default: 'constant',
+  },
+  {
+    flag: '--irq-burst',
+    path: 'irq.burstSize',
+    value: 'N',
+    example: '64',
+    help: 'interrupts per burst (pattern bursts)',
+    accepts: range(LIMITS.burstSize),
+    default: '32',
+  },
+  {
+    flag: '--irq-cpus',
+    path: 'irq.cpus',
+    value: 'CPUS',
+    example: '0,1',
+    help: 'CPUs that receive background interrupts',
+    accepts: 'all, or ids below --cpus like 0,1 or 0-3',
+    default: 'all',
+  },
+  {
+    flag: '--seed',
+    path: 'seed',
+    value: 'N',
+    example: '42',
+    help: 'seed of every random choice (printed with the results, to replay a run)',
+    accepts: '0..4294967295, decimal or 0x hex',
+    default: 'random',
+  },
+  {
+    flag: '--notify',
+    path: 'notify',
+    value: 'POLICY',
+    example: 'always',
+    help: "when a producer rings a sleeper's doorbell",
+    accepts: 'if-idle, always',
+    default: 'if-idle',
+  },
+  {
+    flag: '--topology',
+    path: 'topology',
+    value: 'SPEC',
+    example: 'smt=0-1/2-3',
+    help: 'SMT / cache / NUMA groups, for unbound affinity scopes',
+    accepts: 'smt=0-1/2-3,cache=0-3,numa=0-3 (any of the levels)',
+    default: 'each CPU its own core; one cache; one node',
+  },
+  {
+    flag: '--trigger',
+    path: 'fastPool.trigger',
+    value: 'N',
+    example: '64',
+    help: "interrupts a CPU's fast pool takes before it is mixed in (random.c: 1024)",
+    accepts: range(LIMITS.trigger),
+    default: '1024',
+  },
+  {
+    flag: '--fastmix',
+    path: 'fastPool.variant',
+    value: 'BITS',
+    example: '32',
+    help: 'fast_mix variant: 64 (SipHash) or 32 (hsiphash)',
+    accepts: '64, 32',
+    default: '64',
+  },
+  {
+    flag: '--unbound-workers',
+    path: 'unboundWorkers',
+    value: 'N',
+    example: '4',
+    help: 'kworker/u threads serving unbound workqueues',
+    accepts: range(LIMITS.unboundWorkers),
+    default: 'the CPU count',
+  },
+  {
+    flag: '--lock-spins',
+    path: 'lockSpins',
+    value: 'N',
+    example: '1000',
+    help: 'spins on a held lock before sleeping on it',
+    accepts: range(LIMITS.lockSpins),
+    default: '200',
+  },
+  {
+    flag: '--idle-spin-ns',
+    path: 'idleSpinNs',
+    value: 'NS',
+    example: '5000',
+    help: 'how long an idle CPU polls before it sleeps',
+    accepts: range(LIMITS.idleSpinNs),
+    default: '0',
+  },
+  {
+    flag: '--watchdog',
+    path: 'watchdogMs',
+    value: 'TIME',
+    example: '5s',
+    help: 'a CPU that makes no progress for this long fails the run',
+    accepts: '100ms..60s',
+    default: '2s',
+  },
+  {
+    flag: '--no-tracing',
+    path: 'tracing',
+    sets: false,
+    help: 'record counters only, no per-event trace points',
+    accepts: '',
+    default: 'tracing on',
+  },
+  {
+    flag: '--out',
+    path: 'outDir',
+    value: 'DIR',
+    example: 'results/today',
+    help: 'directory for results.json and the report',
+    accepts: 'a path, relative to the working directory',
+    default: 'deferlab-results/YYYYMMDD-HHMMSS',
+  },
+  {
+    flag: '--no-output',
+    path: 'outDir',
+    sets: null,
+    help: 'write no files; print the summary only',
+    accepts: '',
+    default: '',
+  },
+  {
+    flag: '--sweep',
+    path: 'sweep',
+    value: 'SPEC',
+    example: 'msg_size:4K:1024K:*2',
+    help: 'repeat the comparison at each point (qperf -oo syntax; also -oo, --oo)',
+    accepts: 'msg_size|irq_rate|trigger:MIN:MAX:*N|+N, or NAME:V1,V2,...',
+    default: 'no sweep',
+  },
+] satisfies ConfigFlag[]);
+
+/** Paths with no single flag, named by the flag that sets them plus the part. */
+const SPECIAL_NAMES: Readonly<Record<string, string>> = {
+  'topology.smt': '--topology smt',
+  'topology.cache': '--topology cache',
+  'topology.numa': '--topology numa',
+  outDir: '--out',
+};
+
+/** The flag that sets a field (`workload.msgSize` → `--msg-size`), if there is one. */
+export function flagForPath(path: string): string | undefined {
+  return SPECIAL_NAMES[path] ?? CONFIG_FLAGS.find((f) => f.path === path)?.flag;
+}

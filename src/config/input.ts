@@ -1,0 +1,268 @@
+/**
+ * The shape of one layer of configuration as a user writes it, and its validation with zod.
+ *
+ * The config file, a scenario's preset and the flags are all this shape: the same camelCase
+ * field names, every field optional, and numbers may be strings with units ("1.5s", "4K",
+ * "20k") so that the file can say what the flags say. `validateLayer` checks one layer on its
+ * own: types, ranges, unknown keys. Rules between fields (the server CPU exists, the message
+ * fits the ring) need the merged config and live in checks.ts.
+ */
+import { z } from 'zod';
+import {
+  FAST_MIX_VARIANTS,
+  type FastMixVariant,
+  HZ_VALUES,
+  type Hz,
+  IRQ_PATTERNS,
+  type IrqPattern,
+  LIMITS,
+  NOTIFY_POLICIES,
+  type NotifyPolicy,
+  WORKLOAD_KINDS,
+  type WorkloadKind,
+} from './defaults.js';
+import { badValue, closest, DeferlabError, fail, formatValue, ok, type Parsed, unknownKey } from './errors.js';
+import { type Path, pathText, type Source, settingName, valueAt } from './origins.js';
+import { parseSweep, type Sweep, type SweepParam, sweepFromList } from './sweep.js';
+import { parseTopologyText } from './topology.js';
+import {
+  cpuSelection,
+  durationMsIn,
+  integerIn,
+  oneOfIntegers,
+  parseUint32,
+  powerOfTwoSizeIn,
+  rateIn,
+  sizeIn,
+} from './units.js';
+
+type NumberInput = number | string;
+
+/**
+ * One layer of configuration before validation. Resolution validates every field whatever its
+ * static type says, so flags can be passed in as the strings the user typed.
+ */
+export interface PartialConfig {
+  cpus?: NumberInput;
+  hz?: NumberInput;
+  /** Milliseconds, or a duration string: `1500`, `1500ms`, `1.5s`. */
+  trialMs?: NumberInput;
+  warmupMs?: NumberInput;
+  trials?: NumberInput;
+  /** Strategy specs (see strategy-spec.ts); replaces the whole default list. */
+  strategies?: readonly string[];
+  baseline?: string;
+  workload?: {
+    kind?: WorkloadKind;
+    /** Bytes, or `4K`, `1M`, `4KiB`. tcp_lat only. */
+    msgSize?: NumberInput;
+    clientCpu?: NumberInput;
+    serverCpu?: NumberInput;
+    ringBytes?: NumberInput;
+  };
+  irq?: {
+    /** Per second per target CPU, or `20k`, `1M`. */
+    rate?: NumberInput;
+    pattern?: IrqPattern;
+    burstSize?: NumberInput;
+    /** `all`, a list, or a string like `0,1` / `0-3`. */
+    cpus?: readonly number[] | string;
+  };
+  seed?: NumberInput;
+  notify?: NotifyPolicy;
+  /** Groups per level, or the flag's text form `smt=0-1/2-3,cache=0-3`. */
+  topology?:
+    | string
+    | {
+        smt?: readonly (readonly number[])[];
+        cache?: readonly (readonly number[])[];
+        numa?: readonly (readonly number[])[];
+      };
+  fastPool?: { trigger?: NumberInput; variant?: FastMixVariant | 64 | 32 };
+  unboundWorkers?: NumberInput;
+  lockSpins?: NumberInput;
+  idleSpinNs?: NumberInput;
+  watchdogMs?: NumberInput;
+  tracing?: boolean;
+  /** Relative to the working directory; null writes nothing. */
+  outDir?: string | null;
+  /** qperf sweep text (`msg_size:4K:1M:*2`), or the list form; null for none. */
+  sweep?: string | null | { param: SweepParam; values: readonly NumberInput[] };
+}
+
+/**
+ * A zod field that runs one of our parsers; its complaint becomes the issue's message and
+ * its detail and fix ride along in `params`.
+ */
+function field<T>(parse: (input: unknown) => Parsed<T>) {
+  return z.unknown().transform((input, ctx): T => {
+    const result = parse(input);
+    if (result.ok) return result.value;
+    ctx.addIssue({ code: 'custom', message: result.problem.constraint, params: { ...result.problem } });
+    return z.NEVER;
+  });
+}
+
+const oneOf = (values: readonly string[]) => `must be one of ${values.join(', ')}`;
+
+/** `64` or `32`, as a number (JSON) or a string (flag). */
+const fastMixVariant = (input: unknown): Parsed<FastMixVariant> => {
+  const text = typeof input === 'number' || typeof input === 'string' ? String(input) : '';
+  const variant = FAST_MIX_VARIANTS.find((v) => v === text);
+  return variant ? ok(variant) : fail(`must be ${FAST_MIX_VARIANTS.join(' or ')}`);
+};
+
+const sweepInput = (input: unknown): Parsed<Sweep | null> => {
+  if (input === null) return ok(null);
+  if (typeof input === 'string') return parseSweep(input);
+  const shape = 'must be a sweep like "msg_size:4K:1024K:*2", an object {"param": ..., "values": [...]}, or null';
+  if (typeof input !== 'object' || Array.isArray(input)) return fail(shape);
+  const { param, values, ...rest } = input as Record<string, unknown>;
+  if (Object.keys(rest).length > 0 || typeof param !== 'string' || !Array.isArray(values)) return fail(shape);
+  return sweepFromList(param, values);
+};
+
+const cpuGroups = z
+  .array(
+    z
+      .array(field(integerIn(LIMITS.cpuId.min, LIMITS.cpuId.max)), {
+        error: 'must be a list of groups, each a list of CPU ids',
+      })
+      .min(1, {
+        error: 'must not have an empty group',
+      }),
+    { error: 'must be a list of groups of CPU ids, like [[0, 1], [2, 3]]' },
+  )
+  .min(1, { error: 'must have at least one group' });
+
+const TOPOLOGY_SHAPE = { smt: cpuGroups.optional(), cache: cpuGroups.optional(), numa: cpuGroups.optional() };
+
+const topology = z.preprocess(
+  (input, ctx) => {
+    if (typeof input !== 'string') return input;
+    const parsed = parseTopologyText(input);
+    if (parsed.ok) return parsed.value;
+    ctx.addIssue({ code: 'custom', message: parsed.problem.constraint, params: { ...parsed.problem } });
+    return input;
+  },
+  z.strictObject(TOPOLOGY_SHAPE, {
+    error: 'must be an object like {"smt": [[0, 1]], "cache": [[0, 1]]} or text like smt=0-1',
+  }),
+);
+
+const WORKLOAD_SHAPE = {
+  kind: z.enum(WORKLOAD_KINDS, { error: oneOf(WORKLOAD_KINDS) }).optional(),
+  msgSize: field(sizeIn(LIMITS.msgSize.min, LIMITS.msgSize.max)).optional(),
+  clientCpu: field(integerIn(LIMITS.cpuId.min, LIMITS.cpuId.max)).optional(),
+  serverCpu: field(integerIn(LIMITS.cpuId.min, LIMITS.cpuId.max)).optional(),
+  ringBytes: field(powerOfTwoSizeIn(LIMITS.ringBytes.min, LIMITS.ringBytes.max)).optional(),
+};
+
+/** The fields each workload kind takes besides `kind`. Adding a kind: add its fields here too. */
+export const WORKLOAD_FIELDS: Readonly<Record<WorkloadKind, readonly (keyof typeof WORKLOAD_SHAPE)[]>> = {
+  tcp_lat: ['msgSize', 'clientCpu', 'serverCpu', 'ringBytes'],
+  irq_only: [],
+};
+
+const IRQ_SHAPE = {
+  rate: field(rateIn(LIMITS.irqRate.min, LIMITS.irqRate.max, 'interrupts per second per CPU')).optional(),
+  pattern: z.enum(IRQ_PATTERNS, { error: oneOf(IRQ_PATTERNS) }).optional(),
+  burstSize: field(integerIn(LIMITS.burstSize.min, LIMITS.burstSize.max)).optional(),
+  cpus: field(cpuSelection(LIMITS.cpuId.max)).optional(),
+};
+
+const FAST_POOL_SHAPE = {
+  trigger: field(integerIn(LIMITS.trigger.min, LIMITS.trigger.max)).optional(),
+  variant: field(fastMixVariant).optional(),
+};
+
+const objectError = (example: string) => ({ error: `must be an object like ${example}` });
+
+const CONFIG_SHAPE = {
+  cpus: field(integerIn(LIMITS.cpus.min, LIMITS.cpus.max)).optional(),
+  hz: field(oneOfIntegers<Hz>(HZ_VALUES, 'the HZ values kernels use')).optional(),
+  trialMs: field(durationMsIn(LIMITS.trialMs.min, LIMITS.trialMs.max)).optional(),
+  warmupMs: field(durationMsIn(LIMITS.warmupMs.min, LIMITS.warmupMs.max)).optional(),
+  trials: field(integerIn(LIMITS.trials.min, LIMITS.trials.max)).optional(),
+  strategies: z
+    .array(z.string({ error: 'must be a strategy spec, like "timer:deferrable=true" or "./my-strategy.ts"' }), {
+      error: 'must be a list of strategy specs, like ["inline", "./my-strategy.ts"]',
+    })
+    .min(1, { error: 'must name at least one strategy' })
+    .optional(),
+  baseline: z
+    .string({ error: 'must be a strategy label, like "inline"' })
+    .min(1, { error: 'must not be empty' })
+    .optional(),
+  workload: z.strictObject(WORKLOAD_SHAPE, objectError('{"kind": "tcp_lat", "msgSize": "4K"}')).optional(),
+  irq: z.strictObject(IRQ_SHAPE, objectError('{"rate": "20k", "pattern": "poisson"}')).optional(),
+  seed: field(parseUint32).optional(),
+  notify: z.enum(NOTIFY_POLICIES, { error: oneOf(NOTIFY_POLICIES) }).optional(),
+  topology: topology.optional(),
+  fastPool: z.strictObject(FAST_POOL_SHAPE, objectError('{"trigger": 1024, "variant": "64"}')).optional(),
+  unboundWorkers: field(integerIn(LIMITS.unboundWorkers.min, LIMITS.unboundWorkers.max)).optional(),
+  lockSpins: field(integerIn(LIMITS.lockSpins.min, LIMITS.lockSpins.max)).optional(),
+  idleSpinNs: field(integerIn(LIMITS.idleSpinNs.min, LIMITS.idleSpinNs.max)).optional(),
+  watchdogMs: field(durationMsIn(LIMITS.watchdogMs.min, LIMITS.watchdogMs.max)).optional(),
+  tracing: z.boolean({ error: 'must be true or false' }).optional(),
+  outDir: z
+    .string({ error: 'must be a directory path, or null for no output' })
+    .min(1, { error: 'must not be empty' })
+    .nullable()
+    .optional(),
+  sweep: field(sweepInput).optional(),
+};
+
+export const partialConfigSchema = z.strictObject(CONFIG_SHAPE);
+
+/** One layer after validation: typed values, units converted; fields still optional. */
+export type ParsedPartial = z.output<typeof partialConfigSchema>;
+
+/** The keys an object at `path` may have, for "unknown key" messages. */
+const ALLOWED_KEYS: Readonly<Record<string, readonly string[]>> = {
+  '': Object.keys(CONFIG_SHAPE),
+  workload: Object.keys(WORKLOAD_SHAPE),
+  irq: Object.keys(IRQ_SHAPE),
+  fastPool: Object.keys(FAST_POOL_SHAPE),
+  topology: Object.keys(TOPOLOGY_SHAPE),
+};
+
+function whereText(source: Source): string {
+  switch (source.kind) {
+    case 'file':
+      return source.name;
+    case 'preset':
+      return `scenario ${source.name}'s settings`;
+    default:
+      return 'the settings';
+  }
+}
+
+/** Turn zod's first issue into our one-line error. */
+function toError(issue: z.core.$ZodIssue, source: Source, raw: unknown): DeferlabError {
+  const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol') as Path;
+  if (issue.code === 'unrecognized_keys') {
+    const key = issue.keys[0];
+    const allowed = ALLOWED_KEYS[pathText(path)] ?? [];
+    return unknownKey(settingName(source, [...path, key]), allowed, closest(key, allowed));
+  }
+  if (path.length === 0) {
+    return new DeferlabError(
+      'E_BAD_OPTION',
+      `${whereText(source)} must hold a JSON object of settings, like {"cpus": 4} (got ${formatValue(raw)})`,
+      2,
+    );
+  }
+  const params = (issue.code === 'custom' ? issue.params : undefined) as { detail?: string; fix?: string } | undefined;
+  return badValue(settingName(source, path), { constraint: issue.message, ...params }, valueAt(raw, path));
+}
+
+/**
+ * Validate one layer on its own. Context: main thread. Returns the parsed layer; throws a
+ * DeferlabError (exit status 2) naming the first problem the way `source` names settings.
+ */
+export function validateLayer(source: Source, raw: unknown): ParsedPartial {
+  const result = partialConfigSchema.safeParse(raw);
+  if (result.success) return result.data;
+  throw toError(result.error.issues[0], source, raw);
+}

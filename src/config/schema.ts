@@ -1,0 +1,242 @@
+/**
+ * The resolved configuration of a run, and `resolveConfig`, the one place it is made.
+ *
+ * Layers, lowest first: frozen defaults (defaults.ts) < a scenario's preset < the JSON config
+ * file < the flags. Each layer is validated on its own (input.ts), merged field by field, then
+ * checked as a whole (checks.ts). The result is plain JSON, deeply frozen: it is written into
+ * results.json and posted to worker threads as it is.
+ */
+import { resolve as resolvePath } from 'node:path';
+import {
+  checkIrqCpus,
+  checkSweep,
+  checkTcpLat,
+  checkWorkloadFields,
+  resolveBaseline,
+  resolveStrategies,
+} from './checks.js';
+import {
+  DEFAULTS,
+  deepFreeze,
+  type FastMixVariant,
+  type Hz,
+  type IrqPattern,
+  type NotifyPolicy,
+  RESULTS_PARENT_DIR,
+} from './defaults.js';
+import { type ParsedPartial, type PartialConfig, validateLayer } from './input.js';
+import { type Layer, Origins, type Source } from './origins.js';
+import type { StrategySpec } from './strategy-spec.js';
+import type { Sweep } from './sweep.js';
+import { checkTopology, defaultLevel, describedCpuCount, type Topology } from './topology.js';
+
+export type { FastMixVariant, Hz, IrqPattern, NotifyPolicy, WorkloadKind } from './defaults.js';
+export { DEFAULTS, HZ_VALUES, IRQ_PATTERNS, LIMITS, NOTIFY_POLICIES, WORKLOAD_KINDS } from './defaults.js';
+export type { PartialConfig } from './input.js';
+export { BUILTIN_STRATEGY_NAMES, DEFAULT_STRATEGY_SPECS, type StrategySpec } from './strategy-spec.js';
+export type { Sweep, SweepParam } from './sweep.js';
+export { type CpuGroups, TOPOLOGY_LEVELS, type Topology } from './topology.js';
+
+/** qperf's tcp_lat: a client and a server task ping-pong `msgSize`-byte messages through rings. */
+export interface TcpLatWorkload {
+  readonly kind: 'tcp_lat';
+  readonly msgSize: number;
+  readonly clientCpu: number;
+  readonly serverCpu: number;
+  /** Bytes per direction; a power of two. */
+  readonly ringBytes: number;
+}
+
+/** No application: only the background interrupts (and their deferred work) run. */
+export interface IrqOnlyWorkload {
+  readonly kind: 'irq_only';
+}
+
+export type Workload = TcpLatWorkload | IrqOnlyWorkload;
+
+export interface IrqConfig {
+  /** Interrupts per second, per target CPU. */
+  readonly rate: number;
+  readonly pattern: IrqPattern;
+  /** Interrupts per burst when `pattern` is 'bursts'. */
+  readonly burstSize: number;
+  readonly cpus: readonly number[] | 'all';
+}
+
+export interface FastPoolConfig {
+  /** Interrupts a fast pool takes before it is mixed into the input pool (random.c: 1024). */
+  readonly trigger: number;
+  readonly variant: FastMixVariant;
+}
+
+export interface ResolvedConfig {
+  readonly cpus: number;
+  readonly hz: Hz;
+  readonly trialMs: number;
+  readonly warmupMs: number;
+  readonly trials: number;
+  /** In run order; labels unique. */
+  readonly strategies: readonly StrategySpec[];
+  /** The label of one of `strategies`. */
+  readonly baseline: string;
+  readonly workload: Workload;
+  readonly irq: IrqConfig;
+  /** uint32; chosen at random when not given, and recorded so the run can be replayed. */
+  readonly seed: number;
+  readonly notify: NotifyPolicy;
+  readonly topology: Topology;
+  readonly fastPool: FastPoolConfig;
+  readonly unboundWorkers: number;
+  /** Bounded spins on a held lock before sleeping on it. */
+  readonly lockSpins: number;
+  /** How long an idle CPU polls before it sleeps, in ns. */
+  readonly idleSpinNs: number;
+  readonly watchdogMs: number;
+  readonly tracing: boolean;
+  /** Absolute; null when nothing is to be written. */
+  readonly outDir: string | null;
+  readonly sweep: Sweep | null;
+}
+
+export interface ResolveInput {
+  /** The flags, as the CLI turned them into a layer (values may be the strings typed). */
+  flags?: PartialConfig;
+  /** The parsed JSON of the config file (see load.ts), not yet validated. */
+  file?: unknown;
+  /** How messages name the config file, e.g. the path given to --config. */
+  fileName?: string;
+  /** A scenario's settings: above the defaults, below the file and the flags. */
+  preset?: { name: string; config: PartialConfig };
+  /** Relative paths (strategy files, outDir) resolve against this. */
+  cwd: string;
+  /** For the default outDir's timestamp. */
+  now?: Date;
+  /** For the default seed; returns [0, 1). */
+  random?: () => number;
+}
+
+const pad = (n: number, width = 2) => String(n).padStart(width, '0');
+
+/** `YYYYMMDD-HHMMSS` in local time. */
+export function runStamp(now: Date): string {
+  const date = `${now.getFullYear()}${pad(now.getMonth() + 1)}${pad(now.getDate())}`;
+  return `${date}-${pad(now.getHours())}${pad(now.getMinutes())}${pad(now.getSeconds())}`;
+}
+
+/** Fields whose value is an object merged key by key across layers (the rest are replaced whole). */
+const NESTED_FIELDS = new Set(['workload', 'irq', 'fastPool', 'topology']);
+
+function mergeLayers(layers: readonly Layer<ParsedPartial>[]): ParsedPartial {
+  const merged: Record<string, unknown> = {};
+  for (const { data } of layers) {
+    for (const [key, value] of Object.entries(data)) {
+      if (value === undefined) continue;
+      merged[key] = NESTED_FIELDS.has(key) ? { ...(merged[key] as object | undefined), ...(value as object) } : value;
+    }
+  }
+  return merged as ParsedPartial;
+}
+
+/**
+ * Resolve a run's config: defaults < preset < file < flags. Context: main thread; reads the
+ * disk only to check that strategy files exist. Returns a deeply frozen, JSON-plain config;
+ * throws a DeferlabError (exit status 2) naming the first problem.
+ */
+export function resolveConfig(input: ResolveInput): ResolvedConfig {
+  const layers: Layer<ParsedPartial>[] = [];
+  const addLayer = (source: Source, raw: unknown) => layers.push({ source, raw, data: validateLayer(source, raw) });
+  if (input.preset) addLayer({ kind: 'preset', name: input.preset.name }, input.preset.config);
+  if (input.file !== undefined) addLayer({ kind: 'file', name: input.fileName ?? 'the config file' }, input.file);
+  if (input.flags) addLayer({ kind: 'flags' }, input.flags);
+  const origins = new Origins(layers);
+  const m = mergeLayers(layers);
+
+  // The CPU count first: most other rules are about CPU ids.
+  const described = m.topology ?? {};
+  const cpusFromTopology = m.cpus === undefined ? describedCpuCount(described) : undefined;
+  const cpus = m.cpus ?? cpusFromTopology ?? DEFAULTS.cpus;
+  const cpusText =
+    cpusFromTopology !== undefined
+      ? `${cpus} CPUs, as the topology describes`
+      : origins.describe(['cpus'], String(cpus));
+
+  const topology: Topology = {
+    smt: described.smt ?? defaultLevel('smt', cpus),
+    cache: described.cache ?? defaultLevel('cache', cpus),
+    numa: described.numa ?? defaultLevel('numa', cpus),
+  };
+  checkTopology(topology, described, cpus, {
+    level: (level) => origins.name(['topology', level]),
+    got: (level) => origins.got(['topology', level], undefined) ?? origins.got(['topology'], undefined),
+    cpus: cpusText,
+    usage: [['cpus'], ['topology']].some((path) => origins.layerOf(path)?.source.kind === 'flags'),
+  });
+
+  const kind = m.workload?.kind ?? DEFAULTS.workload.kind;
+  checkWorkloadFields(layers, origins, kind);
+  let workload: Workload;
+  if (kind === 'tcp_lat') {
+    const tcp = { ...DEFAULTS.tcpLat, ...m.workload };
+    checkTcpLat(origins, tcp, cpus, cpusText);
+    workload = {
+      kind,
+      msgSize: tcp.msgSize,
+      clientCpu: tcp.clientCpu,
+      serverCpu: tcp.serverCpu,
+      ringBytes: tcp.ringBytes,
+    };
+  } else {
+    workload = { kind };
+  }
+
+  const irq: IrqConfig = {
+    rate: m.irq?.rate ?? DEFAULTS.irq.rate,
+    pattern: m.irq?.pattern ?? DEFAULTS.irq.pattern,
+    burstSize: m.irq?.burstSize ?? DEFAULTS.irq.burstSize,
+    cpus: m.irq?.cpus ?? DEFAULTS.irq.cpus,
+  };
+  checkIrqCpus(origins, irq.cpus, cpus, cpusText);
+
+  const strategies = resolveStrategies(origins, m.strategies ?? DEFAULTS.strategies, input.cwd);
+  const baseline = resolveBaseline(origins, m.baseline ?? DEFAULTS.baseline, strategies);
+
+  const sweep = m.sweep ?? null;
+  if (sweep) checkSweep(origins, sweep, workload);
+
+  const unboundWorkers = m.unboundWorkers ?? cpus;
+  const random = input.random ?? Math.random;
+  const outDir =
+    m.outDir === null
+      ? null
+      : resolvePath(input.cwd, m.outDir ?? `${RESULTS_PARENT_DIR}/${runStamp(input.now ?? new Date())}`);
+
+  return deepFreeze({
+    cpus,
+    hz: m.hz ?? DEFAULTS.hz,
+    trialMs: m.trialMs ?? DEFAULTS.trialMs,
+    warmupMs: m.warmupMs ?? DEFAULTS.warmupMs,
+    trials: m.trials ?? DEFAULTS.trials,
+    strategies,
+    baseline,
+    workload,
+    irq: { ...irq, cpus: irq.cpus === 'all' ? 'all' : [...irq.cpus] },
+    seed: m.seed ?? Math.floor(random() * 2 ** 32) >>> 0,
+    notify: m.notify ?? DEFAULTS.notify,
+    topology: {
+      smt: topology.smt.map((g) => [...g]),
+      cache: topology.cache.map((g) => [...g]),
+      numa: topology.numa.map((g) => [...g]),
+    },
+    fastPool: {
+      trigger: m.fastPool?.trigger ?? DEFAULTS.fastPool.trigger,
+      variant: m.fastPool?.variant ?? DEFAULTS.fastPool.variant,
+    },
+    unboundWorkers,
+    lockSpins: m.lockSpins ?? DEFAULTS.lockSpins,
+    idleSpinNs: m.idleSpinNs ?? DEFAULTS.idleSpinNs,
+    watchdogMs: m.watchdogMs ?? DEFAULTS.watchdogMs,
+    tracing: m.tracing ?? DEFAULTS.tracing,
+    outDir,
+    sweep: sweep ? { param: sweep.param, values: [...sweep.values] } : null,
+  } satisfies ResolvedConfig);
+}

@@ -1,0 +1,283 @@
+/**
+ * main() with fake commands that record what they were called with.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type CliDeps, type CliIo, main } from '../../src/cli/main.js';
+import { DeferlabError, runFailed } from '../../src/config/errors.js';
+import type { ResolvedConfig, StrategySpec } from '../../src/config/schema.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'deferlab-main-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+writeFileSync(join(cwd, 'my-strategy.ts'), 'export default class {}\n');
+mkdirSync(join(cwd, 'results'));
+
+type Call =
+  | { command: 'run' | 'demo'; config: ResolvedConfig }
+  | { command: 'scenario'; name: string; config: ResolvedConfig }
+  | { command: 'list' }
+  | { command: 'checkStrategy'; spec: StrategySpec }
+  | { command: 'report'; dir: string };
+
+function harness(overrides: Partial<CliDeps> = {}, env: Record<string, string> = {}) {
+  const calls: Call[] = [];
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { stdout: (s) => out.push(s), stderr: (s) => err.push(s), isTTY: false, cwd, env };
+  const record = (call: Call) => {
+    calls.push(call);
+    return Promise.resolve(0);
+  };
+  const deps: CliDeps = {
+    version: '1.2.3',
+    run: (config) => record({ command: 'run', config }),
+    demo: (config) => record({ command: 'demo', config }),
+    scenario: (name, config) => record({ command: 'scenario', name, config }),
+    list: () => record({ command: 'list' }),
+    checkStrategy: (spec) => record({ command: 'checkStrategy', spec }),
+    report: (dir) => record({ command: 'report', dir }),
+    ...overrides,
+  };
+  return {
+    calls,
+    run: (argv: string[]) => main(argv, deps, io),
+    stdout: () => out.join(''),
+    stderr: () => err.join(''),
+  };
+}
+
+function onlyConfig(calls: Call[]): ResolvedConfig {
+  expect(calls).toHaveLength(1);
+  const call = calls[0];
+  if (!('config' in call)) throw new Error(`expected a command with a config, got ${call.command}`);
+  return call.config;
+}
+
+describe('dispatch', () => {
+  it('runs the comparison when no command is given', async () => {
+    const h = harness();
+    expect(await h.run([])).toBe(0);
+    expect(h.calls[0].command).toBe('run');
+    expect(onlyConfig(h.calls).strategies.map((s) => s.label)).toEqual([
+      'inline',
+      'workqueue',
+      'workqueue(wq=system)',
+      'tasklet',
+      'timer',
+      'timer(deferrable=true)',
+      'unbound',
+      'irq_work',
+      'bh_workqueue',
+    ]);
+    expect(h.stderr()).toBe('');
+  });
+
+  it('passes the resolved flags to run', async () => {
+    const h = harness();
+    expect(await h.run(['run', '--cpus', '4', '--duration', '1.5s', '--msg-size', '4K', '--no-output'])).toBe(0);
+    const config = onlyConfig(h.calls);
+    expect(config.cpus).toBe(4);
+    expect(config.trialMs).toBe(1500);
+    expect(config.workload).toEqual({ kind: 'tcp_lat', msgSize: 4096, clientCpu: 0, serverCpu: 1, ringBytes: 4194304 });
+    expect(config.outDir).toBeNull();
+  });
+
+  it('parses -oo msg_size:4K:1024K:*2 into 9 sizes', async () => {
+    const h = harness();
+    expect(await h.run(['-oo', 'msg_size:4K:1024K:*2'])).toBe(0);
+    expect(onlyConfig(h.calls).sweep).toEqual({
+      param: 'msg_size',
+      values: [4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576],
+    });
+  });
+
+  it("resolves a user's strategy path against io.cwd", async () => {
+    const h = harness();
+    expect(await h.run(['--strategy', './my-strategy.ts', '--strategy', 'inline'])).toBe(0);
+    expect(onlyConfig(h.calls).strategies).toEqual([
+      { label: 'my-strategy.ts', name: 'my-strategy', kind: 'file', file: join(cwd, 'my-strategy.ts'), options: {} },
+      { label: 'inline', name: 'inline', kind: 'builtin', options: {} },
+    ]);
+  });
+
+  it('runs demo and scenario with their configs', async () => {
+    const h = harness();
+    expect(await h.run(['demo', '--cpus', '3'])).toBe(0);
+    expect(await h.run(['scenario', 'cpu-hog', '--trials', '2'])).toBe(0);
+    expect(h.calls[0]).toMatchObject({ command: 'demo', config: { cpus: 3 } });
+    expect(h.calls[1]).toMatchObject({ command: 'scenario', name: 'cpu-hog', config: { trials: 2 } });
+  });
+
+  it('applies a known scenario preset below the flags, and rejects an unknown scenario', async () => {
+    const scenarios = {
+      'cpu-hog': { summary: 'a hog on CPU 0', config: { cpus: 4, trials: 3, workload: { kind: 'irq_only' } } },
+    } as const;
+    const h = harness({ scenarios });
+    expect(await h.run(['scenario', 'cpu-hog', '--trials', '7'])).toBe(0);
+    expect(h.calls[0]).toMatchObject({ config: { cpus: 4, trials: 7, workload: { kind: 'irq_only' } } });
+
+    expect(await h.run(['scenario', 'cpu-hgo'])).toBe(2);
+    expect(h.stderr()).toBe(
+      'deferlab: scenario must be one of cpu-hog (got "cpu-hgo"); \'deferlab list\' describes them\n' +
+        "Run 'deferlab --help' for usage.\n",
+    );
+  });
+
+  it('names a preset setting by its scenario', async () => {
+    const scenarios = { tiny: { summary: '', config: { cpus: 1 } } };
+    const h = harness({ scenarios });
+    expect(await h.run(['scenario', 'tiny'])).toBe(2);
+    expect(h.stderr()).toBe(
+      'deferlab: --server-cpu must be a CPU id from 0 to 0 (cpus 1 in scenario tiny) (got 1, the default); ' +
+        'tcp_lat needs 2 CPUs: raise the CPU count to 2, or use the irq_only workload\n' +
+        "Run 'deferlab --help' for usage.\n",
+    );
+  });
+
+  it('lists', async () => {
+    const h = harness();
+    expect(await h.run(['list'])).toBe(0);
+    expect(h.calls).toEqual([{ command: 'list' }]);
+  });
+
+  it('checks a strategy file with its options, resolved against io.cwd', async () => {
+    const h = harness();
+    expect(await h.run(['check-strategy', 'my-strategy.ts', '--option', 'batch=8', '--option', 'eager=true'])).toBe(0);
+    expect(h.calls).toEqual([
+      {
+        command: 'checkStrategy',
+        spec: {
+          label: 'my-strategy.ts(batch=8,eager=true)',
+          name: 'my-strategy',
+          kind: 'file',
+          file: join(cwd, 'my-strategy.ts'),
+          options: { batch: 8, eager: true },
+        },
+      },
+    ]);
+  });
+
+  it('reports from an absolute results directory', async () => {
+    const h = harness();
+    expect(await h.run(['report', 'results'])).toBe(0);
+    expect(h.calls).toEqual([{ command: 'report', dir: join(cwd, 'results') }]);
+  });
+
+  it("returns the command's exit status", async () => {
+    const h = harness({ run: async () => 1 });
+    expect(await h.run([])).toBe(1);
+  });
+});
+
+describe('precedence: defaults < config file < flags', () => {
+  it('takes each setting from the highest layer that sets it', async () => {
+    writeFileSync(
+      join(cwd, 'layers.json'),
+      JSON.stringify({ cpus: 4, hz: 1000, trials: 9, irq: { rate: '50k', pattern: 'poisson' }, outDir: 'from-file' }),
+    );
+    const h = harness();
+    expect(await h.run(['--config', 'layers.json', '--trials', '3', '--irq-rate', '1M'])).toBe(0);
+    const config = onlyConfig(h.calls);
+    expect(config.cpus).toBe(4); // file
+    expect(config.hz).toBe(1000); // file
+    expect(config.trials).toBe(3); // flag over file
+    expect(config.irq).toEqual({ rate: 1_000_000, pattern: 'poisson', burstSize: 32, cpus: 'all' }); // merged per field
+    expect(config.warmupMs).toBe(300); // default
+    expect(config.outDir).toBe(join(cwd, 'from-file'));
+  });
+});
+
+describe('help and version', () => {
+  it.each([['--help'], ['-h'], ['help'], ['run', '--cpus', 'oops', '--help']])(
+    '%s prints help and exits 0',
+    async (...argv) => {
+      const h = harness();
+      expect(await h.run(argv)).toBe(0);
+      expect(h.stdout()).toMatch(/^(deferlab: benchmark|Usage: deferlab)/);
+      expect(h.calls).toEqual([]);
+    },
+  );
+
+  it('the general help teaches the commands, flags with defaults and ranges, examples and exit statuses', async () => {
+    const h = harness();
+    await h.run(['--help']);
+    const text = h.stdout();
+    for (const command of ['run', 'list', 'check-strategy FILE', 'report DIR', 'scenario NAME', 'demo']) {
+      expect(text).toContain(`  ${command}`);
+    }
+    expect(text).toMatch(/--cpus N\s+emulated CPUs, one worker thread each\n\s+1\.\.64; default: 2/);
+    expect(text).toContain('deferlab -oo msg_size:4K:1024K:*2');
+    expect(text).toContain('deferlab --strategy ./my-strategy.ts --strategy inline');
+    expect(text).toContain('deferlab check-strategy ./my-strategy.ts');
+    expect(text).toContain('deferlab report deferlab-results/');
+    expect(text).toContain('deferlab scenario cpu-hog');
+    expect(text).toMatch(
+      /Exit status:\n\s+0\s+done\n\s+1\s+the run failed.*\n\s+2\s+bad input.*\n\s+130\s+interrupted/,
+    );
+    expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
+  });
+
+  it.each(['run', 'list', 'check-strategy', 'report', 'scenario', 'demo'])(
+    '%s --help is that command’s help',
+    async (command) => {
+      const h = harness();
+      expect(await h.run([command, '--help'])).toBe(0);
+      expect(h.stdout()).toMatch(new RegExp(`^Usage: deferlab (\\[${command}\\]|${command})`));
+    },
+  );
+
+  it.each([['--version'], ['-V'], ['list', '--version']])('%s prints the version and exits 0', async (...argv) => {
+    const h = harness();
+    expect(await h.run(argv)).toBe(0);
+    expect(h.stdout()).toBe('deferlab 1.2.3\n');
+  });
+});
+
+describe('errors from a command', () => {
+  it('a DeferlabError keeps its exit status and is one line', async () => {
+    const h = harness({
+      run: async () => {
+        throw runFailed('worker cpu1 exited with code 3 during trial 2 (timer)');
+      },
+    });
+    expect(await h.run([])).toBe(1);
+    expect(h.stderr()).toBe('deferlab: worker cpu1 exited with code 3 during trial 2 (timer)\n');
+  });
+
+  it('a bad-input DeferlabError from a command exits 2', async () => {
+    const h = harness({
+      checkStrategy: async () => {
+        throw new DeferlabError('E_BAD_OPTION', 'option batch of my-strategy.ts must be an integer (got "x")', 2);
+      },
+    });
+    expect(await h.run(['check-strategy', 'my-strategy.ts'])).toBe(2);
+    expect(h.stderr()).toBe('deferlab: option batch of my-strategy.ts must be an integer (got "x")\n');
+  });
+
+  it('any other error is a failed run: one line, no stack trace', async () => {
+    const h = harness({
+      run: async () => {
+        throw new TypeError('cannot read properties of undefined');
+      },
+    });
+    expect(await h.run([])).toBe(1);
+    expect(h.stderr()).toBe(
+      'deferlab: cannot read properties of undefined\n(set DEFERLAB_DEBUG=1 to see where it failed)\n',
+    );
+  });
+
+  it('DEFERLAB_DEBUG=1 adds the stack', async () => {
+    const h = harness(
+      {
+        run: async () => {
+          throw new Error('boom');
+        },
+      },
+      { DEFERLAB_DEBUG: '1' },
+    );
+    expect(await h.run([])).toBe(1);
+    expect(h.stderr()).toMatch(/^deferlab: boom\nError: boom\n\s+at /);
+  });
+});

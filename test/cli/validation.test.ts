@@ -1,0 +1,460 @@
+/**
+ * One test per input rule, through main(): the exact one-line message on stderr, the pointer
+ * to --help for command-line mistakes, exit status 2, and no command started.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type CliDeps, type CliIo, main } from '../../src/cli/main.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'deferlab-validation-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+writeFileSync(join(cwd, 'my-strategy.ts'), 'export default class {}\n');
+mkdirSync(join(cwd, 'other'));
+writeFileSync(join(cwd, 'other', 'my-strategy.ts'), 'export default class {}\n');
+
+function config(name: string, text: string): string {
+  writeFileSync(join(cwd, name), text);
+  return name;
+}
+
+async function cli(argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  let started = 0;
+  const io: CliIo = { stdout: (s) => out.push(s), stderr: (s) => err.push(s), isTTY: false, cwd, env: {} };
+  const command = async () => {
+    started++;
+    return 0;
+  };
+  const deps: CliDeps = {
+    version: '9.9.9',
+    run: command,
+    list: command,
+    checkStrategy: command,
+    report: command,
+    scenario: command,
+    demo: command,
+  };
+  const status = await main(argv, deps, io);
+  return { status, stdout: out.join(''), stderr: err.join(''), started };
+}
+
+const HINT = "Run 'deferlab --help' for usage.\n";
+
+/** [what, argv, message] — a command-line mistake: message + the --help pointer. */
+const FLAG_RULES: [string, string[], string][] = [
+  ['cpus 0', ['--cpus', '0'], '--cpus must be an integer from 1 to 64 (got 0)'],
+  ['cpus 65', ['--cpus', '65'], '--cpus must be an integer from 1 to 64 (got 65)'],
+  ['cpus 1.5', ['--cpus', '1.5'], '--cpus must be an integer from 1 to 64 (got 1.5)'],
+  ['cpus abc', ['--cpus', 'abc'], '--cpus must be an integer from 1 to 64 (got "abc")'],
+  ['hz 200', ['--hz', '200'], '--hz must be one of the HZ values kernels use: 100, 250, 300, 1000 (got 200)'],
+  ['duration 0', ['--duration', '0'], '--duration must be a duration from 50ms to 600s (got 0)'],
+  [
+    'duration 5 parsecs',
+    ['--duration', '5 parsecs'],
+    '--duration must be a duration like 1500 (ms), 1500ms or 1.5s (got "5 parsecs")',
+  ],
+  ['duration too long', ['--duration', '11min'], '--duration must be a duration from 50ms to 600s (got "11min")'],
+  ['warmup negative', ['--warmup=-1s'], '--warmup must be a duration like 1500 (ms), 1500ms or 1.5s (got "-1s")'],
+  ['trials 0', ['--trials', '0'], '--trials must be an integer from 1 to 1000 (got 0)'],
+  [
+    'unknown strategy',
+    ['--strategy', 'worqueue'],
+    '--strategy must be a built-in strategy (inline, workqueue, tasklet, timer, unbound, irq_work, bh_workqueue) ' +
+      'or a path to a .ts, .js, .mjs or .mts file (got "worqueue"); ' +
+      'did you mean workqueue? (a file path needs a / or one of those extensions)',
+  ],
+  [
+    'missing strategy file',
+    ['--strategy', './nope.ts'],
+    `--strategy must name an existing strategy file (got "./nope.ts", resolved to ${join(cwd, 'nope.ts')}, which does not exist)`,
+  ],
+  [
+    'strategy file with another extension',
+    ['--strategy', './strategy.py'],
+    '--strategy must be a strategy file ending in .ts, .js, .mjs or .mts (got "./strategy.py")',
+  ],
+  [
+    'strategy option without a value',
+    ['--strategy', 'timer:deferrable'],
+    '--strategy must give options as key=value pairs separated by commas, like timer:deferrable=true ' +
+      '(got "timer:deferrable", "deferrable" is not key=value)',
+  ],
+  [
+    'duplicate strategy',
+    ['--strategy', 'workqueue', '--strategy', 'tasklet', '--strategy', 'workqueue'],
+    '--strategy must not name the same strategy twice (got "workqueue", workqueue is already in the list); ' +
+      'remove one, or give them different options',
+  ],
+  [
+    'duplicate strategy, options in another order',
+    ['--strategy', 'timer:a=1,b=2', '--strategy', 'timer:b=2,a=1', '--baseline', 'timer(a=1,b=2)'],
+    '--strategy must not name the same strategy twice (got "timer:b=2,a=1", timer(a=1,b=2) is already in the list); ' +
+      'remove one, or give them different options',
+  ],
+  [
+    'two strategy files with one name',
+    ['--strategy', './my-strategy.ts', '--strategy', 'other/my-strategy.ts', '--baseline', 'my-strategy.ts'],
+    `--strategy: strategy labels must be unique, but my-strategy.ts names both ${join(cwd, 'my-strategy.ts')} and ` +
+      `${join(cwd, 'other', 'my-strategy.ts')}; rename one of the files`,
+  ],
+  [
+    'baseline not among the strategies',
+    ['--strategy', 'workqueue', '--strategy', 'inline', '--baseline', 'tasklet'],
+    '--baseline must be the label of one of the strategies: workqueue, inline (got "tasklet"); ' +
+      'choose one of those, or add the strategy tasklet',
+  ],
+  [
+    'default baseline dropped from the strategies',
+    ['--strategy', 'workqueue'],
+    '--baseline must be the label of one of the strategies: workqueue (got "inline", the default); ' +
+      'add --strategy inline, or choose one with --baseline workqueue',
+  ],
+  [
+    'msg-size larger than the ring',
+    ['--msg-size', '8M'],
+    '--msg-size must be at most the ring size (the default --ring-size 4M) (got "8M"); ' +
+      'raise the ring size to 8M or more, or send smaller messages',
+  ],
+  ['msg-size 4Q', ['--msg-size', '4Q'], '--msg-size must be a size in bytes like 64, 4K, 1M or 4KiB (got "4Q")'],
+  [
+    'ring size not a power of two',
+    ['--ring-size', '5000'],
+    '--ring-size must be a power of two from 4K to 256M bytes (got 5000)',
+  ],
+  [
+    'sweep that never ends',
+    ['-oo', 'msg_size:4K:1M:*1'],
+    '--sweep must have a step that grows toward max: *N with N > 1 from a min above 0, or +N with N > 0 ' +
+      '(got "msg_size:4K:1M:*1", which never ends)',
+  ],
+  [
+    'sweep too long',
+    ['-oo', 'msg_size:1:1M:+1'],
+    '--sweep must have at most 64 points (got "msg_size:1:1M:+1", which would produce 1048576); ' +
+      'narrow the range, use a larger step or a *N step',
+  ],
+  [
+    'sweep min above max',
+    ['--sweep', 'msg_size:8K:4K:*2'],
+    '--sweep must have min no larger than max (got "msg_size:8K:4K:*2", min 8192 > max 4096)',
+  ],
+  [
+    'sweep of an unknown parameter',
+    ['--oo', 'msgsize:4K:1M:*2'],
+    '--sweep must sweep one of msg_size, irq_rate, trigger (got "msgsize:4K:1M:*2"); did you mean msg_size?',
+  ],
+  [
+    'sweep past the ring',
+    ['--ring-size', '64K', '-oo', 'msg_size:4K:1M:*2'],
+    '--sweep must keep msg_size at most the ring size (--ring-size 64K) (got "msg_size:4K:1M:*2", 128K is larger); ' +
+      "raise the ring size to 1M or lower the sweep's max",
+  ],
+  [
+    'msg_size sweep without tcp_lat',
+    ['--workload', 'irq_only', '-oo', 'msg_size:4K:8K:*2'],
+    '--sweep over msg_size needs the tcp_lat workload, but the workload is --workload irq_only; ' +
+      'sweep irq_rate or trigger instead, or choose the tcp_lat workload',
+  ],
+  [
+    'irq-rate negative',
+    ['--irq-rate=-5'],
+    '--irq-rate must be a whole number of interrupts per second per CPU from 0 to 2000000 (got -5)',
+  ],
+  [
+    'irq-rate with an unknown suffix',
+    ['--irq-rate', '20x'],
+    '--irq-rate must be a number of interrupts per second per CPU like 20000, 20k or 1M (got "20x")',
+  ],
+  [
+    'irq-cpus out of range',
+    ['--irq-cpus', '0,5'],
+    '--irq-cpus must list CPU ids from 0 to 1 (the default --cpus 2) (got "0,5", CPU 5 is too high); ' +
+      'drop CPU 5, raise the CPU count, or say all',
+  ],
+  [
+    'irq-cpus listing a CPU twice',
+    ['--irq-cpus', '1,1'],
+    '--irq-cpus must list each CPU once (got "1,1", CPU 1 is listed twice)',
+  ],
+  [
+    'irq-pattern unknown',
+    ['--irq-pattern', 'random'],
+    '--irq-pattern must be one of constant, poisson, bursts (got "random")',
+  ],
+  ['irq-burst 1', ['--irq-burst', '1'], '--irq-burst must be an integer from 2 to 4096 (got 1)'],
+  [
+    'client and server on one CPU',
+    ['--client-cpu', '1'],
+    '--client-cpu and --server-cpu must be different CPUs (both are 1); put the server on another CPU, e.g. --server-cpu 0',
+  ],
+  [
+    'server CPU beyond --cpus',
+    ['--cpus', '4', '--server-cpu', '4'],
+    '--server-cpu must be a CPU id from 0 to 3 (--cpus 4) (got 4); choose a CPU below 4, or raise the CPU count',
+  ],
+  [
+    'tcp_lat on one CPU',
+    ['--cpus', '1'],
+    '--server-cpu must be a CPU id from 0 to 0 (--cpus 1) (got 1, the default); ' +
+      'tcp_lat needs 2 CPUs: raise the CPU count to 2, or use the irq_only workload',
+  ],
+  [
+    'tcp_lat setting with the irq_only workload',
+    ['--workload', 'irq_only', '--msg-size', '4K'],
+    '--msg-size applies only to the tcp_lat workload, but the workload is --workload irq_only; ' +
+      'drop it, or choose the tcp_lat workload',
+  ],
+  ['workload unknown', ['--workload', 'tcp_rr'], '--workload must be one of tcp_lat, irq_only (got "tcp_rr")'],
+  [
+    'seed beyond uint32',
+    ['--seed', '4294967296'],
+    '--seed must be an integer from 0 to 4294967295 (a uint32) (got 4294967296)',
+  ],
+  ['notify unknown', ['--notify', 'never'], '--notify must be one of if-idle, always (got "never")'],
+  ['trigger 0', ['--trigger', '0'], '--trigger must be an integer from 1 to 65535 (got 0)'],
+  ['fastmix 16', ['--fastmix', '16'], '--fastmix must be 64 or 32 (got 16)'],
+  ['watchdog too short', ['--watchdog', '10ms'], '--watchdog must be a duration from 100ms to 60s (got "10ms")'],
+  [
+    'lock-spins too many',
+    ['--lock-spins', '2000000'],
+    '--lock-spins must be an integer from 0 to 1000000 (got 2000000)',
+  ],
+  ['unbound-workers 0', ['--unbound-workers', '0'], '--unbound-workers must be an integer from 1 to 64 (got 0)'],
+  [
+    'topology text malformed',
+    ['--topology', 'smt=0-1/x'],
+    '--topology must look like smt=0-1/2-3,cache=0-3,numa=0-3 (groups split by /, CPUs joined by + or a-b) ' +
+      '(got "smt=0-1/x", bad group "x")',
+  ],
+  [
+    'topology levels that do not nest',
+    ['--topology', 'smt=0-1/2-3,cache=0/1-3'],
+    '--topology smt must nest: each smt group must lie inside one cache group ' +
+      '(got "smt=0-1/2-3,cache=0/1-3", smt group [0,1] has CPU 0 in cache group [0] and CPU 1 in cache group [1,2,3])',
+  ],
+  [
+    'cpus larger than the topology describes',
+    ['--cpus', '8', '--topology', 'smt=0-1/2-3'],
+    'the CPU count (--cpus 8) is larger than the topology describes: --topology smt covers CPUs 0 to 3; ' +
+      'describe CPUs 4 to 7 in the topology, or use 4 CPUs',
+  ],
+  ['out and no-output', ['--out', 'x', '--no-output'], '--out and --no-output contradict each other; give one of them'],
+  ['unknown flag', ['--frobnicate'], "unknown option --frobnicate for 'run'"],
+  ['misspelt flag', ['--cpu', '4'], "unknown option --cpu for 'run'; did you mean --cpus?"],
+  ['unknown short flag', ['-x'], "unknown option -x for 'run'"],
+  ['flag missing its value', ['--cpus'], '--cpus needs a value, like --cpus 4 (got nothing)'],
+  ['flag followed by a flag', ['--cpus', '--hz', '100'], '--cpus needs a value, like --cpus 4 (got the option --hz)'],
+  ['switch given a value', ['--no-tracing=yes'], '--no-tracing takes no value (got "yes")'],
+  [
+    'unknown subcommand',
+    ['frob'],
+    'unknown command "frob": the commands are run, list, check-strategy, report, scenario, demo, help',
+  ],
+  [
+    'misspelt subcommand',
+    ['lsit'],
+    'unknown command "lsit": the commands are run, list, check-strategy, report, scenario, demo, help; did you mean \'list\'?',
+  ],
+  [
+    'run with a positional',
+    ['run', 'fast'],
+    '\'run\' takes no arguments (got the extra argument "fast"); options start with --',
+  ],
+  ['option for another command', ['list', '--cpus', '4'], "unknown option --cpus for 'list'"],
+  [
+    'check-strategy without FILE',
+    ['check-strategy'],
+    "'check-strategy' needs a strategy FILE, like: deferlab check-strategy ./my-strategy.ts",
+  ],
+  [
+    'check-strategy with two FILEs',
+    ['check-strategy', 'a.ts', 'b.ts'],
+    '\'check-strategy\' takes one FILE (got the extra argument "b.ts"); options start with --',
+  ],
+  [
+    'report without DIR',
+    ['report'],
+    "'report' needs a results DIR, like: deferlab report deferlab-results/20250101-120000",
+  ],
+  ['scenario without NAME', ['scenario'], "'scenario' needs a scenario NAME, like: deferlab scenario cpu-hog"],
+  [
+    'missing config file',
+    ['--config', 'nope.json'],
+    `--config must name an existing file (got "nope.json", resolved to ${join(cwd, 'nope.json')})`,
+  ],
+];
+
+describe('a bad command line is one line, a pointer to --help, and exit status 2', () => {
+  it.each(FLAG_RULES)('%s', async (_what, argv, message) => {
+    const r = await cli(argv);
+    expect(r.stderr).toBe(`deferlab: ${message}\n${HINT}`);
+    expect(r.status).toBe(2);
+    expect(r.started).toBe(0);
+  });
+});
+
+/** [what, file name, file text, message] — a mistake in the config file: message only. */
+const FILE_RULES: [string, string, string, string][] = [
+  [
+    'JSON syntax error, with line and column',
+    'syntax.json',
+    '{\n  "cpus": 4,\n}\n',
+    'syntax.json is not valid JSON at line 3, column 1: Expected double-quoted property name; ' +
+      'JSON allows no comments and no trailing commas',
+  ],
+  [
+    'unknown top-level key',
+    'key.json',
+    '{"cpu": 4}',
+    'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, hz, trialMs, ' +
+      'warmupMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
+      'lockSpins, idleSpinNs, watchdogMs, tracing, outDir, sweep',
+  ],
+  [
+    'unknown nested key',
+    'nested.json',
+    '{"workload": {"msgsize": 64}}',
+    'workload.msgsize in nested.json is not a known setting; did you mean msgSize? ' +
+      'the keys allowed here are kind, msgSize, clientCpu, serverCpu, ringBytes',
+  ],
+  ['wrong type', 'type.json', '{"tracing": "yes"}', 'tracing in type.json must be true or false (got "yes")'],
+  [
+    'wrong type for an object',
+    'object.json',
+    '{"irq": [1]}',
+    'irq in object.json must be an object like {"rate": "20k", "pattern": "poisson"} (got [1])',
+  ],
+  [
+    'bad size, named by its field path',
+    'size.json',
+    '{"workload": {"msgSize": "4Q"}}',
+    'workload.msgSize in size.json must be a size in bytes like 64, 4K, 1M or 4KiB (got "4Q")',
+  ],
+  [
+    'not an object',
+    'array.json',
+    '[1, 2]',
+    'array.json must hold a JSON object of settings, like {"cpus": 4} (got [1,2])',
+  ],
+  [
+    'strategies entry named by its index',
+    'strategies.json',
+    '{"strategies": ["inline", 7]}',
+    'strategies[1] in strategies.json must be a strategy spec, like "timer:deferrable=true" or "./my-strategy.ts" (got 7)',
+  ],
+  [
+    'topology: a CPU twice in a level',
+    'dup.json',
+    '{"topology": {"smt": [[0, 1], [1, 2]]}}',
+    'topology.smt in dup.json must list every CPU exactly once (got [[0,1],[1,2]], CPU 1 is in group [0,1] and group [1,2])',
+  ],
+  [
+    'topology: a CPU missing from a level',
+    'gap.json',
+    '{"topology": {"smt": [[0], [2]]}}',
+    'topology.smt in gap.json must list every CPU from 0 to 2 exactly once (got [[0],[2]], CPU 1 is missing)',
+  ],
+  [
+    'topology: an SMT group across two caches',
+    'nest.json',
+    '{"topology": {"smt": [[0, 1], [2, 3]], "cache": [[0], [1, 2, 3]]}}',
+    'topology.smt in nest.json must nest: each smt group must lie inside one cache group ' +
+      '(got [[0,1],[2,3]], smt group [0,1] has CPU 0 in cache group [0] and CPU 1 in cache group [1,2,3])',
+  ],
+  [
+    'topology: a cache group across two NUMA nodes',
+    'numa.json',
+    '{"topology": {"cache": [[0, 1], [2, 3]], "numa": [[0, 1, 2], [3]]}}',
+    'topology.cache in numa.json must nest: each cache group must lie inside one numa group ' +
+      '(got [[0,1],[2,3]], cache group [2,3] has CPU 2 in numa group [0,1,2] and CPU 3 in numa group [3])',
+  ],
+  [
+    'topology: an empty group',
+    'empty.json',
+    '{"topology": {"smt": [[0], []]}}',
+    'topology.smt[1] in empty.json must not have an empty group (got [])',
+  ],
+  [
+    'topology: a CPU id at or beyond cpus',
+    'high.json',
+    '{"cpus": 2, "topology": {"smt": [[0, 1], [2, 3]]}}',
+    'topology.smt in high.json must only name CPUs below the CPU count (cpus 2 in high.json) ' +
+      '(got [[0,1],[2,3]], CPU 2 is too high); raise the CPU count or drop CPU 2',
+  ],
+  [
+    'tcp_lat field with irq_only in the same file',
+    'kind.json',
+    '{"workload": {"kind": "irq_only", "ringBytes": "64K"}}',
+    'workload.ringBytes in kind.json applies only to the tcp_lat workload, but the workload is ' +
+      'workload.kind irq_only in kind.json; drop it, or choose the tcp_lat workload',
+  ],
+  [
+    'sweep object with a value past the ring',
+    'sweep.json',
+    '{"sweep": {"param": "msg_size", "values": [64, "1M"]}, "workload": {"ringBytes": "64K"}}',
+    'sweep in sweep.json must keep msg_size at most the ring size (workload.ringBytes 64K in sweep.json) ' +
+      '(got {"param":"msg_size","values":[64,"1M"]}, 1M is larger); raise the ring size to 1M or lower the sweep\'s max',
+  ],
+];
+
+describe('a bad config file is one line naming the file and the field, and exit status 2', () => {
+  it.each(FILE_RULES)('%s', async (_what, name, text, message) => {
+    const r = await cli(['--config', config(name, text)]);
+    expect(r.stderr).toBe(`deferlab: ${message}\n`);
+    expect(r.status).toBe(2);
+    expect(r.started).toBe(0);
+  });
+
+  it('a directory given as the config file', async () => {
+    mkdirSync(join(cwd, 'adir'), { recursive: true });
+    const r = await cli(['--config', 'adir']);
+    expect(r.stderr).toBe('deferlab: adir could not be read: it is a directory, not a file\n');
+    expect(r.status).toBe(2);
+  });
+
+  it('JSON.parse errors without a position still name the file and the reason', async () => {
+    const r = await cli(['--config', config('words.json', 'hello')]);
+    expect(r.stderr).toMatch(/^deferlab: words\.json is not valid JSON( at line 1, column 1)?: Unexpected token/);
+    expect(r.stderr).not.toContain('\n    at ');
+    expect(r.status).toBe(2);
+  });
+
+  it('a flag and a file setting in one message are each named where they were given', async () => {
+    const r = await cli(['--config', config('ring.json', '{"workload": {"ringBytes": "4K"}}'), '--msg-size', '8K']);
+    expect(r.stderr).toBe(
+      'deferlab: --msg-size must be at most the ring size (workload.ringBytes 4K in ring.json) (got "8K"); ' +
+        `raise the ring size to 8K or more, or send smaller messages\n${HINT}`,
+    );
+    expect(r.status).toBe(2);
+  });
+});
+
+describe('other input', () => {
+  it('report DIR must exist', async () => {
+    const r = await cli(['report', 'missing-dir']);
+    expect(r.stderr).toBe(
+      `deferlab: report DIR must be an existing results directory (got "missing-dir", ${join(cwd, 'missing-dir')} does not exist)\n`,
+    );
+    expect(r.status).toBe(2);
+  });
+
+  it('check-strategy --option must be key=value', async () => {
+    const r = await cli(['check-strategy', './my-strategy.ts', '--option', 'batch']);
+    expect(r.stderr).toBe(
+      'deferlab: --option must give options as key=value pairs separated by commas, like timer:deferrable=true ' +
+        `(got "batch", "batch" is not key=value)\n${HINT}`,
+    );
+    expect(r.status).toBe(2);
+  });
+
+  it('check-strategy FILE must exist', async () => {
+    const r = await cli(['check-strategy', 'gone.mjs']);
+    expect(r.stderr).toBe(
+      `deferlab: check-strategy FILE must name an existing strategy file (got "gone.mjs", resolved to ${join(cwd, 'gone.mjs')}, which does not exist)\n`,
+    );
+    expect(r.status).toBe(2);
+  });
+});

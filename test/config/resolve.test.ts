@@ -1,0 +1,257 @@
+/**
+ * resolveConfig: defaults, layers, units, and the shape of what it returns.
+ */
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { DeferlabError } from '../../src/config/errors.js';
+import { DEFAULTS, type PartialConfig, resolveConfig } from '../../src/config/schema.js';
+
+const cwd = mkdtempSync(join(tmpdir(), 'deferlab-resolve-'));
+afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+writeFileSync(join(cwd, 'mine.mjs'), 'export default class {}\n');
+
+const now = new Date(2025, 0, 2, 3, 4, 5); // local time: the stamp is local too
+const resolve = (flags: PartialConfig = {}, file?: unknown) =>
+  resolveConfig({ flags, file, fileName: 'cfg.json', cwd, now, random: () => 0.5 });
+
+function errorOf(fn: () => unknown): DeferlabError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof DeferlabError) return err;
+    throw err;
+  }
+  throw new Error('expected a DeferlabError');
+}
+
+describe('defaults', () => {
+  it('resolve to the documented values', () => {
+    const c = resolve();
+    expect({ ...c, strategies: c.strategies.map((s) => s.label) }).toEqual({
+      cpus: 2,
+      hz: 250,
+      trialMs: 1000,
+      warmupMs: 300,
+      trials: 5,
+      strategies: [
+        'inline',
+        'workqueue',
+        'workqueue(wq=system)',
+        'tasklet',
+        'timer',
+        'timer(deferrable=true)',
+        'unbound',
+        'irq_work',
+        'bh_workqueue',
+      ],
+      baseline: 'inline',
+      workload: { kind: 'tcp_lat', msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4 * 1024 * 1024 },
+      irq: { rate: 20000, pattern: 'constant', burstSize: 32, cpus: 'all' },
+      seed: 2 ** 31,
+      notify: 'if-idle',
+      topology: { smt: [[0], [1]], cache: [[0, 1]], numa: [[0, 1]] },
+      fastPool: { trigger: 1024, variant: '64' },
+      unboundWorkers: 2,
+      lockSpins: 200,
+      idleSpinNs: 0,
+      watchdogMs: 2000,
+      tracing: true,
+      outDir: join(cwd, 'deferlab-results', '20250102-030405'),
+      sweep: null,
+    });
+  });
+
+  it('are frozen', () => {
+    expect(Object.isFrozen(DEFAULTS)).toBe(true);
+    expect(Object.isFrozen(DEFAULTS.irq)).toBe(true);
+    expect(Object.isFrozen(DEFAULTS.strategies)).toBe(true);
+  });
+
+  it('choose a random uint32 seed when none is given', () => {
+    expect(resolveConfig({ cwd, random: () => 0 }).seed).toBe(0);
+    expect(resolveConfig({ cwd, random: () => 0.999999999999 }).seed).toBe(4294967295);
+    const seed = resolveConfig({ cwd }).seed;
+    expect(Number.isInteger(seed) && seed >= 0 && seed < 2 ** 32).toBe(true);
+  });
+
+  it('unboundWorkers and the topology follow the CPU count', () => {
+    const c = resolve({ cpus: 3 });
+    expect(c.unboundWorkers).toBe(3);
+    expect(c.topology).toEqual({ smt: [[0], [1], [2]], cache: [[0, 1, 2]], numa: [[0, 1, 2]] });
+  });
+
+  it('the CPU count follows a described topology when not given', () => {
+    const c = resolve({ topology: 'smt=0-1/2-3' });
+    expect(c.cpus).toBe(4);
+    expect(c.topology).toEqual({
+      smt: [
+        [0, 1],
+        [2, 3],
+      ],
+      cache: [[0, 1, 2, 3]],
+      numa: [[0, 1, 2, 3]],
+    });
+  });
+});
+
+describe('the resolved config', () => {
+  it('is deeply frozen', () => {
+    const c = resolve({ strategies: ['timer:deferrable=true', 'inline'], irq: { cpus: '0' }, sweep: 'irq_rate:0,10k' });
+    for (const part of [
+      c,
+      c.workload,
+      c.irq,
+      c.irq.cpus,
+      c.strategies,
+      c.strategies[0],
+      c.strategies[0].options,
+      c.topology,
+      c.topology.smt[0],
+      c.sweep,
+      c.sweep?.values,
+    ]) {
+      expect(Object.isFrozen(part)).toBe(true);
+    }
+  });
+
+  it('is plain JSON (survives a round trip and structured cloning unchanged)', () => {
+    const c = resolve({ strategies: ['./mine.mjs:k=1', 'inline'], sweep: 'trigger:64:1024:*4' });
+    expect(JSON.parse(JSON.stringify(c))).toEqual(c);
+    expect(structuredClone(c)).toEqual(c);
+    expect(JSON.stringify(c)).not.toContain('undefined');
+  });
+});
+
+describe('units', () => {
+  it.each([
+    [1500, 1500],
+    ['1500', 1500],
+    ['1500ms', 1500],
+    ['1.5s', 1500],
+    ['2min', 120000],
+  ])('--duration %j is %d ms', (given, ms) => {
+    expect(resolve({ trialMs: given }).trialMs).toBe(ms);
+  });
+
+  it.each([
+    ['64', 64],
+    ['4K', 4096],
+    ['4KiB', 4096],
+    ['1M', 1048576],
+    ['1MiB', 1048576],
+    [2048, 2048],
+  ])('--msg-size %j is %d bytes', (given, bytes) => {
+    const c = resolve({ workload: { msgSize: given } });
+    expect(c.workload.kind === 'tcp_lat' && c.workload.msgSize).toBe(bytes);
+  });
+
+  it.each([
+    ['20000', 20000],
+    ['20k', 20000],
+    ['1M', 1000000],
+    ['1.5k', 1500],
+    [0, 0],
+  ])('--irq-rate %j is %d per second', (given, rate) => {
+    expect(resolve({ irq: { rate: given } }).irq.rate).toBe(rate);
+  });
+
+  it('--irq-cpus takes lists, ranges and all', () => {
+    expect(resolve({ cpus: 4, irq: { cpus: '0-2' } }).irq.cpus).toEqual([0, 1, 2]);
+    expect(resolve({ cpus: 4, irq: { cpus: [3, 1] } }).irq.cpus).toEqual([3, 1]);
+    expect(resolve({ irq: { cpus: 'all' } }).irq.cpus).toBe('all');
+  });
+
+  it('--seed takes decimal and hex', () => {
+    expect(resolve({ seed: '42' }).seed).toBe(42);
+    expect(resolve({ seed: '0xdeadbeef' }).seed).toBe(0xdeadbeef);
+  });
+
+  it('--fastmix takes 64 and 32 as strings or numbers', () => {
+    expect(resolve({ fastPool: { variant: 32 } }).fastPool.variant).toBe('32');
+  });
+});
+
+describe('layers', () => {
+  it('defaults < config file < flags, field by field', () => {
+    const c = resolve(
+      { trials: '7', workload: { msgSize: '1K' } },
+      { trials: 2, hz: 100, workload: { ringBytes: '64K' } },
+    );
+    expect(c.trials).toBe(7);
+    expect(c.hz).toBe(100);
+    expect(c.workload).toEqual({ kind: 'tcp_lat', msgSize: 1024, clientCpu: 0, serverCpu: 1, ringBytes: 65536 });
+  });
+
+  it('a preset sits between the defaults and the file', () => {
+    const c = resolveConfig({
+      preset: { name: 'p', config: { cpus: 4, trials: 1, hz: 1000 } },
+      file: { trials: 2 },
+      flags: { hz: 300 },
+      cwd,
+    });
+    expect([c.cpus, c.trials, c.hz]).toEqual([4, 2, 300]);
+  });
+
+  it('the flags can switch the workload, dropping the file’s tcp_lat settings', () => {
+    const c = resolve({ workload: { kind: 'irq_only' } }, { workload: { kind: 'tcp_lat', msgSize: 4096 } });
+    expect(c.workload).toEqual({ kind: 'irq_only' });
+  });
+
+  it('a config file may use the flags’ units', () => {
+    const c = resolve({}, { trialMs: '2s', workload: { msgSize: '4K' }, irq: { rate: '10k', cpus: '0,1' } });
+    expect([c.trialMs, c.irq.rate, c.irq.cpus]).toEqual([2000, 10000, [0, 1]]);
+  });
+
+  it('outDir is resolved against cwd, or null', () => {
+    expect(resolve({ outDir: 'out' }).outDir).toBe(join(cwd, 'out'));
+    expect(resolve({ outDir: null }, { outDir: 'file-out' }).outDir).toBeNull();
+  });
+
+  it('the baseline may be written as the spec of a listed strategy', () => {
+    const c = resolve({ strategies: ['timer:deferrable=true', 'inline'], baseline: 'timer:deferrable=true' });
+    expect(c.baseline).toBe('timer(deferrable=true)');
+  });
+});
+
+describe('errors', () => {
+  it('carry a stable code and exit status 2', () => {
+    const err = errorOf(() => resolve({ cpus: 0 }));
+    expect(err).toMatchObject({ code: 'E_BAD_OPTION', exitStatus: 2, usage: true });
+    expect(err.message).toBe('--cpus must be an integer from 1 to 64 (got 0)');
+  });
+
+  it('name a file setting by its path and the file', () => {
+    const err = errorOf(() => resolve({}, { workload: { clientCpu: 1 } }));
+    expect(err.message).toBe(
+      'workload.clientCpu in cfg.json and --server-cpu must be different CPUs (both are 1); put the server on another CPU, e.g. --server-cpu 0',
+    );
+    expect(err.code).toBe('E_CONFLICT');
+  });
+
+  it('a config layer that is not an object', () => {
+    expect(errorOf(() => resolve({}, 'cpus=4')).message).toBe(
+      'cfg.json must hold a JSON object of settings, like {"cpus": 4} (got "cpus=4")',
+    );
+  });
+});
+
+describe('docs/cli.md', () => {
+  it('its complete config file example resolves', () => {
+    const doc = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
+    const example = /## The config file[\s\S]*?```json\n([\s\S]*?)```/.exec(doc)?.[1];
+    expect(example).toBeDefined();
+    mkdirSync(join(cwd, 'strategies'), { recursive: true });
+    writeFileSync(join(cwd, 'strategies', 'batched.ts'), '');
+    const c = resolveConfig({ file: JSON.parse(example ?? ''), fileName: 'lab.json', cwd });
+    expect(c.strategies.map((s) => s.label)).toEqual([
+      'inline',
+      'workqueue',
+      'timer(deferrable=true)',
+      'batched.ts(batch=8)',
+    ]);
+    expect(c.sweep?.values).toHaveLength(9);
+    expect(c.outDir).toBe(join(cwd, 'results', 'batched'));
+  });
+});
