@@ -52,6 +52,14 @@ export const C_TRIAL = 4; // M: trial number (for messages)
 /** M: the fast pool's mix trigger (random.c: 1024) in force; the warm-up pass lowers it so that
  *  every hand-off and mix path is compiled by V8 before anything is measured. */
 export const C_TRIGGER = 5;
+/** M: test switches (TestFlag), for the strategy conformance suite; 0 in real runs. */
+export const C_TEST = 6;
+
+export const enum TestFlag {
+  /** Each accepted hand-off is followed at once by a second one: while the first is still
+   *  pending it must return false and add no run; once it has run it is a new hand-off. */
+  DoubleHandoff = 1,
+}
 export const C_JIFFIES = LINE_WORDS; // Q: jiffies, stored at each tick boundary (own line: read by all)
 export const C_FAULT = LINE_WORDS + 1; // R: first fault flag (compareExchange 0 → 1 by the faulting thread)
 
@@ -170,6 +178,11 @@ export const CPU_COUNTER_NAMES = [
   'handoffs_refused', // hand-offs the strategy refused (already pending)
   'mixes', // deferred mixes run (mix_interrupt_randomness) on this CPU
   'mixes_duplicate', // runs with no pending hand-off (a strategy ran the work twice)
+  'mixes_remote', // mixes that ran on a CPU other than the fast pool's (random.c skips them)
+  'mixes_hardirq', // mixes run in hardirq context
+  'mixes_softirq', // mixes run in softirq context
+  'mixes_task', // mixes run in task context (a kthread)
+  'handoffs_while_pending_accepted', // (conformance) a second hand-off while pending returned true
   'works_run', // work items executed by workers running on this CPU
   'works_queued', // queue_work_on calls that queued (PENDING was clear)
   'works_refused', // queue_work_on calls refused (PENDING was set)

@@ -23,6 +23,7 @@ import {
   C_PHASE,
   C_STOP,
   C_TRIGGER,
+  C_TEST,
   CPU_COUNTER_NAMES,
   CPU_COUNTERS,
   CPU_DEFERRED,
@@ -291,6 +292,11 @@ export class Machine {
   /** Set the fast pool's mix trigger in force (the warm-up lowers it). */
   setTrigger(n: number): void {
     Atomics.store(this.i32, this.R.control + C_TRIGGER, n);
+  }
+
+  /** Set the test switches (TestFlag bits); conformance only. */
+  setTestFlags(bits: number): void {
+    Atomics.store(this.i32, this.R.control + C_TEST, bits);
   }
 
   setActiveStrategy(i: number): void {

@@ -51,6 +51,8 @@ import { IrqChip, recordTime, Vector } from './irqchip.js';
 import {
   C_ACTIVE,
   C_TRIGGER,
+  C_TEST,
+  TestFlag,
   C_EPOCH,
   C_JIFFIES,
   C_PHASE,
@@ -481,8 +483,21 @@ export class Runtime {
     const ok = s.handoff(this.facade, this.deferred[c]);
     this.i32[this.cw(c, CPU_WHERE)] = Where.Hardirq;
     if (this.tracer.on) this.tracer.record(St.HandoffCall, nowNs() - t1);
-    this.inStrategy = -1;
     this.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
+    if (ok && (Atomics.load(this.i32, this.ctl + C_TEST) & TestFlag.DoubleHandoff) !== 0) this.secondHandoff(s, c);
+    this.inStrategy = -1;
+  }
+
+  /** Conformance: hand off again at once (see TestFlag.DoubleHandoff). */
+  private secondHandoff(s: DeferralStrategy, c: number): void {
+    const dw = this.cw(c, CPU_DEFERRED);
+    if (Atomics.load(this.i32, dw) === 1) {
+      if (s.handoff(this.facade, this.deferred[c])) this.count(CpuCounter.handoffs_while_pending_accepted);
+      return;
+    }
+    this.f64[this.cf(c, CPUF_HANDOFF_NS)] = nowNs();
+    Atomics.store(this.i32, dw, 1);
+    this.count(s.handoff(this.facade, this.deferred[c]) ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
   }
 
   /** The deferred payload: mix_interrupt_randomness for `poolCpu`'s fast pool, measured. */
@@ -491,6 +506,8 @@ export class Runtime {
     if (Atomics.exchange(this.i32, this.cw(poolCpu, CPU_DEFERRED), 0) !== 1) this.count(CpuCounter.mixes_duplicate);
     this.tracer.record(St.HandoffToStart, t0 - this.f64[this.cf(poolCpu, CPUF_HANDOFF_NS)]);
     this.fastPools[poolCpu].mixInterruptRandomness(this.cpu, this.jiffies(), this.inputPool, t0);
+    if (this.cpu !== poolCpu) this.count(CpuCounter.mixes_remote);
+    this.count(this.hardirq > 0 ? CpuCounter.mixes_hardirq : this.softirq > 0 ? CpuCounter.mixes_softirq : CpuCounter.mixes_task);
     const w = this.inputPool.lastWaitNs;
     if (w > 0) this.tracer.record(St.LockWait, w);
     this.count(CpuCounter.mixes);
