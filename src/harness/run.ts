@@ -124,8 +124,10 @@ async function runPoint(
   results.meta.threads = m.plan.threads.length;
   const watchdog = startWatchdog(m, config.watchdogMs, () => accs[activeIndex]?.result.label);
   let activeIndex = 0;
+  const abort = aborted(hooks.signal); // one listener for the whole point
+  const fault = m.onFault().then(() => 'fault' as const);
   const guard = async (ms: number): Promise<void> => {
-    const r = await Promise.race([sleep(ms).then(() => 'ok' as const), m.onFault().then(() => 'fault' as const), aborted(hooks.signal)]);
+    const r = await Promise.race([sleep(ms).then(() => 'ok' as const), fault, abort]);
     if (r === 'fault') throw new MachineFaultError(m.fault!);
     if (r === 'abort') throw new Interrupted();
   };

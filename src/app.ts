@@ -1,0 +1,149 @@
+/**
+ * The composition root: the CLI's commands implemented with the engine, and process wiring
+ * (signals, exit status). `bin/deferlab.js` calls `start()`.
+ */
+import { DeferlabError, EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from './config/errors.js';
+import type { ResolvedConfig } from './config/schema.js';
+import type { StrategySpec } from './config/strategy-spec.js';
+import { type CliDeps, type CliIo, main } from './cli/main.js';
+import { runExperiment } from './harness/run.js';
+import { strategyRefs } from './harness/options.js';
+import { MachineFaultError } from './machine/machine.js';
+import { renderTable } from './report/table.js';
+import { reportFromDir, writeResults } from './report/write.js';
+import type { RunResults } from './report/types.js';
+import { loadStrategyClass, instantiate, StrategyLoadError } from './strategies/load.js';
+import { StrategyOptionError } from './strategies/options.js';
+import { BUILTINS } from './strategies/registry.js';
+import { runDemo } from './harness/demo.js';
+import { VERSION } from './version.js';
+
+/** Load and instantiate every strategy on the main thread first: bad input fails in one line, before any thread starts. */
+async function validateStrategies(config: ResolvedConfig): Promise<void> {
+  for (const ref of strategyRefs(config)) {
+    try {
+      instantiate(ref, await loadStrategyClass(ref));
+    } catch (e) {
+      if (e instanceof StrategyLoadError || e instanceof StrategyOptionError) throw new DeferlabError('E_BAD_OPTION', e.message, 2);
+      throw e;
+    }
+  }
+}
+
+function statusOf(results: RunResults): number {
+  if (results.status === 'completed') return EXIT_OK;
+  if (results.status === 'interrupted') return EXIT_INTERRUPTED;
+  return EXIT_RUN_FAILED;
+}
+
+function describeError(results: RunResults): string {
+  const e = results.error;
+  if (!e) return 'the run failed';
+  const where = [e.strategy && `strategy ${e.strategy}`, e.thread && `thread ${e.thread}`, e.cpu !== undefined && `CPU ${e.cpu}`, e.context && `context ${e.context}`]
+    .filter(Boolean)
+    .join(', ');
+  return `${e.message}${where ? ` [${where}]` : ''}`;
+}
+
+/** Progress on stderr, only when stderr is a terminal: one line rewritten in place. */
+function progressFor(io: CliIo): ((line: string) => void) | undefined {
+  if (!io.isTTY) return undefined;
+  return (line: string) => io.stderr(`\r\x1b[2K${line}`);
+}
+
+export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
+  const run = async (config: ResolvedConfig, io: CliIo): Promise<number> => {
+    await validateStrategies(config);
+    const progress = progressFor(io);
+    let results: RunResults;
+    try {
+      results = await runExperiment(config, { progress, signal, command: ['deferlab', ...argv] });
+    } catch (e) {
+      if (progress) io.stderr('\r\x1b[2K');
+      if (e instanceof MachineFaultError) {
+        const f = e.fault;
+        const where = [f.strategy && `strategy ${f.strategy}`, `thread ${f.thread}`].filter(Boolean).join(', ');
+        throw new DeferlabError(f.kind === 'bad-input' ? 'E_BAD_OPTION' : 'E_RUN_FAILED', `${f.message} [${where}]`, f.kind === 'bad-input' ? 2 : 1);
+      }
+      throw e;
+    }
+    if (progress) io.stderr('\r\x1b[2K');
+    io.stdout(`${renderTable(results)}\n`);
+    if (config.outDir) {
+      const paths = await writeResults(config.outDir, results);
+      io.stdout(`results: ${config.outDir} (${paths.length} files: results.json, results.csv, report.html, .hgrm per stage)\n`);
+    }
+    if (results.status === 'failed') io.stderr(`deferlab: run failed: ${describeError(results)}\n`);
+    if (results.status === 'interrupted') io.stderr('deferlab: interrupted; the trials finished so far are in the results\n');
+    return statusOf(results);
+  };
+
+  return {
+    version: VERSION,
+    run,
+    async list(io) {
+      const w = Math.max(...BUILTINS.map((b) => b.name.length));
+      io.stdout('Strategies (built in; add your own with --strategy ./file.ts, see docs/strategies.md):\n');
+      for (const b of BUILTINS) {
+        const opts = b.optionKeys.length ? `  options: ${b.optionKeys.join(', ')}` : '';
+        io.stdout(`  ${b.name.padEnd(w)}  ${b.cls.description ?? ''}${opts}\n`);
+      }
+      io.stdout('\nWorkloads:\n');
+      io.stdout("  tcp_lat   qperf's TCP latency test: a client and a server task ping-pong messages, each arriving as an interrupt\n");
+      io.stdout('  irq_only  background interrupts only (no application)\n');
+      return EXIT_OK;
+    },
+    async checkStrategy(spec: StrategySpec, io) {
+      const { checkStrategy, formatConformance } = await import('./conformance/index.js');
+      const [ref] = strategyRefs({ strategies: [spec] } as unknown as ResolvedConfig);
+      try {
+        instantiate(ref, await loadStrategyClass(ref));
+      } catch (e) {
+        if (e instanceof StrategyLoadError || e instanceof StrategyOptionError) throw new DeferlabError('E_BAD_OPTION', e.message, 2);
+        throw e;
+      }
+      const report = await checkStrategy(ref);
+      io.stdout(`${formatConformance(report)}\n`);
+      return report.passed ? EXIT_OK : EXIT_RUN_FAILED;
+    },
+    async report(dir, io) {
+      const { paths, table } = await reportFromDir(dir);
+      io.stdout(`${table}\n`);
+      io.stdout(`re-rendered ${paths.length} files in ${dir}\n`);
+      return EXIT_OK;
+    },
+    async scenario(name, _config, io) {
+      io.stderr(`deferlab: scenario "${name}" is not available in this version; run 'deferlab list'\n`);
+      return EXIT_BAD_INPUT;
+    },
+    async demo(config, io) {
+      return runDemo(config, io, signal);
+    },
+  };
+}
+
+/** Run the CLI in this process: returns the exit status. */
+export async function start(argv: string[]): Promise<number> {
+  const ac = new AbortController();
+  let signals = 0;
+  const onSignal = () => {
+    signals++;
+    if (signals > 1) process.exit(EXIT_INTERRUPTED); // a second Ctrl-C: leave now
+    ac.abort();
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  const io: CliIo = {
+    stdout: (s) => process.stdout.write(s),
+    stderr: (s) => process.stderr.write(s),
+    isTTY: !!process.stderr.isTTY,
+    cwd: process.cwd(),
+    env: process.env,
+  };
+  const code = await main(argv, makeDeps(ac.signal, argv), io);
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  return ac.signal.aborted && code === EXIT_OK ? EXIT_INTERRUPTED : code;
+}
+
+export { EXIT_BAD_INPUT };
