@@ -95,8 +95,10 @@ export const CPU_SOFTIRQ = LINE_WORDS + 2;
 export const CPU_NEXT_TIMER = LINE_WORDS + 3;
 /** L timer base lock: the same over all pending timers, deferrable ones included. */
 export const CPU_NEXT_TIMER_ANY = LINE_WORDS + 4;
-/** R: state of this CPU's deferred fast-pool mix: 1 = handed off, not yet run; 0 = idle.
- *  Atomics.store 1 by the hand-off (hardirq on this CPU); Atomics.exchange 0 by the run. */
+/** R: hand-offs of this CPU's fast-pool mix accepted and not yet run (normally 0 or 1:
+ *  MIX_INFLIGHT allows one at a time). Atomics.add(+1) by the hand-off (hardirq on this CPU)
+ *  before it calls the strategy, −1 again if the strategy refuses; Atomics.sub by the run.
+ *  A run that takes it below 0 ran without a hand-off: a duplicate. */
 export const CPU_DEFERRED = LINE_WORDS + 5;
 /** O: jiffies of the last tick this CPU processed. */
 export const CPU_LAST_TICK = LINE_WORDS + 6;
@@ -258,8 +260,8 @@ export const T_WEIGHT = 5;
 export const T_SLICES = 6;
 /** L rq lock: times the task was woken. */
 export const T_WAKEUPS = 7;
-/** S (written by the task itself): 1 while the task wants to stop (for user kthreads). */
-export const T_RESERVED = 8;
+/** L rq lock: ticks at which the task was the one running (its share of the CPU, in slices). */
+export const T_TICKS = 8;
 
 export const TASK_F64 = 8;
 export const TF_VRUNTIME = 0; // L rq lock: virtual runtime (ns, weighted)

@@ -372,6 +372,20 @@ export class Machine {
     return out;
   }
 
+  /** One CPU's counters (the per-CPU ones only). */
+  cpuCounters(cpu: number): Counters {
+    const out: Counters = {};
+    CPU_COUNTER_NAMES.forEach((name, k) => {
+      out[name] = Atomics.load(this.i32, this.R.cpu + cpu * CPU_WORDS + CPU_COUNTERS + k);
+    });
+    return out;
+  }
+
+  /** Ticks at which `task` was running (its CPU share in slices). */
+  ticks(task: number): number {
+    return this.rqs.ticks(task);
+  }
+
   /** Clock (ns since the run's epoch) at which the input pool first reached 256 bits, or -1. */
   inputPoolReadyAtNs(): number {
     return this.inputPool.readyAtNs;
@@ -380,6 +394,17 @@ export class Machine {
   /** Re-initialise the input pool and the fast pools' counts (between trials, while quiet). */
   resetEntropy(): void {
     InputPool.init(this.i32, this.R.inputPool);
+    this.onlineCpus();
+  }
+
+  /**
+   * random_online_cpu() on every CPU: zero each fast pool's count, MIX_INFLIGHT included. A
+   * mix that ran on the wrong CPU leaves MIX_INFLIGHT set (random.c ignores it), which stops
+   * that CPU's hand-offs until the CPU comes back online; tests that move work between CPUs
+   * call this to keep hand-offs flowing. Racy against a running owner's count++ (a lost
+   * increment at worst), like a hotplug event.
+   */
+  onlineCpus(): void {
     for (const f of this.fastPools) f.randomOnlineCpu();
   }
 

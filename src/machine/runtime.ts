@@ -474,7 +474,8 @@ export class Runtime {
     this.count(CpuCounter.interrupts);
     if (!this.fastPools[c].addInterruptRandomness(irq, t, IP_BASE + irq, this.jiffies(), this.hz, Atomics.load(this.i32, this.ctl + C_TRIGGER))) return;
     this.f64[this.cf(c, CPUF_HANDOFF_NS)] = t;
-    Atomics.store(this.i32, this.cw(c, CPU_DEFERRED), 1);
+    const dw = this.cw(c, CPU_DEFERRED);
+    Atomics.add(this.i32, dw, 1);
     const active = Atomics.load(this.i32, this.ctl + C_ACTIVE);
     const s = this.strategies[active < 0 ? 0 : active];
     this.inStrategy = active < 0 ? 0 : active;
@@ -483,6 +484,7 @@ export class Runtime {
     const ok = s.handoff(this.facade, this.deferred[c]);
     this.i32[this.cw(c, CPU_WHERE)] = Where.Hardirq;
     if (this.tracer.on) this.tracer.record(St.HandoffCall, nowNs() - t1);
+    if (!ok) Atomics.sub(this.i32, dw, 1);
     this.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
     if (ok && (Atomics.load(this.i32, this.ctl + C_TEST) & TestFlag.DoubleHandoff) !== 0) this.secondHandoff(s, c);
     this.inStrategy = -1;
@@ -491,19 +493,24 @@ export class Runtime {
   /** Conformance: hand off again at once (see TestFlag.DoubleHandoff). */
   private secondHandoff(s: DeferralStrategy, c: number): void {
     const dw = this.cw(c, CPU_DEFERRED);
-    if (Atomics.load(this.i32, dw) === 1) {
+    if (Atomics.load(this.i32, dw) > 0) {
       if (s.handoff(this.facade, this.deferred[c])) this.count(CpuCounter.handoffs_while_pending_accepted);
       return;
     }
     this.f64[this.cf(c, CPUF_HANDOFF_NS)] = nowNs();
-    Atomics.store(this.i32, dw, 1);
-    this.count(s.handoff(this.facade, this.deferred[c]) ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
+    Atomics.add(this.i32, dw, 1);
+    const ok = s.handoff(this.facade, this.deferred[c]);
+    if (!ok) Atomics.sub(this.i32, dw, 1);
+    this.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
   }
 
   /** The deferred payload: mix_interrupt_randomness for `poolCpu`'s fast pool, measured. */
   runDeferred(poolCpu: number): void {
     const t0 = nowNs();
-    if (Atomics.exchange(this.i32, this.cw(poolCpu, CPU_DEFERRED), 0) !== 1) this.count(CpuCounter.mixes_duplicate);
+    if (Atomics.sub(this.i32, this.cw(poolCpu, CPU_DEFERRED), 1) <= 0) {
+      Atomics.add(this.i32, this.cw(poolCpu, CPU_DEFERRED), 1); // keep the count honest for the rest
+      this.count(CpuCounter.mixes_duplicate);
+    }
     this.tracer.record(St.HandoffToStart, t0 - this.f64[this.cf(poolCpu, CPUF_HANDOFF_NS)]);
     this.fastPools[poolCpu].mixInterruptRandomness(this.cpu, this.jiffies(), this.inputPool, t0);
     if (this.cpu !== poolCpu) this.count(CpuCounter.mixes_remote);

@@ -35,6 +35,7 @@ import {
   T_POLICY,
   T_RT_PRIO,
   T_SLICES,
+  T_TICKS,
   T_STATE,
   T_WAKEUPS,
   T_WEIGHT,
@@ -380,6 +381,7 @@ export class RunQueues {
    * should reschedule.
    */
   tickLocked(cpu: number, now: number): boolean {
+    this.v.i32[this.tw(this.curr(cpu), T_TICKS)]++;
     const expired = this.updateCurr(cpu, now);
     const throttleChanged = this.rtPeriod(cpu, now);
     return throttleChanged || (expired && this.nrRunning(cpu) > 1);
@@ -417,6 +419,9 @@ export class RunQueues {
 
   slices(task: number): number {
     return this.v.i32[this.tw(task, T_SLICES)];
+  }
+  ticks(task: number): number {
+    return this.v.i32[this.tw(task, T_TICKS)];
   }
   sumExecNs(task: number): number {
     return this.v.f64[this.tf(task, TF_SUM_EXEC)];

@@ -1,0 +1,88 @@
+/**
+ * The scheduler's fair share: a nice -20 hog and a nice 0 task on one CPU split its ticks by
+ * the nice-to-weight ratio (88761 : 1024 ≈ 87 : 1); a SCHED_FIFO hog leaves the other task only
+ * what RT throttling (5% of each second) gives back. Counts ticks (slices), never time.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { Machine, options, runFor } from './helpers.js';
+
+let m: Machine | undefined;
+afterEach(async () => {
+  await m?.stop();
+  m = undefined;
+});
+
+function taskId(machine: Machine, name: string): number {
+  const t = machine.plan.tasks.find((x) => x.name === name);
+  if (!t) throw new Error(`no task ${name}`);
+  return t.id;
+}
+
+describe('fair share on one CPU', () => {
+  it('a nice -20 hog and a nice 0 task share ticks roughly by weight (≈87:1)', async () => {
+    m = await Machine.boot(
+      options({
+        hz: 1000,
+        irq: { rate: 0, pattern: 'constant', burstSize: 8, cpus: [] },
+        workload: {
+          kind: 'custom',
+          tasks: [
+            { kind: 'hog', cpu: 0, policy: 'normal', nice: -20, rtPrio: 0 },
+            { kind: 'spinner', cpu: 0, nice: 0 },
+          ],
+        },
+      }),
+    );
+    await runFor(m, 2500);
+    const hog = m.ticks(taskId(m, 'hog/0'));
+    const nice0 = m.ticks(taskId(m, 'spinner/0'));
+    expect(nice0).toBeGreaterThan(0);
+    const ratio = hog / nice0;
+    // Weight ratio 86.7; tick granularity and start-up make it approximate.
+    expect(ratio, `hog ${hog} ticks, nice-0 task ${nice0} ticks`).toBeGreaterThan(30);
+    expect(ratio, `hog ${hog} ticks, nice-0 task ${nice0} ticks`).toBeLessThan(250);
+  });
+
+  it('two nice 0 tasks share ticks about evenly', async () => {
+    m = await Machine.boot(
+      options({
+        hz: 1000,
+        irq: { rate: 0, pattern: 'constant', burstSize: 8, cpus: [] },
+        workload: {
+          kind: 'custom',
+          tasks: [
+            { kind: 'hog', cpu: 0, policy: 'normal', nice: 0, rtPrio: 0 },
+            { kind: 'spinner', cpu: 0, nice: 0 },
+          ],
+        },
+      }),
+    );
+    await runFor(m, 1000);
+    const a = m.ticks(taskId(m, 'hog/0'));
+    const b = m.ticks(taskId(m, 'spinner/0'));
+    expect(a + b).toBeGreaterThan(100);
+    expect(Math.min(a, b) / Math.max(a, b), `${a} vs ${b} ticks`).toBeGreaterThan(0.5);
+  });
+
+  it('a SCHED_FIFO hog starves a normal task except for RT throttling', async () => {
+    m = await Machine.boot(
+      options({
+        hz: 1000,
+        irq: { rate: 0, pattern: 'constant', burstSize: 8, cpus: [] },
+        workload: {
+          kind: 'custom',
+          tasks: [
+            { kind: 'hog', cpu: 0, policy: 'fifo', nice: 0, rtPrio: 50 },
+            { kind: 'spinner', cpu: 0, nice: 0 },
+          ],
+        },
+      }),
+    );
+    await runFor(m, 2200);
+    const hog = m.ticks(taskId(m, 'hog/0'));
+    const other = m.ticks(taskId(m, 'spinner/0'));
+    expect(hog).toBeGreaterThan(other * 5);
+    // RT throttling returns ~5% of each 1 s period to normal tasks.
+    expect(other, `RT hog ${hog} ticks, normal task ${other}`).toBeGreaterThan(0);
+  });
+});
