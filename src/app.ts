@@ -17,6 +17,7 @@ import { StrategyOptionError } from './strategies/options.js';
 import { BUILTINS } from './strategies/registry.js';
 import { runDemo } from './harness/demo.js';
 import { VERSION } from './version.js';
+import { SCENARIOS } from './scenarios/index.js';
 
 /** Load and instantiate every strategy on the main thread first: bad input fails in one line, before any thread starts. */
 async function validateStrategies(config: ResolvedConfig): Promise<void> {
@@ -91,6 +92,8 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       io.stdout('\nWorkloads:\n');
       io.stdout("  tcp_lat   qperf's TCP latency test: a client and a server task ping-pong messages, each arriving as an interrupt\n");
       io.stdout('  irq_only  background interrupts only (no application)\n');
+      io.stdout('\nScenarios (deferlab scenario NAME; docs/scenarios.md):\n');
+      for (const [name, s] of Object.entries(SCENARIOS)) io.stdout(`  ${name.padEnd(18)} ${s.summary}\n`);
       return EXIT_OK;
     },
     async checkStrategy(spec: StrategySpec, io) {
@@ -112,9 +115,17 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       io.stdout(`re-rendered ${paths.length} files in ${dir}\n`);
       return EXIT_OK;
     },
-    async scenario(name, _config, io) {
-      io.stderr(`deferlab: scenario "${name}" is not available in this version; run 'deferlab list'\n`);
-      return EXIT_BAD_INPUT;
+    scenarios: SCENARIOS,
+    async scenario(name, config, io) {
+      const s = SCENARIOS[name];
+      if (!s) throw new DeferlabError('E_UNKNOWN_SCENARIO', `unknown scenario ${name} (known: ${Object.keys(SCENARIOS).join(', ')})`, 2);
+      await validateStrategies(config);
+      try {
+        return await s.run({ config, io, signal, argv });
+      } catch (e) {
+        if (e instanceof MachineFaultError) throw new DeferlabError('E_RUN_FAILED', `${e.fault.message} [thread ${e.fault.thread}]`, e.fault.kind === 'bad-input' ? 2 : 1);
+        throw e;
+      }
     },
     async demo(config, io) {
       return runDemo(config, io, signal);

@@ -17,6 +17,7 @@ import type { Histogram } from 'hdr-histogram-js';
 import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { Machine, type MachineFault, MachineFaultError } from '../machine/machine.js';
+import type { MachineOptions } from '../machine/options.js';
 import { Phase } from '../machine/layout.js';
 import { newHistogram, type Stage } from '../machine/trace.js';
 import { describe } from '../strategies/load.js';
@@ -38,6 +39,8 @@ export interface RunHooks {
   /** Abort: stop at once, keep what was measured, status 'interrupted'. */
   signal?: AbortSignal;
   command?: string[];
+  /** Change the machine a point boots (scenarios: a hog, a driver payload, cross-CPU queues). */
+  adjust?: (opts: MachineOptions, params: PointParams) => MachineOptions;
 }
 
 class Interrupted extends Error {}
@@ -101,7 +104,8 @@ async function runPoint(
   hooks: RunHooks,
   say: (l: string) => void,
 ): Promise<PointResult> {
-  const opts = machineOptions(config, params);
+  const base = machineOptions(config, params);
+  const opts = hooks.adjust ? hooks.adjust(base, params) : base;
   const point: PointResult = { params: { ...params } as Record<string, number>, strategies: [] };
   const accs: StrategyAcc[] = opts.strategies.map((r, i) => ({
     result: {

@@ -216,6 +216,9 @@ export const GLOBAL_COUNTER_NAMES = [
   'ipis_dropped',
   'deferred_pending_at_stop',
   'app_messages', // tcp_lat messages sent
+  'items_produced', // cross_cpu items queued
+  'items_consumed', // cross_cpu items drained
+  'items_refused', // cross_cpu pushes refused by a full ring (the producer retries later)
 ] as const;
 export type GlobalCounterName = (typeof GLOBAL_COUNTER_NAMES)[number];
 export const GlobalCounter = Object.fromEntries(GLOBAL_COUNTER_NAMES.map((n, i) => [n, i])) as Record<

@@ -16,6 +16,7 @@ import { ShmLock } from '../shm/lock.js';
 import { MpscRing, SpscRing } from '../shm/ring.js';
 import { spawnWorker } from '../threads/spawn.js';
 import { initWorkload, workloadRegions } from '../workloads/index.js';
+import { XCPU_POLICY_WORD, xcpuFlagWord } from '../workloads/cross-cpu.js';
 import {
   C_ACTIVE,
   C_EPOCH,
@@ -372,6 +373,16 @@ export class Machine {
     return out;
   }
 
+  /** cross_cpu only: switch the IPI policy between trials (see src/workloads/cross-cpu.ts). */
+  setCrossCpuPolicy(policy: 'always' | 'if-idle'): void {
+    const base = this.R.workload['xcpu:state'];
+    if (base === undefined) throw new Error('setCrossCpuPolicy: the workload is not cross_cpu');
+    Atomics.store(this.i32, base + XCPU_POLICY_WORD, policy === 'if-idle' ? 1 : 0);
+    // Idle consumers must accept IPIs under either policy.
+    const w = this.opts.workload;
+    if (w.kind === 'cross_cpu') for (const c of w.consumers) Atomics.store(this.i32, xcpuFlagWord(base, c), 1);
+  }
+
   /** One CPU's counters (the per-CPU ones only). */
   cpuCounters(cpu: number): Counters {
     const out: Counters = {};
@@ -427,6 +438,9 @@ export class Machine {
       const req = new SpscRing(i32, this.R.workload['tcp:ring0']);
       const rep = new SpscRing(i32, this.R.workload['tcp:ring1']);
       if (req.produced() !== rep.consumed()) return 'a tcp_lat message is in flight';
+    }
+    if (w.kind === 'cross_cpu') {
+      for (const c of w.consumers) if (new MpscRing(i32, this.R.workload[`xcpu:ring${c}`]).length() !== 0) return `cross_cpu items queued for CPU ${c}`;
     }
     return '';
   }

@@ -34,12 +34,39 @@ export type AppTaskSpec =
   | { kind: 'tcp_client'; cpu: number; peerCpu: number }
   | { kind: 'tcp_server'; cpu: number; peerCpu: number }
   | { kind: 'hog'; cpu: number; policy: 'normal' | 'fifo' | 'rr'; nice: number; rtPrio: number }
-  | { kind: 'spinner'; cpu: number; nice: number };
+  | { kind: 'spinner'; cpu: number; nice: number }
+  | { kind: 'producer'; cpu: number };
 
 export type WorkloadOptions =
   | { kind: 'tcp_lat'; msgSize: number; clientCpu: number; serverCpu: number; ringBytes: number }
   | { kind: 'irq_only' }
-  | { kind: 'custom'; tasks: AppTaskSpec[] };
+  | { kind: 'custom'; tasks: AppTaskSpec[] }
+  | CrossCpuOptions;
+
+/**
+ * Seed 002: producers on some CPUs queue items for consumers on others through cross-CPU rings;
+ * a consumer drains its ring in NET_TX softirq with a budget. `policy` decides when a producer
+ * raises an IPI (irq_work_queue_on): 'always' after every item, or 'if-idle' (Tempesta's fix)
+ * only while the consumer has announced it is not draining.
+ */
+export interface CrossCpuOptions {
+  kind: 'cross_cpu';
+  producers: number[];
+  consumers: number[];
+  policy: 'always' | 'if-idle';
+  /** Busy work a producer does per item (ns): sets the offered load. */
+  produceNs: number;
+  /** Busy work a consumer does per item (ns). */
+  consumeNs: number;
+  /** Items a consumer drains per NET_TX run before it re-raises (the budget). */
+  budget: number;
+}
+
+/** The deferred job a hand-off carries: random.c's mix (default), or a driver's work item (seed 004). */
+export type PayloadOptions =
+  | { kind: 'random_mix' }
+  /** Each device interrupt hands off one work item (unless one is pending) that busies the CPU for `workNs`. */
+  | { kind: 'driver_work'; workNs: number };
 
 export interface MachineOptions {
   cpus: number;
@@ -56,6 +83,8 @@ export interface MachineOptions {
   seed: number;
   irq: IrqOptions;
   workload: WorkloadOptions;
+  /** What a hand-off defers; default random.c's mix. */
+  payload?: PayloadOptions;
   strategies: StrategyRef[];
 }
 

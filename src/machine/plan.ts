@@ -83,6 +83,9 @@ export function appTasksOf(o: MachineOptions): AppTaskSpec[] {
     ];
   }
   if (w.kind === 'custom') return w.tasks;
+  if (w.kind === 'cross_cpu') {
+    return w.producers.map((cpu) => ({ kind: 'producer' as const, cpu }));
+  }
   return [];
 }
 

@@ -188,6 +188,8 @@ export class Runtime {
 
   private readonly ctl: number;
   private readonly gc: number;
+  /** > 0: the hand-off payload is a driver work item of this many ns, not random.c's mix. */
+  private readonly driverWorkNs: number;
 
   constructor(
     readonly sab: SharedArrayBuffer,
@@ -202,6 +204,7 @@ export class Runtime {
     this.hz = opts.hz;
     this.ctl = R.control;
     this.gc = R.globalCounters;
+    this.driverWorkNs = opts.payload?.kind === 'driver_work' ? Math.max(1, opts.payload.workNs) : 0;
     this.rqs = new RunQueues({
       i32: this.i32,
       f64: this.f64,
@@ -472,7 +475,13 @@ export class Runtime {
   private deviceInterrupt(irq: number, t: number): void {
     const c = this.cpu;
     this.count(CpuCounter.interrupts);
-    if (!this.fastPools[c].addInterruptRandomness(irq, t, IP_BASE + irq, this.jiffies(), this.hz, Atomics.load(this.i32, this.ctl + C_TRIGGER))) return;
+    const mix = this.fastPools[c].addInterruptRandomness(irq, t, IP_BASE + irq, this.jiffies(), this.hz, Atomics.load(this.i32, this.ctl + C_TRIGGER));
+    if (this.driverWorkNs > 0) {
+      // Driver payload: every interrupt queues the driver's work unless it is still pending.
+      if (Atomics.load(this.i32, this.cw(c, CPU_DEFERRED)) > 0) return;
+    } else if (!mix) {
+      return;
+    }
     this.f64[this.cf(c, CPUF_HANDOFF_NS)] = t;
     const dw = this.cw(c, CPU_DEFERRED);
     Atomics.add(this.i32, dw, 1);
@@ -512,7 +521,13 @@ export class Runtime {
       this.count(CpuCounter.mixes_duplicate);
     }
     this.tracer.record(St.HandoffToStart, t0 - this.f64[this.cf(poolCpu, CPUF_HANDOFF_NS)]);
-    this.fastPools[poolCpu].mixInterruptRandomness(this.cpu, this.jiffies(), this.inputPool, t0);
+    if (this.driverWorkNs > 0) {
+      while (nowNs() - t0 < this.driverWorkNs) {
+        // the driver's work: busy for workNs
+      }
+    } else {
+      this.fastPools[poolCpu].mixInterruptRandomness(this.cpu, this.jiffies(), this.inputPool, t0);
+    }
     if (this.cpu !== poolCpu) this.count(CpuCounter.mixes_remote);
     this.count(this.hardirq > 0 ? CpuCounter.mixes_hardirq : this.softirq > 0 ? CpuCounter.mixes_softirq : CpuCounter.mixes_task);
     const w = this.inputPool.lastWaitNs;
@@ -634,6 +649,10 @@ export class Runtime {
   private callObj(id: number): void {
     const o = this.objects[id];
     const prev = this.inStrategy;
+    if (o.strategy < 0) {
+      o.fn(this.facade);
+      return;
+    }
     const w = this.cw(this.cpu, CPU_WHERE);
     const prevWhere = this.i32[w];
     this.inStrategy = o.strategy;
@@ -651,6 +670,11 @@ export class Runtime {
     }
     if (v >= Where.Softirq) return `softirq ${v - Where.Softirq}`;
     return ['task context', 'hardirq', 'a lock', 'a strategy hand-off'][v] ?? String(v);
+  }
+
+  /** An irq_work owned by the workload (created in every thread in the same order). */
+  createWorkloadIrqWork(name: string, fn: Callback): IrqWork {
+    return { kind: 'irq_work', id: this.createObj('irq_work', name, fn, -1), name };
   }
 
   /** Build the setup context strategy `index` receives. */
