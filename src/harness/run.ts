@@ -216,6 +216,24 @@ async function endTrial(m: Machine, label: string): Promise<Partial<Record<Stage
   }
   const h = await m.collect();
   m.setPhase(Phase.Pause);
+  // Conservation: every accepted hand-off ran once, every queued work item ran (nothing is
+  // cancelled in a run). Counters are cumulative since boot, so this holds at every drain.
+  const c = m.counters();
+  const lost: string[] = [];
+  if (c.mixes !== c.handoffs) lost.push(`${c.handoffs} hand-offs accepted but ${c.mixes} deferred jobs ran`);
+  if (c.works_run !== c.works_queued) lost.push(`${c.works_queued} work items queued but ${c.works_run} ran`);
+  if (c.mixes_duplicate > 0) lost.push(`${c.mixes_duplicate} deferred jobs ran without a hand-off (run twice)`);
+  if (lost.length) {
+    throw new MachineFaultError({
+      thread: 'main',
+      message: `strategy ${label}: work was lost or run twice: ${lost.join('; ')}`,
+      cpu: -1,
+      task: '-',
+      context: 'drain',
+      strategy: label,
+      kind: 'fault',
+    });
+  }
   return h;
 }
 

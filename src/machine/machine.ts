@@ -212,7 +212,8 @@ export class Machine {
         }
       });
       w.on('error', (e) => {
-        const f: MachineFault = { thread: th.name, message: `thread ${th.name} crashed: ${e.message}`, cpu: th.cpu, task: th.name, context: 'thread', kind: 'exit', stack: e.stack };
+        const oom = (e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
+        const f: MachineFault = { thread: th.name, message: `thread ${th.name} ${oom ? 'ran out of memory' : 'crashed'}: ${e.message}`, cpu: th.cpu, task: th.name, context: 'thread', kind: 'exit', stack: e.stack };
         this.raiseFault(f);
         rejectReady(new MachineFaultError(f));
       });
@@ -495,6 +496,8 @@ export class Machine {
   async stop(graceMs = 2000): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    // After a fault a thread may be stuck for good (a strategy looping in hardirq): do not wait long.
+    if (this.fault) graceMs = Math.min(graceMs, 250);
     Atomics.store(this.i32, this.R.control + C_STOP, 1);
     this.poke();
     const all = Promise.all(this.exited);
