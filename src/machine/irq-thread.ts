@@ -118,7 +118,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
       if (active) {
         for (const c of targets) {
           if (now - next[c] > IRQ_MAX_LAG_NS) {
-            Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_skipped, 1);
+            Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_skipped, Math.floor((now - next[c]) / gap));
             next[c] = now;
           }
           while (next[c] <= now) {

@@ -11,8 +11,10 @@
  *     or(flags, IRQ_PENDING)                   drain ring until peek() == -1
  *     owner is idle (or policy 'always')? ring the CPU thread's doorbell
  *
- * A full ring refuses the raise; the caller counts it as dropped (irqs_dropped), as a NIC
- * would drop or coalesce. Nothing is lost silently.
+ * A full ring refuses a device interrupt, counted as dropped (irqs_dropped). A NIC interrupt is
+ * coalesced instead (irqs_coalesced: a flag bit that makes the next entry raise NET_RX), since
+ * its data waits in the NIC's ring and a lost wakeup would strand it. An IPI into a full ring is
+ * counted (ipis_dropped) and the sender's irq_work stays pending. Nothing is lost silently.
  */
 import type { Doorbell, NotifyPolicy } from '../shm/doorbell.js';
 import type { MpscRing } from '../shm/ring.js';
@@ -49,6 +51,12 @@ export class IrqChip {
     const ring = this.rings[cpu];
     const idx = ring.claim();
     if (idx < 0) {
+      if (vector === Vector.Net) {
+        // Never lose a NIC's wakeup: coalesce it (the data is in the NIC's own ring).
+        Atomics.add(this.i32, this.globalCounters + GlobalCounter.irqs_coalesced, 1);
+        this.flag(cpu, CpuFlag.IrqPending | CpuFlag.NetCoalesced);
+        return true;
+      }
       Atomics.add(this.i32, this.globalCounters + (vector === Vector.Ipi ? GlobalCounter.ipis_dropped : GlobalCounter.irqs_dropped), 1);
       return false;
     }

@@ -410,11 +410,13 @@ export class Runtime {
 
   private handleFlags(f: number): boolean {
     const task = this.task;
-    if ((f & (CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork)) !== 0) this.interrupt();
+    // Control first: a phase change (Measure → Drain) must switch recording off before the
+    // interrupts and ticks that arrived with it are handled.
     if ((f & CpuFlag.Control) !== 0) {
       Atomics.and(this.i32, this.cw(this.cpu, CPU_FLAGS), ~CpuFlag.Control);
       this.checkControl();
     }
+    if ((f & (CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork)) !== 0) this.interrupt();
     if (this.hardirq === 0 && this.softirq === 0 && (Atomics.load(this.i32, this.cw(this.cpu, CPU_FLAGS)) & CpuFlag.NeedResched) !== 0) {
       this.schedule();
     }
@@ -430,13 +432,14 @@ export class Runtime {
   /** Hard-IRQ entry: clear the flags first, then handle; then irq_exit. */
   interrupt(): void {
     const c = this.cpu;
-    const old = Atomics.and(this.i32, this.cw(c, CPU_FLAGS), ~(CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork));
+    const old = Atomics.and(this.i32, this.cw(c, CPU_FLAGS), ~(CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork | CpuFlag.NetCoalesced));
     this.hardirq++;
     const w = this.cw(c, CPU_WHERE);
     const prevWhere = this.i32[w];
     this.i32[w] = Where.Hardirq;
     try {
       if ((old & CpuFlag.IrqPending) !== 0) this.drainIrqRing(c);
+      if ((old & CpuFlag.NetCoalesced) !== 0) this.raiseSoftirq(Softirq.NetRx);
       if ((old & CpuFlag.IrqWork) !== 0) this.runIrqWorkList(c);
       if ((old & CpuFlag.Tick) !== 0) this.tick(c);
     } finally {
@@ -482,9 +485,9 @@ export class Runtime {
     } else if (!mix) {
       return;
     }
-    this.f64[this.cf(c, CPUF_HANDOFF_NS)] = t;
     const dw = this.cw(c, CPU_DEFERRED);
-    Atomics.add(this.i32, dw, 1);
+    // The hand-off time of the pending job; not overwritten by a hand-off that will be refused.
+    if (Atomics.add(this.i32, dw, 1) === 0) this.f64[this.cf(c, CPUF_HANDOFF_NS)] = t;
     const active = Atomics.load(this.i32, this.ctl + C_ACTIVE);
     const s = this.strategies[active < 0 ? 0 : active];
     this.inStrategy = active < 0 ? 0 : active;
