@@ -105,7 +105,13 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         if (e instanceof StrategyLoadError || e instanceof StrategyOptionError) throw new DeferlabError('E_BAD_OPTION', e.message, 2);
         throw e;
       }
-      const report = await checkStrategy(ref);
+      let report: Awaited<ReturnType<typeof checkStrategy>>;
+      try {
+        report = await checkStrategy(ref);
+      } catch (e) {
+        if (e instanceof StrategyLoadError || e instanceof StrategyOptionError) throw new DeferlabError('E_BAD_OPTION', e.message, 2);
+        throw e;
+      }
       io.stdout(`${formatConformance(report)}\n`);
       return report.passed ? EXIT_OK : EXIT_RUN_FAILED;
     },

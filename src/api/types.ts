@@ -186,9 +186,19 @@ export interface DeferralStrategy {
   teardown?(): void;
 }
 
+/** Where a strategy's work runs, as its class declares it; checked by the conformance suite. */
+export interface StrategyClaims {
+  /** 'same' (default): runs on the hand-off's CPU (random.c refuses any other). 'any': may not. */
+  readonly cpu?: 'same' | 'any';
+  /** The one context the work runs in; 'any' (default) when it varies. */
+  readonly context?: ExecContext | 'any';
+}
+
 /** What a strategy module exports (default export or a named class). */
 export interface StrategyClass {
   new (options: Readonly<Record<string, string | number | boolean>>): DeferralStrategy;
   /** One sentence: the trade-off. Shown by `deferlab list` and in reports. */
   readonly description?: string;
+  /** Where the work runs; checked by the conformance suite. Default { cpu: 'same', context: 'any' }. */
+  readonly claims?: StrategyClaims;
 }

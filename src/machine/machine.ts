@@ -314,8 +314,12 @@ export class Machine {
       this.reportWaiter = res;
     });
     this.poke();
-    const timeout = sleep(COLLECT_TIMEOUT_MS).then(() => 'timeout' as const);
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((res) => {
+      timer = setTimeout(() => res('timeout'), COLLECT_TIMEOUT_MS);
+    });
     const r = await Promise.race([done.then(() => 'ok' as const), timeout, this.onFault().then(() => 'fault' as const)]);
+    clearTimeout(timer);
     this.reportWaiter = undefined;
     if (r === 'fault') throw new MachineFaultError(this.fault!);
     if (r === 'timeout') {
@@ -434,6 +438,10 @@ export class Machine {
       if (new MpscRing(i32, this.R.irqWorkLists[c]).length() !== 0) return `irq_work pending on CPU ${c}`;
     }
     for (const p of this.plan.pools) if (new MpscRing(i32, this.R.poolLists[p.id]).length() !== 0) return `work queued on pool ${p.id} (${p.kind}, CPU ${p.cpu})`;
+    // A job popped from its list is done only once it has been counted.
+    const c = this.counters();
+    if (c.mixes < c.handoffs) return `${c.handoffs - c.mixes} accepted hand-offs have not finished running`;
+    if (c.works_run < c.works_queued) return `${c.works_queued - c.works_run} queued work items have not finished running`;
     const w = this.opts.workload;
     if (w.kind === 'tcp_lat') {
       const req = new SpscRing(i32, this.R.workload['tcp:ring0']);

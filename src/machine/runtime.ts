@@ -163,6 +163,8 @@ export class Runtime {
   softirq = 0;
   /** Strategy whose code runs now (-1: none): named in fault reports. */
   inStrategy = -1;
+  /** Where the first exception was thrown (context and CPU), kept as the stack unwinds. */
+  faultAt: { context: 'hardirq' | 'softirq'; cpu: number } | undefined;
   /** Control values last seen. */
   phase = Phase.Boot;
   epoch = 0;
@@ -442,6 +444,9 @@ export class Runtime {
       if ((old & CpuFlag.NetCoalesced) !== 0) this.raiseSoftirq(Softirq.NetRx);
       if ((old & CpuFlag.IrqWork) !== 0) this.runIrqWorkList(c);
       if ((old & CpuFlag.Tick) !== 0) this.tick(c);
+    } catch (e) {
+      this.faultAt ??= { context: 'hardirq', cpu: c };
+      throw e;
     } finally {
       this.hardirq--;
       this.i32[w] = prevWhere;
@@ -599,6 +604,9 @@ export class Runtime {
         if (!fromKsoftirqd) this.wakeKsoftirqd(c);
         break;
       }
+    } catch (e) {
+      this.faultAt ??= { context: 'softirq', cpu: c };
+      throw e;
     } finally {
       this.softirq--;
       this.i32[this.cw(c, CPU_IN_SOFTIRQ)]--;
@@ -1117,6 +1125,11 @@ export class Runtime {
     return Atomics.load(this.i32, this.ctl + C_STOP) !== 0;
   }
 
+  /** Interrupt records waiting in CPU `cpu`'s IRQ ring (racy). */
+  irqBacklog(cpu: number): number {
+    return this.irqRings[cpu].length();
+  }
+
   /** Task state word index (for workloads). */
   taskStateWord(task: number): number {
     return this.R.task + task * TASK_WORDS + T_STATE;
@@ -1170,7 +1183,7 @@ class KernelFacade implements Kernel {
       idle: rt.isIdle(cpu),
       nrRunning: rt.rqs.nrRunning(cpu),
       softirqPending: Atomics.load(rt.i32, rt.cw(cpu, CPU_SOFTIRQ)),
-      irqBacklog: 0,
+      irqBacklog: rt.irqBacklog(cpu),
     };
   }
   queueWorkOn(cpu: number, wq: Workqueue, work: Work): boolean {

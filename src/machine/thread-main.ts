@@ -73,9 +73,9 @@ export async function startTaskThread(data: StartupData): Promise<void> {
       threadName: thread.name,
       message: err.message,
       stack: err.stack,
-      cpu: rt?.cpu ?? -1,
+      cpu: rt?.faultAt?.cpu ?? rt?.cpu ?? -1,
       task: rt && rt.task >= 0 ? plan.tasks[rt.task].name : thread.name,
-      context: rt ? (rt.cpu >= 0 ? rt.contextName() : 'thread') : 'start-up',
+      context: rt ? (rt.faultAt?.context ?? (rt.cpu >= 0 ? rt.contextName() : phase === 'setup' ? 'setup' : 'thread')) : 'start-up',
       strategy: rt && rt.inStrategy >= 0 ? opts.strategies[rt.inStrategy].label : undefined,
       kind: badInput ? 'bad-input' : 'fault',
     });

@@ -75,7 +75,9 @@ export function attachShm(sab: SharedArrayBuffer, map: RegionMap): Int32Array {
     throw new Error(`shared memory layout version ${i32[H_VERSION]} but this code expects ${SHM_LAYOUT_VERSION}: rebuild (npm run build) so all threads run the same code`);
   }
   if (i32[H_WORDS] !== map.totalWords || sab.byteLength !== map.totalWords * 4) {
-    throw new Error(`shared memory holds ${i32[H_WORDS]} words but the region map expects ${map.totalWords}`);
+    throw new Error(
+      `shared memory holds ${sab.byteLength / 4} words (its header says ${i32[H_WORDS]}) but the region map expects ${map.totalWords}`,
+    );
   }
   return i32;
 }

@@ -9,6 +9,7 @@ import { pickBool } from './options.js';
 
 export class BhWorkqueueStrategy implements DeferralStrategy {
   static readonly description = 'WQ_BH workqueue (6.9+): softirq context on the queueing CPU, no wakeup (highpri=false: system_bh_wq)';
+  static readonly claims = { cpu: 'same', context: 'softirq' } as const;
   private wq!: Workqueue;
   private works: Work[] = [];
   private readonly highpri: boolean;

@@ -7,6 +7,7 @@ import type { Deferred, DeferralStrategy, Kernel } from '../api/types.js';
 
 export class InlineStrategy implements DeferralStrategy {
   static readonly description = 'mix in the hard IRQ handler under input_pool.lock (pre-RT random.c): no hand-off, longest hardirq';
+  static readonly claims = { cpu: 'same', context: 'hardirq' } as const;
   handoff(k: Kernel, d: Deferred): boolean {
     d.run(k);
     return true;

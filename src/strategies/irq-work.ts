@@ -9,6 +9,7 @@ import { badOption } from './options.js';
 
 export class IrqWorkStrategy implements DeferralStrategy {
   static readonly description = 'irq_work_queue_on(target): hardirq context after a (self-)IPI (target=self|next|N)';
+  static readonly claims = { cpu: 'any', context: 'hardirq' } as const;
   private works: IrqWork[] = [];
   private readonly target: string | number;
   private nrCpus = 1;

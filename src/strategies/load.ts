@@ -17,11 +17,20 @@ export class StrategyLoadError extends Error {}
 const TS_EXT = /\.(ts|mts|cts|tsx)$/;
 
 async function importModule(url: string): Promise<Record<string, unknown>> {
+  let mod: Record<string, unknown>;
   if (TS_EXT.test(url)) {
     const { tsImport } = await import('tsx/esm/api');
-    return (await tsImport(url, { parentURL: import.meta.url, tsconfig: false })) as Record<string, unknown>;
+    mod = (await tsImport(url, { parentURL: import.meta.url, tsconfig: false })) as Record<string, unknown>;
+  } else {
+    mod = (await import(url)) as Record<string, unknown>;
   }
-  return (await import(url)) as Record<string, unknown>;
+  // A .ts file outside a "type": "module" package is loaded as CommonJS: its exports arrive as
+  // the default export's properties. Look inside.
+  const keys = Object.keys(mod);
+  if (keys.length === 1 && keys[0] === 'default' && mod.default && typeof mod.default === 'object') {
+    return mod.default as Record<string, unknown>;
+  }
+  return mod;
 }
 
 function isClass(v: unknown): v is StrategyClass {
@@ -29,8 +38,17 @@ function isClass(v: unknown): v is StrategyClass {
 }
 
 function firstLine(e: unknown): string {
+  // esbuild (through tsx) reports syntax errors as a list: give the first, with its position.
+  const errs = (e as { errors?: { text?: string; location?: { line?: number; column?: number } | null }[] }).errors;
+  if (Array.isArray(errs) && errs[0]?.text) {
+    const loc = errs[0].location;
+    return `${loc?.line !== undefined ? `line ${loc.line}:${(loc.column ?? 0) + 1}: ` : ''}${errs[0].text}`;
+  }
   const msg = e instanceof Error ? e.message : String(e);
-  return msg.split('\n').find((l) => l.trim() !== '')?.trim() ?? msg;
+  const lines = msg.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  // Skip a header line like "Transform failed with 1 error:" and keep the problem itself.
+  const useful = lines.find((l) => !/failed with \d+ errors?:$/i.test(l) && !/^Parse failure/i.test(l));
+  return useful ?? lines[0] ?? msg;
 }
 
 /** Find the strategy class a module exports. */
@@ -50,7 +68,7 @@ export function pickClass(mod: Record<string, unknown>, file: string, exportName
   if (classes.length === 1) return classes[0][1] as StrategyClass;
   if (classes.length > 1) {
     throw new StrategyLoadError(
-      `${file}: exports several strategy classes (${classes.map(([k]) => k).join(', ')}); pick one with ${file}#ExportName or export it as default`,
+      `${file}: exports several strategy classes (${classes.map(([k]) => k).join(', ')}); export the one to run as default`,
     );
   }
   const fns = Object.entries(mod).filter(([, v]) => typeof v === 'function');

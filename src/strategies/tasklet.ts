@@ -8,6 +8,7 @@ import { pickBool } from './options.js';
 
 export class TaskletStrategy implements DeferralStrategy {
   static readonly description = 'tasklet_hi_schedule: runs at irq_exit on the same CPU, no wakeup (hi=false: TASKLET_SOFTIRQ)';
+  static readonly claims = { cpu: 'same', context: 'softirq' } as const;
   private tasklets: Tasklet[] = [];
   private readonly hi: boolean;
 

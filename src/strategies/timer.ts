@@ -10,6 +10,7 @@ import { pickBool } from './options.js';
 
 export class TimerStrategy implements DeferralStrategy {
   static readonly description = 'add_timer_on(this CPU, expires = jiffies): runs at the next tick (deferrable=true: TIMER_DEFERRABLE, v2)';
+  static readonly claims = { cpu: 'same', context: 'softirq' } as const;
   private timers: Timer[] = [];
   private readonly deferrable: boolean;
 

@@ -10,6 +10,7 @@ import { pickBool, pickOption } from './options.js';
 
 export class UnboundStrategy implements DeferralStrategy {
   static readonly description = 'WQ_UNBOUND workqueue: an idle worker in the affinity scope takes it (scope=cpu|smt|cache|numa|system, strict=bool)';
+  static readonly claims = { cpu: 'any', context: 'task' } as const;
   private wq!: Workqueue;
   private works: Work[] = [];
   private readonly scope: AffinityScope;

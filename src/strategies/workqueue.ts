@@ -10,6 +10,7 @@ import { pickOption } from './options.js';
 
 export class WorkqueueStrategy implements DeferralStrategy {
   static readonly description = 'queue_work_on(this CPU, system_highpri_wq): wakes the bound kworker/n (wq=system: system_wq, nice 0)';
+  static readonly claims = { cpu: 'same', context: 'task' } as const;
   private wq!: Workqueue;
   private works: Work[] = [];
   private readonly wqName: 'system_wq' | 'system_highpri_wq';
