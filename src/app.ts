@@ -116,7 +116,15 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       return report.passed ? EXIT_OK : EXIT_RUN_FAILED;
     },
     async report(dir, io) {
-      const { paths, table } = await reportFromDir(dir);
+      let rendered: Awaited<ReturnType<typeof reportFromDir>>;
+      try {
+        rendered = await reportFromDir(dir);
+      } catch (e) {
+        // A missing, foreign or damaged results.json is bad input, not a failed run.
+        if (String((e as { code?: string }).code ?? '').startsWith('ERR_RESULTS_')) throw new DeferlabError('E_BAD_OPTION', (e as Error).message, 2);
+        throw e;
+      }
+      const { paths, table } = rendered;
       io.stdout(`${table}\n`);
       io.stdout(`re-rendered ${paths.length} files in ${dir}\n`);
       return EXIT_OK;

@@ -183,7 +183,8 @@ async function runPoint(
   } catch (e) {
     if (e instanceof MachineFaultError) {
       results.status = 'failed';
-      results.error = faultError(e.fault);
+      // A thread that died cannot say whose code it ran: name the strategy in force then.
+      results.error = faultError(e.fault, accs[activeIndex]?.result.label);
     } else if (e instanceof Interrupted) {
       results.status = 'interrupted';
     } else {
@@ -256,11 +257,12 @@ function finishStrategy(acc: StrategyAcc): void {
   }
 }
 
-function faultError(f: MachineFault): RunResults['error'] {
+function faultError(f: MachineFault, inForce: string | undefined): RunResults['error'] {
+  const strategy = f.strategy ?? (inForce ? `${inForce} (in force)` : undefined);
   return {
     message: f.message,
     thread: f.thread,
-    ...(f.strategy ? { strategy: f.strategy } : {}),
+    ...(strategy ? { strategy } : {}),
     ...(f.cpu >= 0 ? { cpu: f.cpu } : {}),
     context: f.context,
   };
