@@ -2,22 +2,23 @@
  * The composition root: the CLI's commands implemented with the engine, and process wiring
  * (signals, exit status). `bin/deferlab.js` calls `start()`.
  */
+
+import { type CliDeps, type CliIo, main } from './cli/main.js';
 import { DeferlabError, EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from './config/errors.js';
 import type { ResolvedConfig } from './config/schema.js';
 import type { StrategySpec } from './config/strategy-spec.js';
-import { type CliDeps, type CliIo, main } from './cli/main.js';
-import { runExperiment } from './harness/run.js';
+import { runDemo } from './harness/demo.js';
 import { strategyRefs } from './harness/options.js';
+import { runExperiment } from './harness/run.js';
 import { MachineFaultError } from './machine/machine.js';
 import { renderTable } from './report/table.js';
-import { reportFromDir, writeResults } from './report/write.js';
 import type { RunResults } from './report/types.js';
-import { loadStrategyClass, instantiate, StrategyLoadError } from './strategies/load.js';
+import { reportFromDir, writeResults } from './report/write.js';
+import { SCENARIOS } from './scenarios/index.js';
+import { instantiate, loadStrategyClass, StrategyLoadError } from './strategies/load.js';
 import { StrategyOptionError } from './strategies/options.js';
 import { BUILTINS } from './strategies/registry.js';
-import { runDemo } from './harness/demo.js';
 import { VERSION } from './version.js';
-import { SCENARIOS } from './scenarios/index.js';
 
 /** Load and instantiate every strategy on the main thread first: bad input fails in one line, before any thread starts. */
 async function validateStrategies(config: ResolvedConfig): Promise<void> {
@@ -25,7 +26,8 @@ async function validateStrategies(config: ResolvedConfig): Promise<void> {
     try {
       instantiate(ref, await loadStrategyClass(ref));
     } catch (e) {
-      if (e instanceof StrategyLoadError || e instanceof StrategyOptionError) throw new DeferlabError('E_BAD_OPTION', e.message, 2);
+      if (e instanceof StrategyLoadError || e instanceof StrategyOptionError)
+        throw new DeferlabError('E_BAD_OPTION', e.message, 2);
       throw e;
     }
   }
@@ -40,7 +42,12 @@ function statusOf(results: RunResults): number {
 function describeError(results: RunResults): string {
   const e = results.error;
   if (!e) return 'the run failed';
-  const where = [e.strategy && `strategy ${e.strategy}`, e.thread && `thread ${e.thread}`, e.cpu !== undefined && `CPU ${e.cpu}`, e.context && `context ${e.context}`]
+  const where = [
+    e.strategy && `strategy ${e.strategy}`,
+    e.thread && `thread ${e.thread}`,
+    e.cpu !== undefined && `CPU ${e.cpu}`,
+    e.context && `context ${e.context}`,
+  ]
     .filter(Boolean)
     .join(', ');
   return `${e.message}${where ? ` [${where}]` : ''}`;
@@ -64,7 +71,11 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       if (e instanceof MachineFaultError) {
         const f = e.fault;
         const where = [f.strategy && `strategy ${f.strategy}`, `thread ${f.thread}`].filter(Boolean).join(', ');
-        throw new DeferlabError(f.kind === 'bad-input' ? 'E_BAD_OPTION' : 'E_RUN_FAILED', `${f.message} [${where}]`, f.kind === 'bad-input' ? 2 : 1);
+        throw new DeferlabError(
+          f.kind === 'bad-input' ? 'E_BAD_OPTION' : 'E_RUN_FAILED',
+          `${f.message} [${where}]`,
+          f.kind === 'bad-input' ? 2 : 1,
+        );
       }
       throw e;
     }
@@ -72,10 +83,13 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     io.stdout(`${renderTable(results)}\n`);
     if (config.outDir) {
       const paths = await writeResults(config.outDir, results);
-      io.stdout(`results: ${config.outDir} (${paths.length} files: results.json, results.csv, report.html, .hgrm per stage)\n`);
+      io.stdout(
+        `results: ${config.outDir} (${paths.length} files: results.json, results.csv, report.html, .hgrm per stage)\n`,
+      );
     }
     if (results.status === 'failed') io.stderr(`deferlab: run failed: ${describeError(results)}\n`);
-    if (results.status === 'interrupted') io.stderr('deferlab: interrupted; the trials finished so far are in the results\n');
+    if (results.status === 'interrupted')
+      io.stderr('deferlab: interrupted; the trials finished so far are in the results\n');
     return statusOf(results);
   };
 
@@ -90,7 +104,9 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         io.stdout(`  ${b.name.padEnd(w)}  ${b.cls.description ?? ''}${opts}\n`);
       }
       io.stdout('\nWorkloads:\n');
-      io.stdout("  tcp_lat   qperf's TCP latency test: a client and a server task ping-pong messages, each arriving as an interrupt\n");
+      io.stdout(
+        "  tcp_lat   qperf's TCP latency test: a client and a server task ping-pong messages, each arriving as an interrupt\n",
+      );
       io.stdout('  irq_only  background interrupts only (no application)\n');
       io.stdout('\nScenarios (deferlab scenario NAME; docs/scenarios.md):\n');
       for (const [name, s] of Object.entries(SCENARIOS)) io.stdout(`  ${name.padEnd(18)} ${s.summary}\n`);
@@ -102,14 +118,16 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       try {
         instantiate(ref, await loadStrategyClass(ref));
       } catch (e) {
-        if (e instanceof StrategyLoadError || e instanceof StrategyOptionError) throw new DeferlabError('E_BAD_OPTION', e.message, 2);
+        if (e instanceof StrategyLoadError || e instanceof StrategyOptionError)
+          throw new DeferlabError('E_BAD_OPTION', e.message, 2);
         throw e;
       }
       let report: Awaited<ReturnType<typeof checkStrategy>>;
       try {
         report = await checkStrategy(ref);
       } catch (e) {
-        if (e instanceof StrategyLoadError || e instanceof StrategyOptionError) throw new DeferlabError('E_BAD_OPTION', e.message, 2);
+        if (e instanceof StrategyLoadError || e instanceof StrategyOptionError)
+          throw new DeferlabError('E_BAD_OPTION', e.message, 2);
         throw e;
       }
       io.stdout(`${formatConformance(report)}\n`);
@@ -121,7 +139,8 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         rendered = await reportFromDir(dir);
       } catch (e) {
         // A missing, foreign or damaged results.json is bad input, not a failed run.
-        if (String((e as { code?: string }).code ?? '').startsWith('ERR_RESULTS_')) throw new DeferlabError('E_BAD_OPTION', (e as Error).message, 2);
+        if (String((e as { code?: string }).code ?? '').startsWith('ERR_RESULTS_'))
+          throw new DeferlabError('E_BAD_OPTION', (e as Error).message, 2);
         throw e;
       }
       const { paths, table } = rendered;
@@ -132,12 +151,22 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     scenarios: SCENARIOS,
     async scenario(name, config, io) {
       const s = SCENARIOS[name];
-      if (!s) throw new DeferlabError('E_UNKNOWN_SCENARIO', `unknown scenario ${name} (known: ${Object.keys(SCENARIOS).join(', ')})`, 2);
+      if (!s)
+        throw new DeferlabError(
+          'E_UNKNOWN_SCENARIO',
+          `unknown scenario ${name} (known: ${Object.keys(SCENARIOS).join(', ')})`,
+          2,
+        );
       await validateStrategies(config);
       try {
         return await s.run({ config, io, signal, argv });
       } catch (e) {
-        if (e instanceof MachineFaultError) throw new DeferlabError('E_RUN_FAILED', `${e.fault.message} [thread ${e.fault.thread}]`, e.fault.kind === 'bad-input' ? 2 : 1);
+        if (e instanceof MachineFaultError)
+          throw new DeferlabError(
+            'E_RUN_FAILED',
+            `${e.fault.message} [thread ${e.fault.thread}]`,
+            e.fault.kind === 'bad-input' ? 2 : 1,
+          );
         throw e;
       }
     },

@@ -7,8 +7,8 @@ export type {
   AffinityScope,
   Callback,
   CpuView,
-  Deferred,
   DeferralStrategy,
+  Deferred,
   ExecContext,
   IrqWork,
   Kernel,
@@ -22,9 +22,9 @@ export type {
   WorkqueueAttrs,
 } from './api/types.js';
 export { WORK_CPU_UNBOUND } from './api/types.js';
-export * from './conformance/index.js';
 export { type ResolvedConfig, resolveConfig } from './config/schema.js';
+export * from './conformance/index.js';
 export { type RunHooks, runExperiment } from './harness/run.js';
-export type { RunResults, StrategyResult, Summary } from './report/types.js';
 export { readResults, renderHtml, renderTable, writeResults } from './report/index.js';
+export type { RunResults, StrategyResult, Summary } from './report/types.js';
 export { BUILTINS } from './strategies/registry.js';

@@ -3,17 +3,26 @@
  * themselves (reproduced or not) are measurements of this machine and are not asserted.
  */
 import { describe, expect, it } from 'vitest';
-import { resolveConfig } from '../src/config/schema.js';
 import type { CliIo } from '../src/cli/main.js';
+import { resolveConfig } from '../src/config/schema.js';
 import { runCpuHog } from '../src/scenarios/cpu-hog.js';
 import { runEntropy } from '../src/scenarios/entropy.js';
+import { SCENARIOS } from '../src/scenarios/index.js';
 import { runIpiStorm } from '../src/scenarios/ipi-storm.js';
 import { runRandomRegression } from '../src/scenarios/random-regression.js';
-import { SCENARIOS } from '../src/scenarios/index.js';
 
 function capture(): { io: CliIo; out: () => string } {
   let text = '';
-  const io: CliIo = { stdout: (s) => void (text += s), stderr: (s) => void (text += s), isTTY: false, cwd: process.cwd(), env: {} };
+  const add = (s: string) => {
+    text += s;
+  };
+  const io: CliIo = {
+    stdout: add,
+    stderr: add,
+    isTTY: false,
+    cwd: process.cwd(),
+    env: {},
+  };
   return { io, out: () => text };
 }
 
@@ -36,8 +45,18 @@ describe('scenarios at a tiny size', () => {
     const code = await runRandomRegression(ctx, { msgSizes: [4096], rates: [20000], triggers: [16] });
     const v = verdictLines(out());
     expect(code, out()).toBe(0);
-    for (const key of ['workqueue measurably worse', 'workqueue(wq=system) measurably worse', 'tasklet within noise', 'timer within noise', 'timer(deferrable=true) within noise', 'reaches the seed\'s 10%']) {
-      expect(v.some((l) => l.includes(key)), `${key} in:\n${v.join('\n')}`).toBe(true);
+    for (const key of [
+      'workqueue measurably worse',
+      'workqueue(wq=system) measurably worse',
+      'tasklet within noise',
+      'timer within noise',
+      'timer(deferrable=true) within noise',
+      "reaches the seed's 10%",
+    ]) {
+      expect(
+        v.some((l) => l.includes(key)),
+        `${key} in:\n${v.join('\n')}`,
+      ).toBe(true);
     }
     for (const l of v) expect(l).toMatch(/: (reproduced|not reproduced) — \S/);
   });

@@ -25,10 +25,12 @@
  * on a fresh one. If a shared machine's threads do not stop in time, each strategy on it is
  * checked again alone, so that no strategy is blamed for another's.
  */
+
 import { fileURLToPath } from 'node:url';
 import type { StrategyClass } from '../api/types.js';
 import { LIMITS } from '../config/defaults.js';
 import { badOption } from '../config/errors.js';
+import { startWatchdog, WATCHDOG_PERIOD_MS } from '../harness/watchdog.js';
 import { CPU_SOFTIRQ, CPU_WORDS, TestFlag } from '../machine/layout.js';
 import { type Counters, Machine, type MachineFault, MachineFaultError, Phase } from '../machine/machine.js';
 import { defaultTopology, type MachineOptions, type StrategyRef } from '../machine/options.js';
@@ -56,7 +58,6 @@ export const STOP_GRACE_MS = 2_000;
 /** A CPU that passes no preemption point for this long (ms) is stuck in a strategy. */
 export const WATCHDOG_MS = 2_000;
 /** How often the watchdog looks (ms). */
-const WATCHDOG_PERIOD_MS = 100;
 /** A phase goes on (in EXTRA_STEP_MS steps, up to MAX_EXTRA_MS more) until this many hand-offs were accepted. */
 const MIN_HANDOFFS = 2;
 const EXTRA_STEP_MS = 50;
@@ -294,7 +295,7 @@ async function runMachine(
   }
   const evidence: Evidence[] = [];
   let active = 0;
-  const watchdog = startWatchdog(m, () => subjects[active]?.ref.label);
+  const watchdog = startWatchdog(m, WATCHDOG_MS, () => subjects[active]?.ref.label);
   try {
     m.setTrigger(CONFORMANCE_TRIGGER);
     for (; active < subjects.length; active++) {
@@ -438,44 +439,6 @@ function bootError(e: unknown, subjects: readonly Subject[]): Error {
   if (named) return new StrategyLoadError(`${named.who}: setup() failed: ${f.message}`);
   if (f.kind === 'bad-input') return new StrategyLoadError(`${subjects.map((s) => s.who).join(', ')}: ${f.message}`);
   return new Error(`the conformance machine did not boot: ${f.message}`);
-}
-
-/**
- * The watchdog of src/harness/run.ts: a CPU whose owner passes no preemption point for
- * WATCHDOG_MS while not asleep in its idle loop is stuck (a strategy looping or blocking in
- * atomic context); it is reported as a fault.
- */
-function startWatchdog(m: Machine, activeLabel: () => string | undefined): { stop(): void } {
-  const n = m.opts.cpus;
-  const last = new Array<number>(n).fill(-1);
-  const since = new Array<number>(n).fill(Date.now());
-  const timer = setInterval(() => {
-    const now = Date.now();
-    for (let c = 0; c < n; c++) {
-      const hb = m.heartbeat(c);
-      if (hb !== last[c] || (m.owner(c) === c && m.cpuThreadSleeping(c))) {
-        last[c] = hb;
-        since[c] = now;
-        continue;
-      }
-      if (now - since[c] >= WATCHDOG_MS) {
-        clearInterval(timer);
-        const label = activeLabel();
-        m.injectFault({
-          thread: m.taskName(m.owner(c)),
-          message: `CPU ${c} passed no preemption point for ${((now - since[c]) / 1000).toFixed(1)} s (owner ${m.taskName(m.owner(c))}): a strategy or callback is stuck (a loop, or a blocking wait in atomic context)`,
-          cpu: c,
-          task: m.taskName(m.owner(c)),
-          context: 'watchdog',
-          ...(label ? { strategy: label } : {}),
-          kind: 'watchdog',
-        });
-        return;
-      }
-    }
-  }, WATCHDOG_PERIOD_MS);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,13 +4,19 @@
  */
 import type { CliIo } from '../cli/main.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { Machine } from '../machine/machine.js';
 import { Phase } from '../machine/layout.js';
+import { Machine } from '../machine/machine.js';
 import { machineOptions } from './options.js';
 
 export async function runDemo(config: ResolvedConfig, io: CliIo, signal: AbortSignal): Promise<number> {
-  const opts = { ...machineOptions(config), workload: { kind: 'irq_only' as const }, strategies: [{ label: 'inline', name: 'inline', kind: 'builtin' as const, options: {} }] };
-  io.stdout(`demo: ${opts.cpus} emulated CPUs, ${opts.irq.rate} interrupts/s each (${opts.irq.pattern}), HZ=${opts.hz}, for ${(config.trialMs / 1000).toFixed(1)} s\n`);
+  const opts = {
+    ...machineOptions(config),
+    workload: { kind: 'irq_only' as const },
+    strategies: [{ label: 'inline', name: 'inline', kind: 'builtin' as const, options: {} }],
+  };
+  io.stdout(
+    `demo: ${opts.cpus} emulated CPUs, ${opts.irq.rate} interrupts/s each (${opts.irq.pattern}), HZ=${opts.hz}, for ${(config.trialMs / 1000).toFixed(1)} s\n`,
+  );
   const m = await Machine.boot(opts);
   try {
     m.setPhase(Phase.Measure);

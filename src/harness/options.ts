@@ -41,10 +41,21 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     tracing: config.tracing,
     watchdogMs: config.watchdogMs,
     seed: config.seed,
-    irq: { rate: params.irq_rate ?? config.irq.rate, pattern: config.irq.pattern, burstSize: config.irq.burstSize, cpus: irqCpus },
+    irq: {
+      rate: params.irq_rate ?? config.irq.rate,
+      pattern: config.irq.pattern,
+      burstSize: config.irq.burstSize,
+      cpus: irqCpus,
+    },
     workload:
       w.kind === 'tcp_lat'
-        ? { kind: 'tcp_lat', msgSize: params.msg_size ?? w.msgSize, clientCpu: w.clientCpu, serverCpu: w.serverCpu, ringBytes: w.ringBytes }
+        ? {
+            kind: 'tcp_lat',
+            msgSize: params.msg_size ?? w.msgSize,
+            clientCpu: w.clientCpu,
+            serverCpu: w.serverCpu,
+            ringBytes: w.ringBytes,
+          }
         : { kind: 'irq_only' },
     strategies: strategyRefs(config),
   };

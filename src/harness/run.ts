@@ -16,22 +16,21 @@ import { arch, platform } from 'node:os';
 import type { Histogram } from 'hdr-histogram-js';
 import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
 import type { ResolvedConfig } from '../config/schema.js';
+import { Phase } from '../machine/layout.js';
 import { Machine, type MachineFault, MachineFaultError } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
-import { Phase } from '../machine/layout.js';
 import { newHistogram, type Stage } from '../machine/trace.js';
-import { describe } from '../strategies/load.js';
 import { summarize, withComparisons } from '../report/stats.js';
 import type { PointResult, RunResults, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
-import { machineOptions, type PointParams, strategyRefs, sweepPoints } from './options.js';
+import { describe } from '../strategies/load.js';
 import { VERSION } from '../version.js';
+import { machineOptions, type PointParams, strategyRefs, sweepPoints } from './options.js';
+import { startWatchdog } from './watchdog.js';
 
 /** Trigger during the warm-up pass: 128 times more hand-offs than random.c's 1024. */
 export const WARMUP_TRIGGER = 8;
 /** How long deferred work may take to finish after a trial before the run fails. */
 export const DRAIN_TIMEOUT_MS = 5_000;
-/** How often the watchdog looks at the CPUs. */
-const WATCHDOG_PERIOD_MS = 100;
 
 export interface RunHooks {
   /** Progress lines (the CLI shows them on a terminal). */
@@ -122,7 +121,9 @@ async function runPoint(
     },
     merged: {},
   }));
-  const pname = Object.entries(params).map(([k, v]) => `${k}=${v}`).join(' ');
+  const pname = Object.entries(params)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   say(`booting ${opts.cpus} CPUs${pname ? ` (${pname})` : ''}...`);
   const m = await Machine.boot(opts);
   results.meta.threads = m.plan.threads.length;
@@ -173,8 +174,8 @@ async function runPoint(
         const stages: Partial<Record<StageName, Summary>> = {};
         for (const [st, h] of Object.entries(hist) as [Stage, Histogram][]) {
           stages[st as StageName] = summarize(h);
-          const into = (acc.merged[st] ??= newHistogram(false));
-          into.add(h);
+          acc.merged[st] ??= newHistogram(false);
+          acc.merged[st].add(h);
         }
         const trial: TrialResult = { index: r, order: order++, durationNs: t1 - t0, stages, counters };
         acc.result.trials.push(trial);
@@ -247,7 +248,10 @@ function finishStrategy(acc: StrategyAcc): void {
       r.counters[k] = (r.counters[k] ?? 0) + v;
     }
   }
-  const ttr = r.trials.map((t) => t.counters.time_to_256_bits_ns).filter((x) => Number.isFinite(x)).sort((a, b) => a - b);
+  const ttr = r.trials
+    .map((t) => t.counters.time_to_256_bits_ns)
+    .filter((x) => Number.isFinite(x))
+    .sort((a, b) => a - b);
   r.counters.time_to_256_bits_ns = ttr.length ? ttr[Math.floor(ttr.length / 2)] : Number.NaN;
   if (totalNs > 0) {
     for (const [k, v] of Object.entries(r.counters)) if (k !== 'time_to_256_bits_ns') r.rates[k] = v / (totalNs / 1e9);
@@ -272,41 +276,4 @@ function aborted(signal: AbortSignal | undefined): Promise<'abort'> {
   if (!signal) return new Promise(() => {});
   if (signal.aborted) return Promise.resolve('abort');
   return new Promise((res) => signal.addEventListener('abort', () => res('abort'), { once: true }));
-}
-
-/**
- * The watchdog: a CPU whose owner passes no preemption point for `limitMs` while not asleep in
- * its idle loop is stuck (a strategy that loops or blocks in hardirq context, say).
- */
-function startWatchdog(m: Machine, limitMs: number, activeLabel: () => string | undefined): { stop(): void } {
-  const n = m.opts.cpus;
-  const last = new Array<number>(n).fill(-1);
-  const since = new Array<number>(n).fill(Date.now());
-  const timer = setInterval(() => {
-    const now = Date.now();
-    for (let c = 0; c < n; c++) {
-      const hb = m.heartbeat(c);
-      if (hb !== last[c] || (m.owner(c) === c && m.cpuThreadSleeping(c))) {
-        last[c] = hb;
-        since[c] = now;
-        continue;
-      }
-      if (now - since[c] >= limitMs) {
-        clearInterval(timer);
-        const label = activeLabel();
-        m.injectFault({
-          thread: m.taskName(m.owner(c)),
-          message: `CPU ${c} passed no preemption point for ${((now - since[c]) / 1000).toFixed(1)} s (owner ${m.taskName(m.owner(c))}${label ? `, strategy ${label} in force` : ''}): a strategy or callback is stuck (a loop, or a blocking wait in atomic context)`,
-          cpu: c,
-          task: m.taskName(m.owner(c)),
-          context: 'watchdog',
-          ...(label ? { strategy: label } : {}),
-          kind: 'watchdog',
-        });
-        return;
-      }
-    }
-  }, WATCHDOG_PERIOD_MS);
-  timer.unref();
-  return { stop: () => clearInterval(timer) };
 }

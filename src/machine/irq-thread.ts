@@ -16,7 +16,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { initClock, nowNs } from '../clock.js';
-import { Doorbell, DOORBELL_WORDS } from '../shm/doorbell.js';
+import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { attachShm } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
 import { IrqChip, Vector } from './irqchip.js';
@@ -24,11 +24,11 @@ import {
   C_JIFFIES,
   C_PHASE,
   C_STOP,
+  CPU_COUNTERS,
   CPU_NEXT_TIMER,
   CPU_OWNER,
   CPU_WORDS,
   CpuCounter,
-  CPU_COUNTERS,
   CpuFlag,
   GlobalCounter,
   Phase,
@@ -123,7 +123,8 @@ export async function startIrqThread(data: StartupData): Promise<void> {
           }
           while (next[c] <= now) {
             const t = nowNs();
-            if (chip.raise(c, Vector.Device, IRQ_BASE + c, t)) Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_raised, 1);
+            if (chip.raise(c, Vector.Device, IRQ_BASE + c, t))
+              Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_raised, 1);
             next[c] = advance(c, next[c]);
           }
           if (next[c] < wake) wake = next[c];
@@ -147,6 +148,16 @@ export async function startIrqThread(data: StartupData): Promise<void> {
     }
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
-    post({ type: 'fault', thread: threadId, threadName: 'irq', message: err.message, stack: err.stack, cpu: -1, task: 'irq', context: 'thread', kind: 'fault' });
+    post({
+      type: 'fault',
+      thread: threadId,
+      threadName: 'irq',
+      message: err.message,
+      stack: err.stack,
+      cpu: -1,
+      task: 'irq',
+      context: 'thread',
+      kind: 'fault',
+    });
   }
 }

@@ -21,7 +21,7 @@ import type { MpscRing } from '../shm/ring.js';
 import { CPU_FLAGS, CPU_OWNER, CPU_WORDS, CpuFlag, GlobalCounter, IRQ_RECORD_WORDS } from './layout.js';
 
 /** Interrupt vectors in IRQ ring records. */
-export const enum Vector {
+export enum Vector {
   /** A device interrupt from the irq thread (arg: irq number). */
   Device = 1,
   /** A NIC receive interrupt (arg: the NIC queue id); the handler raises NET_RX. */
@@ -57,13 +57,17 @@ export class IrqChip {
         this.flag(cpu, CpuFlag.IrqPending | CpuFlag.NetCoalesced);
         return true;
       }
-      Atomics.add(this.i32, this.globalCounters + (vector === Vector.Ipi ? GlobalCounter.ipis_dropped : GlobalCounter.irqs_dropped), 1);
+      Atomics.add(
+        this.i32,
+        this.globalCounters + (vector === Vector.Ipi ? GlobalCounter.ipis_dropped : GlobalCounter.irqs_dropped),
+        1,
+      );
       return false;
     }
     const i32 = this.i32;
     i32[idx] = vector;
     i32[idx + 1] = arg;
-    i32[idx + 2] = nowNs % TWO_32 | 0;
+    i32[idx + 2] = (nowNs % TWO_32) | 0;
     i32[idx + 3] = Math.floor(nowNs / TWO_32);
     ring.publish();
     this.flag(cpu, CpuFlag.IrqPending);

@@ -17,12 +17,13 @@
  * Doubles (times in ns, vruntimes) live in a Float64Array over the same buffer: a region's
  * f64 index is its Int32 base / 2 (regions are cache-line aligned, so 8-byte aligned).
  */
+
+import { FAST_POOL_WORDS } from '../random/fastpool.js';
+import { INPUT_POOL_WORDS } from '../random/inputpool.js';
 import { DOORBELL_WORDS } from '../shm/doorbell.js';
 import { LINE_WORDS, type RegionMap, ShmPlanner } from '../shm/layout.js';
 import { LOCK_WORDS } from '../shm/lock.js';
 import { MpscRing } from '../shm/ring.js';
-import { FAST_POOL_WORDS } from '../random/fastpool.js';
-import { INPUT_POOL_WORDS } from '../random/inputpool.js';
 
 // ---------------------------------------------------------------------------------------------
 // Capacities. Each one is an upper bound on objects that can be queued at once, so that a list
@@ -57,7 +58,7 @@ export const C_TRIGGER = 5;
 /** M: test switches (TestFlag), for the strategy conformance suite; 0 in real runs. */
 export const C_TEST = 6;
 
-export const enum TestFlag {
+export enum TestFlag {
   /** Each accepted hand-off is followed at once by a second one: while the first is still
    *  pending it must return false and add no run; once it has run it is a new hand-off. */
   DoubleHandoff = 1,
@@ -65,7 +66,7 @@ export const enum TestFlag {
 export const C_JIFFIES = LINE_WORDS; // Q: jiffies, stored at each tick boundary (own line: read by all)
 export const C_FAULT = LINE_WORDS + 1; // R: first fault flag (compareExchange 0 → 1 by the faulting thread)
 
-export const enum Phase {
+export enum Phase {
   Boot = 0,
   /** Strategy in force, workload running, nothing recorded. */
   Warmup = 1,
@@ -136,7 +137,7 @@ export const CPUF_SOFTIRQ_START = 4;
 export const CPUF_V_HINT = 5;
 
 /** Values of CPU_WHERE (with an object or softirq number added where said). */
-export const enum Where {
+export enum Where {
   Task = 0,
   Hardirq = 1,
   Softirq = 100, // + vector
@@ -146,7 +147,7 @@ export const enum Where {
 }
 
 /** Pending-event bits of CPU_FLAGS. */
-export const enum CpuFlag {
+export enum CpuFlag {
   IrqPending = 1,
   NeedResched = 2,
   Tick = 4,
@@ -160,7 +161,7 @@ export const enum CpuFlag {
 }
 
 /** Softirq vectors, in the kernel's order (include/linux/interrupt.h). */
-export const enum Softirq {
+export enum Softirq {
   Hi = 0,
   Timer = 1,
   NetTx = 2,
@@ -173,7 +174,18 @@ export const enum Softirq {
   Rcu = 9,
 }
 export const NR_SOFTIRQS = 10;
-export const SOFTIRQ_NAMES = ['HI', 'TIMER', 'NET_TX', 'NET_RX', 'BLOCK', 'IRQ_POLL', 'TASKLET', 'SCHED', 'HRTIMER', 'RCU'];
+export const SOFTIRQ_NAMES = [
+  'HI',
+  'TIMER',
+  'NET_TX',
+  'NET_RX',
+  'BLOCK',
+  'IRQ_POLL',
+  'TASKLET',
+  'SCHED',
+  'HRTIMER',
+  'RCU',
+];
 
 /** Per-CPU counters (S, written by whichever thread owns the CPU). Names appear in reports. */
 export const CPU_COUNTER_NAMES = [
@@ -280,12 +292,12 @@ export const TF_EXEC_START = 3; // L rq lock: clock when it last started running
 export const TF_SUM_EXEC = 4; // L rq lock: total runtime (ns)
 export const TF_RR_LEFT = 5; // L rq lock: round-robin time left in the slice (ns)
 
-export const enum TaskState {
+export enum TaskState {
   Sleeping = 0,
   Runnable = 1,
   Dead = 2,
 }
-export const enum SchedPolicy {
+export enum SchedPolicy {
   Normal = 0,
   Fifo = 1,
   RoundRobin = 2,
@@ -305,7 +317,7 @@ export const O_CPU = 2;
 /** I: flags (timers: 1 = deferrable). */
 export const O_FLAGS = 3;
 
-export const enum ObjState {
+export enum ObjState {
   /** Queued / scheduled / armed, not yet run (work PENDING, TASKLET_STATE_SCHED, timer pending, IRQ_WORK_PENDING). */
   Pending = 1,
   /** Running now (tasklet TASKLET_STATE_RUN, IRQ_WORK_BUSY). */

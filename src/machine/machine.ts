@@ -11,30 +11,30 @@ import { decodeFromCompressedBase64, type Histogram } from 'hdr-histogram-js';
 import { initClock, newEpoch, nowNs } from '../clock.js';
 import { FastPool, initFastPool } from '../random/fastpool.js';
 import { InputPool } from '../random/inputpool.js';
-import { Doorbell, DOORBELL_WORDS } from '../shm/doorbell.js';
+import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { ShmLock } from '../shm/lock.js';
 import { MpscRing, SpscRing } from '../shm/ring.js';
 import { spawnWorker } from '../threads/spawn.js';
-import { initWorkload, workloadRegions } from '../workloads/index.js';
 import { XCPU_POLICY_WORD, xcpuFlagWord } from '../workloads/cross-cpu.js';
+import { initWorkload, workloadRegions } from '../workloads/index.js';
 import {
   C_ACTIVE,
   C_EPOCH,
   C_FAULT,
   C_PHASE,
   C_STOP,
-  C_TRIGGER,
   C_TEST,
+  C_TRIGGER,
   CPU_COUNTER_NAMES,
   CPU_COUNTERS,
   CPU_DEFERRED,
   CPU_FLAGS,
   CPU_HEARTBEAT,
-  CPU_WHERE,
   CPU_NEXT_TIMER,
   CPU_NEXT_TIMER_ANY,
   CPU_OWNER,
   CPU_SOFTIRQ,
+  CPU_WHERE,
   CPU_WORDS,
   CpuFlag,
   GLOBAL_COUNTER_NAMES,
@@ -43,8 +43,8 @@ import {
   MAX_OBJECTS,
   type MachineRegions,
   P_NR_WORKERS,
-  POOL_WORDS,
   Phase,
+  POOL_WORDS,
   planMachine,
   TIMER_BASE_WORDS,
 } from './layout.js';
@@ -52,7 +52,7 @@ import type { MachineOptions } from './options.js';
 import { type MachinePlan, planMachineTasks } from './plan.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
 import { RunQueues } from './sched.js';
-import { newHistogram, type Stage, STAGES } from './trace.js';
+import { newHistogram, STAGES, type Stage } from './trace.js';
 
 const ENTRY = {
   cpu: new URL('../../workers/cpu.js', import.meta.url),
@@ -124,7 +124,8 @@ export class Machine {
       nrCpus: opts.cpus,
       lockSpins: opts.lockSpins,
     });
-    for (let t = 0; t < plan.threads.length; t++) this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
+    for (let t = 0; t < plan.threads.length; t++)
+      this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
     this.inputPool = new InputPool(this.i32, R.inputPool, opts.lockSpins);
   }
 
@@ -190,7 +191,14 @@ export class Machine {
       rejectReady = rej;
     });
     for (const th of this.plan.threads) {
-      const data: StartupData = { sab: this.sab, regions: this.R, plan: this.plan, opts: this.opts, threadId: th.id, epochNs: this.epochNs };
+      const data: StartupData = {
+        sab: this.sab,
+        regions: this.R,
+        plan: this.plan,
+        opts: this.opts,
+        threadId: th.id,
+        epochNs: this.epochNs,
+      };
       const w = spawnWorker(ENTRY[th.kind], { workerData: data, name: th.name, stdout: false, stderr: false });
       this.workers.push(w);
       w.on('message', (m: WorkerMessage) => {
@@ -206,14 +214,31 @@ export class Machine {
           this.reports.set(m.thread, m);
           if (this.reportWaiter && this.reports.size >= this.reportingThreads()) this.reportWaiter();
         } else if (m.type === 'fault') {
-          const f: MachineFault = { thread: m.threadName, message: m.message, cpu: m.cpu, task: m.task, context: m.context, strategy: m.strategy, kind: m.kind, stack: m.stack };
+          const f: MachineFault = {
+            thread: m.threadName,
+            message: m.message,
+            cpu: m.cpu,
+            task: m.task,
+            context: m.context,
+            strategy: m.strategy,
+            kind: m.kind,
+            stack: m.stack,
+          };
           this.raiseFault(f);
           rejectReady(new MachineFaultError(f));
         }
       });
       w.on('error', (e) => {
         const oom = (e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-        const f: MachineFault = { thread: th.name, message: `thread ${th.name} ${oom ? 'ran out of memory' : 'crashed'}: ${e.message}`, cpu: th.cpu, task: th.name, context: 'thread', kind: 'exit', stack: e.stack };
+        const f: MachineFault = {
+          thread: th.name,
+          message: `thread ${th.name} ${oom ? 'ran out of memory' : 'crashed'}: ${e.message}`,
+          cpu: th.cpu,
+          task: th.name,
+          context: 'thread',
+          kind: 'exit',
+          stack: e.stack,
+        };
         this.raiseFault(f);
         rejectReady(new MachineFaultError(f));
       });
@@ -221,7 +246,14 @@ export class Machine {
         new Promise<void>((res) =>
           w.on('exit', (code) => {
             if (!this.stopped) {
-              const f: MachineFault = { thread: th.name, message: `thread ${th.name} exited unexpectedly (exit code ${code})`, cpu: th.cpu, task: th.name, context: 'thread', kind: 'exit' };
+              const f: MachineFault = {
+                thread: th.name,
+                message: `thread ${th.name} exited unexpectedly (exit code ${code})`,
+                cpu: th.cpu,
+                task: th.name,
+                context: 'thread',
+                kind: 'exit',
+              };
               this.raiseFault(f);
               rejectReady(new MachineFaultError(f));
             }
@@ -230,7 +262,10 @@ export class Machine {
         ),
       );
     }
-    const timer = setTimeout(() => rejectReady(new Error(`machine threads did not start within ${BOOT_TIMEOUT_MS / 1000} s`)), BOOT_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => rejectReady(new Error(`machine threads did not start within ${BOOT_TIMEOUT_MS / 1000} s`)),
+      BOOT_TIMEOUT_MS,
+    );
     try {
       await allReady;
     } catch (e) {
@@ -244,7 +279,8 @@ export class Machine {
       await this.stop();
       throw new MachineFaultError({
         thread: 'main',
-        message: "a strategy's setup() created different kernel objects in different threads: setup must be deterministic (no randomness, clock or thread-dependent branches)",
+        message:
+          "a strategy's setup() created different kernel objects in different threads: setup must be deterministic (no randomness, clock or thread-dependent branches)",
         cpu: -1,
         task: 'setup',
         context: 'setup',
@@ -282,7 +318,8 @@ export class Machine {
 
   /** Get every thread's attention: set Control on every CPU, ring every doorbell. */
   private poke(): void {
-    for (let c = 0; c < this.opts.cpus; c++) Atomics.or(this.i32, this.R.cpu + c * CPU_WORDS + CPU_FLAGS, CpuFlag.Control);
+    for (let c = 0; c < this.opts.cpus; c++)
+      Atomics.or(this.i32, this.R.cpu + c * CPU_WORDS + CPU_FLAGS, CpuFlag.Control);
     for (const b of this.bells) b.ring();
   }
 
@@ -318,7 +355,11 @@ export class Machine {
     const timeout = new Promise<'timeout'>((res) => {
       timer = setTimeout(() => res('timeout'), COLLECT_TIMEOUT_MS);
     });
-    const r = await Promise.race([done.then(() => 'ok' as const), timeout, this.onFault().then(() => 'fault' as const)]);
+    const r = await Promise.race([
+      done.then(() => 'ok' as const),
+      timeout,
+      this.onFault().then(() => 'fault' as const),
+    ]);
     clearTimeout(timer);
     this.reportWaiter = undefined;
     if (r === 'fault') throw new MachineFaultError(this.fault!);
@@ -338,8 +379,8 @@ export class Machine {
       if (rep.epoch !== this.epoch) continue;
       for (const [stage, b64] of Object.entries(rep.stages)) {
         const h = decodeFromCompressedBase64(b64, 64, false); // the encoding is portable: decode as JS, merge as JS
-        const into = (merged[stage as Stage] ??= newHistogram(false));
-        into.add(h);
+        merged[stage as Stage] ??= newHistogram(false);
+        merged[stage as Stage]?.add(h);
         h.destroy();
       }
     }
@@ -437,11 +478,14 @@ export class Machine {
       if (new MpscRing(i32, this.R.irqRings[c]).length() !== 0) return `interrupts pending on CPU ${c}`;
       if (new MpscRing(i32, this.R.irqWorkLists[c]).length() !== 0) return `irq_work pending on CPU ${c}`;
     }
-    for (const p of this.plan.pools) if (new MpscRing(i32, this.R.poolLists[p.id]).length() !== 0) return `work queued on pool ${p.id} (${p.kind}, CPU ${p.cpu})`;
+    for (const p of this.plan.pools)
+      if (new MpscRing(i32, this.R.poolLists[p.id]).length() !== 0)
+        return `work queued on pool ${p.id} (${p.kind}, CPU ${p.cpu})`;
     // A job popped from its list is done only once it has been counted.
     const c = this.counters();
     if (c.mixes < c.handoffs) return `${c.handoffs - c.mixes} accepted hand-offs have not finished running`;
-    if (c.works_run < c.works_queued) return `${c.works_queued - c.works_run} queued work items have not finished running`;
+    if (c.works_run < c.works_queued)
+      return `${c.works_queued - c.works_run} queued work items have not finished running`;
     const w = this.opts.workload;
     if (w.kind === 'tcp_lat') {
       const req = new SpscRing(i32, this.R.workload['tcp:ring0']);
@@ -449,7 +493,9 @@ export class Machine {
       if (req.produced() !== rep.consumed()) return 'a tcp_lat message is in flight';
     }
     if (w.kind === 'cross_cpu') {
-      for (const c of w.consumers) if (new MpscRing(i32, this.R.workload[`xcpu:ring${c}`]).length() !== 0) return `cross_cpu items queued for CPU ${c}`;
+      for (const c of w.consumers)
+        if (new MpscRing(i32, this.R.workload[`xcpu:ring${c}`]).length() !== 0)
+          return `cross_cpu items queued for CPU ${c}`;
     }
     return '';
   }
@@ -475,7 +521,10 @@ export class Machine {
         `cpu${c}: owner=${this.taskName(i32[b + CPU_OWNER])} flags=${i32[b + CPU_FLAGS]} softirq=${i32[b + CPU_SOFTIRQ]} deferred=${i32[b + CPU_DEFERRED]} where=${i32[b + CPU_WHERE]} hb=${i32[b + CPU_HEARTBEAT]} nr_running=${this.rqs.nrRunning(c)} curr=${this.taskName(this.rqs.curr(c))} bell=${this.bells[c].isSleeping() ? 'sleeping' : 'awake'}`,
       );
     }
-    for (const t of this.plan.tasks) lines.push(`  ${t.name}: state=${this.rqs.state(t.id)} cpu=${this.rqs.taskCpu(t.id)} slices=${this.rqs.slices(t.id)}`);
+    for (const t of this.plan.tasks)
+      lines.push(
+        `  ${t.name}: state=${this.rqs.state(t.id)} cpu=${this.rqs.taskCpu(t.id)} slices=${this.rqs.slices(t.id)}`,
+      );
     return lines.join('\n');
   }
 

@@ -94,7 +94,10 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
   const tasks: TaskPlan[] = [];
   const threads: ThreadPlan[] = [];
   for (let c = 0; c < n; c++) threads.push({ id: c, name: `cpu${c}`, kind: 'cpu', cpu: c, tasks: [] });
-  const add = (t: Omit<TaskPlan, 'id' | 'thread' | 'startsOnPhase'> & { startsOnPhase?: boolean }, thread: number): TaskPlan => {
+  const add = (
+    t: Omit<TaskPlan, 'id' | 'thread' | 'startsOnPhase'> & { startsOnPhase?: boolean },
+    thread: number,
+  ): TaskPlan => {
     const task: TaskPlan = { startsOnPhase: false, ...t, id: tasks.length, thread };
     tasks.push(task);
     threads[thread].tasks.push(task.id);
@@ -117,7 +120,17 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
           : SchedPolicy.Normal;
     const nice = app.kind === 'hog' || app.kind === 'spinner' ? app.nice : 0;
     const rtPrio = app.kind === 'hog' && policy !== SchedPolicy.Normal ? app.rtPrio : 0;
-    const spec = { ...base, name: `${app.kind}/${app.cpu}`, kind: 'app' as const, cpu: app.cpu, policy, nice, rtPrio, app, startsOnPhase: app.kind !== 'tcp_server' };
+    const spec = {
+      ...base,
+      name: `${app.kind}/${app.cpu}`,
+      kind: 'app' as const,
+      cpu: app.cpu,
+      policy,
+      nice,
+      rtPrio,
+      app,
+      startsOnPhase: app.kind !== 'tcp_server',
+    };
     // A hog is a process of its own (`stress --cpu`): its own thread, so that losing the CPU to
     // it or taking the CPU from it is a real hand-off. qperf's client and server live on their
     // CPU's thread: switching between idle and them costs what a same-CPU switch costs.
@@ -140,8 +153,25 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
   const kworkerHi: number[] = [];
   const ksoftirqd: number[] = [];
   for (let c = 0; c < n; c++) {
-    const w = kthread({ ...base, name: `kworker/${c}:0`, kind: 'kworker', cpu: c, policy: SchedPolicy.Normal, pool: boundPool(c, false), poolSlot: 0 });
-    const h = kthread({ ...base, name: `kworker/${c}:0H`, kind: 'kworker', cpu: c, policy: SchedPolicy.Normal, nice: -20, pool: boundPool(c, true), poolSlot: 0 });
+    const w = kthread({
+      ...base,
+      name: `kworker/${c}:0`,
+      kind: 'kworker',
+      cpu: c,
+      policy: SchedPolicy.Normal,
+      pool: boundPool(c, false),
+      poolSlot: 0,
+    });
+    const h = kthread({
+      ...base,
+      name: `kworker/${c}:0H`,
+      kind: 'kworker',
+      cpu: c,
+      policy: SchedPolicy.Normal,
+      nice: -20,
+      pool: boundPool(c, true),
+      poolSlot: 0,
+    });
     const s = kthread({ ...base, name: `ksoftirqd/${c}`, kind: 'ksoftirqd', cpu: c, policy: SchedPolicy.Normal });
     pools[boundPool(c, false)].workers.push(w.id);
     pools[boundPool(c, true)].workers.push(h.id);
@@ -150,7 +180,16 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
     ksoftirqd.push(s.id);
   }
   for (let i = 0; i < o.unboundWorkers; i++) {
-    const u = kthread({ ...base, bound: false, name: `kworker/u${n}:${i}`, kind: 'unbound', cpu: i % n, policy: SchedPolicy.Normal, pool: unboundPool, poolSlot: i });
+    const u = kthread({
+      ...base,
+      bound: false,
+      name: `kworker/u${n}:${i}`,
+      kind: 'unbound',
+      cpu: i % n,
+      policy: SchedPolicy.Normal,
+      pool: unboundPool,
+      poolSlot: i,
+    });
     pools[unboundPool].workers.push(u.id);
   }
   const irqThread = threads.length;

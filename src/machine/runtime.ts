@@ -28,8 +28,8 @@ import type {
   AffinityScope,
   Callback,
   CpuView,
-  Deferred,
   DeferralStrategy,
+  Deferred,
   IrqWork,
   Kernel,
   StrategySetup,
@@ -44,34 +44,32 @@ import { WORK_CPU_UNBOUND } from '../api/types.js';
 import { nowNs } from '../clock.js';
 import { FastPool } from '../random/fastpool.js';
 import { InputPool } from '../random/inputpool.js';
-import { Doorbell, DOORBELL_WORDS } from '../shm/doorbell.js';
+import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { ShmLock } from '../shm/lock.js';
 import { MpscRing } from '../shm/ring.js';
 import { IrqChip, recordTime, Vector } from './irqchip.js';
 import {
   C_ACTIVE,
-  C_TRIGGER,
-  C_TEST,
-  TestFlag,
   C_EPOCH,
   C_JIFFIES,
   C_PHASE,
   C_STOP,
+  C_TEST,
+  C_TRIGGER,
+  CPU_COUNTERS,
   CPU_DEFERRED,
   CPU_F64,
   CPU_FLAGS,
-  CPU_COUNTERS,
+  CPU_HEARTBEAT,
   CPU_IN_SOFTIRQ,
   CPU_IPI_PENDING,
-  CPU_WHERE,
-  Where,
-  CPU_HEARTBEAT,
   CPU_LAST_TICK,
   CPU_NEXT_TIMER,
   CPU_NEXT_TIMER_ANY,
   CPU_ON_CPU,
   CPU_OWNER,
   CPU_SOFTIRQ,
+  CPU_WHERE,
   CPU_WORDS,
   CPUF_HANDOFF_NS,
   CPUF_SWITCH_NS,
@@ -87,15 +85,17 @@ import {
   OBJ_WORDS,
   ObjState,
   P_NR_RUNNING,
-  POOL_WORDS,
   Phase,
+  POOL_WORDS,
   Softirq,
   T_STATE,
   TASK_WORDS,
   TaskState,
   TB_LEN,
   TB_LIST,
+  TestFlag,
   TIMER_BASE_WORDS,
+  Where,
 } from './layout.js';
 import type { MachineOptions } from './options.js';
 import { bhPool, boundPool, type MachinePlan } from './plan.js';
@@ -217,7 +217,8 @@ export class Runtime {
       nrCpus: opts.cpus,
       lockSpins: opts.lockSpins,
     });
-    for (let t = 0; t < plan.threads.length; t++) this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
+    for (let t = 0; t < plan.threads.length; t++)
+      this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
     for (let c = 0; c < opts.cpus; c++) {
       this.irqRings.push(new MpscRing(this.i32, R.irqRings[c]));
       this.irqWorkLists.push(new MpscRing(this.i32, R.irqWorkLists[c]));
@@ -231,7 +232,14 @@ export class Runtime {
       this.poolLists.push(new MpscRing(this.i32, R.poolLists[p]));
       this.poolLocks.push(new ShmLock(this.i32, R.pools + p * POOL_WORDS, opts.lockSpins));
     }
-    this.chip = new IrqChip(this.i32, R.cpu, R.globalCounters, this.irqRings, this.bells.slice(0, opts.cpus), opts.notify);
+    this.chip = new IrqChip(
+      this.i32,
+      R.cpu,
+      R.globalCounters,
+      this.irqRings,
+      this.bells.slice(0, opts.cpus),
+      opts.notify,
+    );
     this.inputPool = new InputPool(this.i32, R.inputPool, opts.lockSpins);
     this.tracer = new Tracer(opts.tracing);
     this.facade = new KernelFacade(this);
@@ -419,7 +427,11 @@ export class Runtime {
       this.checkControl();
     }
     if ((f & (CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork)) !== 0) this.interrupt();
-    if (this.hardirq === 0 && this.softirq === 0 && (Atomics.load(this.i32, this.cw(this.cpu, CPU_FLAGS)) & CpuFlag.NeedResched) !== 0) {
+    if (
+      this.hardirq === 0 &&
+      this.softirq === 0 &&
+      (Atomics.load(this.i32, this.cw(this.cpu, CPU_FLAGS)) & CpuFlag.NeedResched) !== 0
+    ) {
       this.schedule();
     }
     return this.task === task && task >= 0;
@@ -434,7 +446,11 @@ export class Runtime {
   /** Hard-IRQ entry: clear the flags first, then handle; then irq_exit. */
   interrupt(): void {
     const c = this.cpu;
-    const old = Atomics.and(this.i32, this.cw(c, CPU_FLAGS), ~(CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork | CpuFlag.NetCoalesced));
+    const old = Atomics.and(
+      this.i32,
+      this.cw(c, CPU_FLAGS),
+      ~(CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork | CpuFlag.NetCoalesced),
+    );
     this.hardirq++;
     const w = this.cw(c, CPU_WHERE);
     const prevWhere = this.i32[w];
@@ -483,7 +499,14 @@ export class Runtime {
   private deviceInterrupt(irq: number, t: number): void {
     const c = this.cpu;
     this.count(CpuCounter.interrupts);
-    const mix = this.fastPools[c].addInterruptRandomness(irq, t, IP_BASE + irq, this.jiffies(), this.hz, Atomics.load(this.i32, this.ctl + C_TRIGGER));
+    const mix = this.fastPools[c].addInterruptRandomness(
+      irq,
+      t,
+      IP_BASE + irq,
+      this.jiffies(),
+      this.hz,
+      Atomics.load(this.i32, this.ctl + C_TRIGGER),
+    );
     if (this.driverWorkNs > 0) {
       // Driver payload: every interrupt queues the driver's work unless it is still pending.
       if (Atomics.load(this.i32, this.cw(c, CPU_DEFERRED)) > 0) return;
@@ -494,8 +517,8 @@ export class Runtime {
     // The hand-off time of the pending job; not overwritten by a hand-off that will be refused.
     if (Atomics.add(this.i32, dw, 1) === 0) this.f64[this.cf(c, CPUF_HANDOFF_NS)] = t;
     const active = Atomics.load(this.i32, this.ctl + C_ACTIVE);
-    const s = this.strategies[active < 0 ? 0 : active];
-    this.inStrategy = active < 0 ? 0 : active;
+    const s = this.strategies[Math.max(active, 0)];
+    this.inStrategy = Math.max(active, 0);
     const t1 = this.tracer.on ? nowNs() : 0;
     this.i32[this.cw(c, CPU_WHERE)] = Where.Handoff;
     const ok = s.handoff(this.facade, this.deferred[c]);
@@ -537,7 +560,9 @@ export class Runtime {
       this.fastPools[poolCpu].mixInterruptRandomness(this.cpu, this.jiffies(), this.inputPool, t0);
     }
     if (this.cpu !== poolCpu) this.count(CpuCounter.mixes_remote);
-    this.count(this.hardirq > 0 ? CpuCounter.mixes_hardirq : this.softirq > 0 ? CpuCounter.mixes_softirq : CpuCounter.mixes_task);
+    this.count(
+      this.hardirq > 0 ? CpuCounter.mixes_hardirq : this.softirq > 0 ? CpuCounter.mixes_softirq : CpuCounter.mixes_task,
+    );
     const w = this.inputPool.lastWaitNs;
     if (w > 0) this.tracer.record(St.LockWait, w);
     this.count(CpuCounter.mixes);
@@ -650,7 +675,8 @@ export class Runtime {
 
   private createObj(kind: ObjEntry['kind'], name: string, fn: Callback, strategy: number): number {
     const id = this.objects.length;
-    if (id >= MAX_OBJECTS) throw new Error(`too many kernel objects (limit ${MAX_OBJECTS}): a strategy creates too many in setup()`);
+    if (id >= MAX_OBJECTS)
+      throw new Error(`too many kernel objects (limit ${MAX_OBJECTS}): a strategy creates too many in setup()`);
     if (typeof fn !== 'function') throw new Error(`${kind} "${name}" needs a callback function`);
     this.objects.push({ fn, strategy, kind, name });
     return id;
@@ -677,7 +703,9 @@ export class Runtime {
   describeWhere(v: number): string {
     if (v >= Where.Callback) {
       const o = this.objects[v - Where.Callback];
-      return o ? `${o.kind} "${o.name}" of strategy ${this.strategyLabels[o.strategy] ?? o.strategy}` : `object ${v - Where.Callback}`;
+      return o
+        ? `${o.kind} "${o.name}" of strategy ${this.strategyLabels[o.strategy] ?? o.strategy}`
+        : `object ${v - Where.Callback}`;
     }
     if (v >= Where.Softirq) return `softirq ${v - Where.Softirq}`;
     return ['task context', 'hardirq', 'a lock', 'a strategy hand-off'][v] ?? String(v);
@@ -690,25 +718,26 @@ export class Runtime {
 
   /** Build the setup context strategy `index` receives. */
   setupFor(index: number, options: Record<string, string | number | boolean>): StrategySetup {
-    const rt = this;
     return {
       nrCpus: this.nrCpus,
       hz: this.hz,
       options: Object.freeze({ ...options }),
       deferred: (cpu: number) => {
-        rt.checkCpu(cpu, 'deferred');
-        return rt.deferred[cpu];
+        this.checkCpu(cpu, 'deferred');
+        return this.deferred[cpu];
       },
-      createWork: (name, fn) => ({ kind: 'work', id: rt.createObj('work', name, fn, index), name }) as Work,
-      createTasklet: (name, fn) => ({ kind: 'tasklet', id: rt.createObj('tasklet', name, fn, index), name }) as Tasklet,
+      createWork: (name, fn) => ({ kind: 'work', id: this.createObj('work', name, fn, index), name }) as Work,
+      createTasklet: (name, fn) =>
+        ({ kind: 'tasklet', id: this.createObj('tasklet', name, fn, index), name }) as Tasklet,
       createTimer: (name, fn, o) => {
-        const id = rt.createObj('timer', name, fn, index);
+        const id = this.createObj('timer', name, fn, index);
         const deferrable = !!o?.deferrable;
         return { kind: 'timer', id, name, deferrable } as Timer;
       },
-      createIrqWork: (name, fn) => ({ kind: 'irq_work', id: rt.createObj('irq_work', name, fn, index), name }) as IrqWork,
-      workqueue: (name: SystemWorkqueue) => rt.systemWorkqueue(name),
-      allocWorkqueue: (name, attrs) => rt.allocWorkqueue(name, attrs),
+      createIrqWork: (name, fn) =>
+        ({ kind: 'irq_work', id: this.createObj('irq_work', name, fn, index), name }) as IrqWork,
+      workqueue: (name: SystemWorkqueue) => this.systemWorkqueue(name),
+      allocWorkqueue: (name, attrs) => this.allocWorkqueue(name, attrs),
     };
   }
 
@@ -720,7 +749,8 @@ export class Runtime {
       system_bh_wq: { bh: true },
       system_bh_highpri_wq: { bh: true, highpri: true },
     };
-    if (!(name in attrs)) throw new Error(`unknown system workqueue "${name}" (known: ${Object.keys(attrs).join(', ')})`);
+    if (!(name in attrs))
+      throw new Error(`unknown system workqueue "${name}" (known: ${Object.keys(attrs).join(', ')})`);
     const found = this.workqueues.find((w) => w.name === name);
     return found ?? this.allocWorkqueue(name, attrs[name]);
   }
@@ -728,7 +758,8 @@ export class Runtime {
   allocWorkqueue(name: string, a: WorkqueueAttrs): Workqueue {
     const scope: AffinityScope = a.affinityScope ?? 'cache';
     const scopes: AffinityScope[] = ['cpu', 'smt', 'cache', 'numa', 'system'];
-    if (!scopes.includes(scope)) throw new Error(`workqueue "${name}": affinityScope must be one of ${scopes.join(', ')} (got ${String(scope)})`);
+    if (!scopes.includes(scope))
+      throw new Error(`workqueue "${name}": affinityScope must be one of ${scopes.join(', ')} (got ${String(scope)})`);
     if (a.bh && a.unbound) throw new Error(`workqueue "${name}": WQ_BH and WQ_UNBOUND cannot be combined`);
     const attrs = {
       unbound: !!a.unbound,
@@ -776,7 +807,9 @@ export class Runtime {
     if (a.bh) {
       if (target !== here) {
         Atomics.and(this.i32, st, ~ObjState.Pending);
-        throw new KernelBug(`queue_work_on(${cpu}, ${wq.name}): a WQ_BH workqueue runs on the queueing CPU only (this is CPU ${here})`);
+        throw new KernelBug(
+          `queue_work_on(${cpu}, ${wq.name}): a WQ_BH workqueue runs on the queueing CPU only (this is CPU ${here})`,
+        );
       }
       pool = bhPool(this.nrCpus, here, a.highpri);
     } else if (a.unbound) {
@@ -800,7 +833,7 @@ export class Runtime {
   /** Wake an idle unbound worker onto a CPU of the queueing CPU's pod (need_more_worker). */
   private kickUnbound(pool: number, here: number, wq: WorkqueueEntry): void {
     if (Atomics.load(this.i32, this.pw(pool, P_NR_RUNNING)) !== 0) return;
-    const target = this.placeUnbound(here < 0 ? 0 : here, wq);
+    const target = this.placeUnbound(Math.max(here, 0), wq);
     for (const w of this.plan.pools[pool].workers) {
       if (this.rqs.state(w) === TaskState.Sleeping && this.wakeUpOn(w, target)) return;
     }
@@ -862,7 +895,8 @@ export class Runtime {
       this.count(CpuCounter.works_run);
       if (nowNs() - start >= BH_WORKER_NS) break;
     }
-    if (this.poolHasWork(pool)) Atomics.or(this.i32, this.cw(c, CPU_SOFTIRQ), 1 << (highpri ? Softirq.Hi : Softirq.Tasklet));
+    if (this.poolHasWork(pool))
+      Atomics.or(this.i32, this.cw(c, CPU_SOFTIRQ), 1 << (highpri ? Softirq.Hi : Softirq.Tasklet));
   }
 
   // =========================================================================================
@@ -1139,7 +1173,6 @@ export class Runtime {
     Atomics.add(this.i32, this.gc + counter, n);
   }
 }
-
 
 /** The per-CPU deferred mix handed to strategies. */
 class DeferredMix implements Deferred {

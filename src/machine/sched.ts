@@ -21,8 +21,10 @@
  */
 import { ShmLock } from '../shm/lock.js';
 import {
+  CPU_F64,
   CPUF_RT_PERIOD,
   CPUF_RT_TIME,
+  CPUF_V_HINT,
   RQ_CURR,
   RQ_LEN,
   RQ_NR_RUNNING,
@@ -35,8 +37,8 @@ import {
   T_POLICY,
   T_RT_PRIO,
   T_SLICES,
-  T_TICKS,
   T_STATE,
+  T_TICKS,
   T_WAKEUPS,
   T_WEIGHT,
   TASK_F64,
@@ -48,8 +50,6 @@ import {
   TF_SUM_EXEC,
   TF_VLAG,
   TF_VRUNTIME,
-  CPU_F64,
-  CPUF_V_HINT,
 } from './layout.js';
 
 /** sched_prio_to_weight[], nice -20 .. 19 (kernel/sched/core.c). */
@@ -248,7 +248,8 @@ export class RunQueues {
     f64[this.tf(t, TF_SUM_EXEC)] += delta;
     if (pol === SchedPolicy.Normal) {
       const w = i32[this.tw(t, T_WEIGHT)];
-      const v = (f64[this.tf(t, TF_VRUNTIME)] += (delta * NICE_0_WEIGHT) / w);
+      f64[this.tf(t, TF_VRUNTIME)] += (delta * NICE_0_WEIGHT) / w;
+      const v = f64[this.tf(t, TF_VRUNTIME)];
       if (v >= f64[this.tf(t, TF_DEADLINE)]) {
         f64[this.tf(t, TF_DEADLINE)] = v + (BASE_SLICE_NS * NICE_0_WEIGHT) / w;
         return true;
@@ -258,7 +259,8 @@ export class RunQueues {
     const cf = this.v.cpuF64 + cpu * CPU_F64;
     f64[cf + CPUF_RT_TIME] += delta;
     if (pol === SchedPolicy.RoundRobin) {
-      const left = (f64[this.tf(t, TF_RR_LEFT)] -= delta);
+      f64[this.tf(t, TF_RR_LEFT)] -= delta;
+      const left = f64[this.tf(t, TF_RR_LEFT)];
       if (left <= 0) {
         f64[this.tf(t, TF_RR_LEFT)] = RR_TIMESLICE_NS;
         this.requeueTail(cpu, t);
@@ -355,7 +357,10 @@ export class RunQueues {
     if (cp === SchedPolicy.Idle) return true;
     const wRt = wp === SchedPolicy.Fifo || wp === SchedPolicy.RoundRobin;
     const cRt = cp === SchedPolicy.Fifo || cp === SchedPolicy.RoundRobin;
-    if (wRt) return !i32[this.rq(cpu) + RQ_RT_THROTTLED] && (!cRt || i32[this.tw(woken, T_RT_PRIO)] > i32[this.tw(curr, T_RT_PRIO)]);
+    if (wRt)
+      return (
+        !i32[this.rq(cpu) + RQ_RT_THROTTLED] && (!cRt || i32[this.tw(woken, T_RT_PRIO)] > i32[this.tw(curr, T_RT_PRIO)])
+      );
     if (cRt) return !!i32[this.rq(cpu) + RQ_RT_THROTTLED];
     return this.pickFair(cpu) === woken;
   }
@@ -366,7 +371,10 @@ export class RunQueues {
    */
   wakeLocked(cpu: number, task: number, now: number): number {
     const i32 = this.v.i32;
-    if (Atomics.compareExchange(i32, this.tw(task, T_STATE), TaskState.Sleeping, TaskState.Runnable) !== TaskState.Sleeping) {
+    if (
+      Atomics.compareExchange(i32, this.tw(task, T_STATE), TaskState.Sleeping, TaskState.Runnable) !==
+      TaskState.Sleeping
+    ) {
       return 0;
     }
     i32[this.tw(task, T_WAKEUPS)]++;
@@ -397,7 +405,10 @@ export class RunQueues {
     const b = this.rq(cpu);
     const prev = i32[b + RQ_CURR];
     this.updateCurr(cpu, now);
-    if (i32[this.tw(prev, T_POLICY)] !== SchedPolicy.Idle && Atomics.load(i32, this.tw(prev, T_STATE)) !== TaskState.Runnable) {
+    if (
+      i32[this.tw(prev, T_POLICY)] !== SchedPolicy.Idle &&
+      Atomics.load(i32, this.tw(prev, T_STATE)) !== TaskState.Runnable
+    ) {
       this.dequeue(cpu, prev);
     }
     const next = this.pickNext(cpu);

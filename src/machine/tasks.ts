@@ -10,7 +10,17 @@
  *
  * Each task's run() polls preemption points; it returns when `rt.task` is no longer itself.
  */
-import { C_STOP, CpuCounter, CPU_FLAGS, CPU_OWNER, CPU_SOFTIRQ, CPU_WORDS, P_NR_RUNNING, Phase, TaskState } from './layout.js';
+import {
+  C_STOP,
+  CPU_FLAGS,
+  CPU_OWNER,
+  CPU_SOFTIRQ,
+  CPU_WORDS,
+  CpuCounter,
+  P_NR_RUNNING,
+  Phase,
+  TaskState,
+} from './layout.js';
 import type { TaskPlan } from './plan.js';
 import type { Runtime } from './runtime.js';
 
@@ -49,7 +59,12 @@ export class IdleTask implements HostedTask {
         continue;
       }
       bell.sleep();
-      if (Atomics.load(rt.i32, flags) === 0 && rt.rqs.nrRunning(cpu) === 0 && !rt.isStopping() && !rt.newEpochPending()) {
+      if (
+        Atomics.load(rt.i32, flags) === 0 &&
+        rt.rqs.nrRunning(cpu) === 0 &&
+        !rt.isStopping() &&
+        !rt.newEpochPending()
+      ) {
         bell.noteSpurious();
       }
     }
@@ -156,10 +171,8 @@ export class HogTask implements HostedTask {
   }
 }
 
-export type ReportFn = (epoch: number) => void;
-
 /** The loop of a CPU or kthread thread. Returns when the machine stops. */
-export function runThreadLoop(rt: Runtime, tasks: HostedTask[], plans: TaskPlan[], report: ReportFn): void {
+export function runThreadLoop(rt: Runtime, tasks: HostedTask[], plans: TaskPlan[]): void {
   const i32 = rt.i32;
   const bell = rt.bells[rt.threadId];
   const stop = rt.R.control + C_STOP;

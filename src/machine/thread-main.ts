@@ -56,16 +56,19 @@ export async function startTaskThread(data: StartupData): Promise<void> {
     post({
       type: 'ready',
       thread: threadId,
-      objects: r.objects.map((o) => `${o.kind}:${o.name}`).join(',') + `|wq:${r.workqueues.map((w) => w.name).join(',')}`,
+      objects:
+        r.objects.map((o) => `${o.kind}:${o.name}`).join(',') + `|wq:${r.workqueues.map((w) => w.name).join(',')}`,
       wasm,
       clockErrorNs: clockCalibrationErrorNs(),
     });
     phase = 'run';
-    runThreadLoop(r, tasks, plans, (e) => r.onReport?.(e));
+    runThreadLoop(r, tasks, plans);
     for (const s of strategies) s.teardown?.();
   } catch (e) {
     const err = e instanceof Error ? e : new Error(String(e));
-    const badInput = phase === 'setup' && (err instanceof StrategyLoadError || err instanceof StrategyOptionError || (rt?.inStrategy ?? -1) >= 0);
+    const badInput =
+      phase === 'setup' &&
+      (err instanceof StrategyLoadError || err instanceof StrategyOptionError || (rt?.inStrategy ?? -1) >= 0);
     if (rt) Atomics.compareExchange(rt.i32, regions.control + C_FAULT, 0, 1);
     post({
       type: 'fault',
@@ -75,7 +78,9 @@ export async function startTaskThread(data: StartupData): Promise<void> {
       stack: err.stack,
       cpu: rt?.faultAt?.cpu ?? rt?.cpu ?? -1,
       task: rt && rt.task >= 0 ? plan.tasks[rt.task].name : thread.name,
-      context: rt ? (rt.faultAt?.context ?? (rt.cpu >= 0 ? rt.contextName() : phase === 'setup' ? 'setup' : 'thread')) : 'start-up',
+      context: rt
+        ? (rt.faultAt?.context ?? (rt.cpu >= 0 ? rt.contextName() : phase === 'setup' ? 'setup' : 'thread'))
+        : 'start-up',
       strategy: rt && rt.inStrategy >= 0 ? opts.strategies[rt.inStrategy].label : undefined,
       kind: badInput ? 'bad-input' : 'fault',
     });

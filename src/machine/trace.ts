@@ -24,7 +24,7 @@ export const STAGES = [
   'softirq', // one __do_softirq invocation
 ] as const;
 export type Stage = (typeof STAGES)[number];
-export const enum St {
+export enum St {
   OneWay = 0,
   IrqEntry = 1,
   Hardirq = 2,

@@ -26,7 +26,7 @@ export interface ScenarioContext {
   argv: string[];
 }
 
-export function specs(config: ResolvedConfig, texts: readonly string[]): StrategySpec[] {
+export function specs(texts: readonly string[]): StrategySpec[] {
   return texts.map((t) => {
     const p = parseStrategySpec(t, process.cwd());
     if (!p.ok) throw new Error(`scenario strategy ${t}: ${p.problem.constraint}`);
@@ -44,7 +44,12 @@ export async function subRun(
   const { io } = ctx;
   io.stdout(`\n== ${name} ==\n`);
   const progress = io.isTTY ? (l: string) => io.stderr(`\r\x1b[2K${name}: ${l}`) : undefined;
-  const results = await runExperiment(config, { progress, signal: ctx.signal, command: ['deferlab', ...ctx.argv], adjust });
+  const results = await runExperiment(config, {
+    progress,
+    signal: ctx.signal,
+    command: ['deferlab', ...ctx.argv],
+    adjust,
+  });
   if (progress) io.stderr('\r\x1b[2K');
   io.stdout(`${renderTable(results)}\n`);
   if (ctx.config.outDir) await writeResults(join(ctx.config.outDir, name), results);
@@ -56,12 +61,20 @@ export function strategy(point: PointResult | undefined, label: string): Strateg
 }
 
 /** A merged stage summary value of a strategy (ns), NaN when absent. */
-export function stageValue(s: StrategyResult | undefined, stage: StageName, key: 'mean' | 'p50' | 'p99' | 'p99_9' | 'max'): number {
+export function stageValue(
+  s: StrategyResult | undefined,
+  stage: StageName,
+  key: 'mean' | 'p50' | 'p99' | 'p99_9' | 'max',
+): number {
   const v = s?.merged[stage]?.summary[key];
   return typeof v === 'number' ? v : Number.NaN;
 }
 
-export function comparison(s: StrategyResult | undefined, stage: StageName, metric: 'mean' | 'p50' | 'p90' | 'p99' | 'p99_9') {
+export function comparison(
+  s: StrategyResult | undefined,
+  stage: StageName,
+  metric: 'mean' | 'p50' | 'p90' | 'p99' | 'p99_9',
+) {
   return s?.comparison?.find((c) => c.stage === stage && c.metric === metric);
 }
 
@@ -71,7 +84,8 @@ export const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}
 
 export function printVerdicts(io: CliIo, verdicts: Verdict[]): void {
   io.stdout('\n');
-  for (const v of verdicts) io.stdout(`VERDICT ${v.expectation}: ${v.reproduced ? 'reproduced' : 'not reproduced'} — ${v.detail}\n`);
+  for (const v of verdicts)
+    io.stdout(`VERDICT ${v.expectation}: ${v.reproduced ? 'reproduced' : 'not reproduced'} — ${v.detail}\n`);
 }
 
 /** Exit status of a scenario: its sub-runs' worst status (verdicts never fail a run). */

@@ -11,11 +11,29 @@
  */
 import type { ResolvedConfig } from '../config/schema.js';
 import type { MachineOptions } from '../machine/options.js';
-import { type ScenarioContext, ms, printVerdicts, scenarioStatus, specs, stageValue, strategy, subRun, us, type Verdict } from './common.js';
+import {
+  ms,
+  printVerdicts,
+  type ScenarioContext,
+  scenarioStatus,
+  specs,
+  stageValue,
+  strategy,
+  subRun,
+  us,
+  type Verdict,
+} from './common.js';
 
 export const cpuHogPreset = {
   summary: 'seed 004: a nice -20 CPU hog on CPU 0; bound vs unbound workqueue queue→start delay (ms vs µs)',
-  config: { trials: 3, trialMs: '2s', warmupMs: '300ms', hz: 1000, irq: { rate: 200, cpus: '0' }, workload: { kind: 'irq_only' } },
+  config: {
+    trials: 3,
+    trialMs: '2s',
+    warmupMs: '300ms',
+    hz: 1000,
+    irq: { rate: 200, cpus: '0' },
+    workload: { kind: 'irq_only' },
+  },
 };
 
 const BOUND = 'workqueue(wq=system)';
@@ -23,7 +41,12 @@ const UNBOUND = 'unbound(scope=system)';
 
 export async function runCpuHog(ctx: ScenarioContext): Promise<number> {
   const c = ctx.config;
-  const base: ResolvedConfig = { ...c, strategies: specs(c, ['workqueue:wq=system', 'unbound:scope=system']), baseline: BOUND, sweep: null };
+  const base: ResolvedConfig = {
+    ...c,
+    strategies: specs(['workqueue:wq=system', 'unbound:scope=system']),
+    baseline: BOUND,
+    sweep: null,
+  };
   const variants = [
     { name: 'cpu-hog-nice-20', hog: { policy: 'normal' as const, nice: -20, rtPrio: 0 } },
     { name: 'cpu-hog-fifo', hog: { policy: 'fifo' as const, nice: 0, rtPrio: 50 } },

@@ -4,20 +4,46 @@
  * bits. A strategy that is cheap because it rarely mixes must show it here.
  */
 import type { ResolvedConfig } from '../config/schema.js';
-import { type ScenarioContext, ms, printVerdicts, scenarioStatus, specs, strategy, subRun, type Verdict } from './common.js';
+import {
+  ms,
+  printVerdicts,
+  type ScenarioContext,
+  scenarioStatus,
+  specs,
+  strategy,
+  subRun,
+  type Verdict,
+} from './common.js';
 
 export const entropyPreset = {
-  summary: "seed 000: mixes/s, entropy bits/s and time to 256 bits per strategy and interrupt rate",
+  summary: 'seed 000: mixes/s, entropy bits/s and time to 256 bits per strategy and interrupt rate',
   config: { trials: 2, trialMs: '1.5s', warmupMs: '200ms', workload: { kind: 'irq_only' } },
 };
 
-const STRATEGIES = ['inline', 'workqueue', 'tasklet', 'timer', 'timer:deferrable=true', 'unbound', 'irq_work:target=next', 'bh_workqueue'];
+const STRATEGIES = [
+  'inline',
+  'workqueue',
+  'tasklet',
+  'timer',
+  'timer:deferrable=true',
+  'unbound',
+  'irq_work:target=next',
+  'bh_workqueue',
+];
 
 export async function runEntropy(ctx: ScenarioContext, rates: number[] = [200, 2000, 20000]): Promise<number> {
   const c = ctx.config;
-  const base: ResolvedConfig = { ...c, strategies: specs(c, STRATEGIES), baseline: 'inline', sweep: { param: 'irq_rate', values: rates } };
+  const base: ResolvedConfig = {
+    ...c,
+    strategies: specs(STRATEGIES),
+    baseline: 'inline',
+    sweep: { param: 'irq_rate', values: rates },
+  };
   const r = await subRun(ctx, 'entropy', base);
-  const lines: string[] = ['', 'rate/CPU   strategy                      mixes/s   bits/s   time to 256 bits   mixes off-CPU'];
+  const lines: string[] = [
+    '',
+    'rate/CPU   strategy                      mixes/s   bits/s   time to 256 bits   mixes off-CPU',
+  ];
   const verdicts: Verdict[] = [];
   for (const p of r.points) {
     const inline = strategy(p, 'inline');
@@ -39,7 +65,12 @@ export async function runEntropy(ctx: ScenarioContext, rates: number[] = [200, 2
     }
   }
   ctx.io.stdout(`${lines.join('\n')}\n`);
-  if (verdicts.length === 0) verdicts.push({ expectation: 'a strategy starves the input pool', reproduced: false, detail: 'every strategy delivered at least half of inline\'s bits/s' });
+  if (verdicts.length === 0)
+    verdicts.push({
+      expectation: 'a strategy starves the input pool',
+      reproduced: false,
+      detail: "every strategy delivered at least half of inline's bits/s",
+    });
   printVerdicts(ctx.io, verdicts);
   return scenarioStatus([r]);
 }

@@ -12,7 +12,11 @@ export interface Scenario extends ScenarioPreset {
 }
 
 export const SCENARIOS: Readonly<Record<string, Scenario>> = {
-  'random-regression': { ...randomRegressionPreset, config: randomRegressionPreset.config as PartialConfig, run: (ctx) => runRandomRegression(ctx) },
+  'random-regression': {
+    ...randomRegressionPreset,
+    config: randomRegressionPreset.config as PartialConfig,
+    run: (ctx) => runRandomRegression(ctx),
+  },
   'ipi-storm': { ...ipiStormPreset, config: ipiStormPreset.config as PartialConfig, run: (ctx) => runIpiStorm(ctx) },
   'cpu-hog': { ...cpuHogPreset, config: cpuHogPreset.config as PartialConfig, run: (ctx) => runCpuHog(ctx) },
   entropy: { ...entropyPreset, config: entropyPreset.config as PartialConfig, run: (ctx) => runEntropy(ctx) },

@@ -9,12 +9,12 @@
  * policy is a word the main thread switches between trials.
  */
 import { join } from 'node:path';
-import { Machine, MachineFaultError } from '../machine/machine.js';
-import { Phase } from '../machine/layout.js';
 import { machineOptions } from '../harness/options.js';
+import { Phase } from '../machine/layout.js';
+import { Machine, MachineFaultError } from '../machine/machine.js';
 import { compare } from '../report/stats.js';
 import { writeFileAtomic } from '../report/write.js';
-import { type ScenarioContext, printVerdicts, type Verdict } from './common.js';
+import { printVerdicts, type ScenarioContext, type Verdict } from './common.js';
 
 export const ipiStormPreset = {
   summary: "seed 002: cross-CPU work queues; IPIs with 'always' vs 'if-idle' (Tempesta's fix) for the same work",
@@ -32,14 +32,19 @@ interface Trial {
   p99: number;
 }
 
-export async function runIpiStorm(ctx: ScenarioContext, load = { produceNs: 1500, consumeNs: 1400, budget: 64 }): Promise<number> {
+export async function runIpiStorm(
+  ctx: ScenarioContext,
+  load = { produceNs: 1500, consumeNs: 1400, budget: 64 },
+): Promise<number> {
   const { config: c, io } = ctx;
   const opts = {
     ...machineOptions(c),
     irq: { rate: 0, pattern: 'constant' as const, burstSize: 8, cpus: [] },
     workload: { kind: 'cross_cpu' as const, producers: [0], consumers: [1], policy: 'always' as const, ...load },
   };
-  io.stdout(`\n== ipi-storm ==\nproducer CPU 0 → consumer CPU 1; ${load.produceNs} ns of work per item produced, ${load.consumeNs} ns per item consumed, NET_TX budget ${load.budget}\n`);
+  io.stdout(
+    `\n== ipi-storm ==\nproducer CPU 0 → consumer CPU 1; ${load.produceNs} ns of work per item produced, ${load.consumeNs} ns per item consumed, NET_TX budget ${load.budget}\n`,
+  );
   const m = await Machine.boot(opts);
   const trials: Trial[] = [];
   let status = 0;
@@ -91,9 +96,18 @@ export async function runIpiStorm(ctx: ScenarioContext, load = { produceNs: 1500
     return s.length ? s[Math.floor(s.length / 2)] : Number.NaN;
   };
   io.stdout('\npolicy    trials   items/s   IPIs/s   IPIs per 1000 items   item latency p50   p99\n');
-  for (const [p, ts] of [['always', a], ['if-idle', b]] as const) {
+  for (const [p, ts] of [
+    ['always', a],
+    ['if-idle', b],
+  ] as const) {
     io.stdout(
-      `${p.padEnd(8)}  ${String(ts.length).padStart(6)}  ${med(ts.map(rate)).toFixed(0).padStart(8)}  ${med(ts.map((t) => t.ipis / t.seconds)).toFixed(0).padStart(7)}  ${med(ts.map(perK)).toFixed(1).padStart(20)}  ${(med(ts.map((t) => t.p50)) / 1000).toFixed(1).padStart(14)} µs  ${(med(ts.map((t) => t.p99)) / 1000).toFixed(1)} µs\n`,
+      `${p.padEnd(8)}  ${String(ts.length).padStart(6)}  ${med(ts.map(rate)).toFixed(0).padStart(8)}  ${med(
+        ts.map((t) => t.ipis / t.seconds),
+      )
+        .toFixed(0)
+        .padStart(
+          7,
+        )}  ${med(ts.map(perK)).toFixed(1).padStart(20)}  ${(med(ts.map((t) => t.p50)) / 1000).toFixed(1).padStart(14)} µs  ${(med(ts.map((t) => t.p99)) / 1000).toFixed(1)} µs\n`,
     );
   }
   const ratio = med(a.map(perK)) / med(b.map(perK));
@@ -113,7 +127,8 @@ export async function runIpiStorm(ctx: ScenarioContext, load = { produceNs: 1500
     },
   ];
   printVerdicts(io, verdicts);
-  if (c.outDir) await writeFileAtomic(join(c.outDir, 'ipi-storm.json'), `${JSON.stringify({ load, trials }, null, 2)}\n`);
+  if (c.outDir)
+    await writeFileAtomic(join(c.outDir, 'ipi-storm.json'), `${JSON.stringify({ load, trials }, null, 2)}\n`);
   return status;
 }
 

@@ -23,7 +23,8 @@ import {
 } from './common.js';
 
 export const randomRegressionPreset = {
-  summary: 'seeds 000/001: tcp_lat under inline, workqueue (highpri, system_wq), tasklet, timer (plain, deferrable); where does 10% come from?',
+  summary:
+    'seeds 000/001: tcp_lat under inline, workqueue (highpri, system_wq), tasklet, timer (plain, deferrable); where does 10% come from?',
   config: { trials: 3, trialMs: '800ms', warmupMs: '200ms', workload: { kind: 'tcp_lat' } },
 };
 
@@ -44,19 +45,34 @@ export const FULL_SIZES: RegressionSizes = {
   triggers: [1024, 128, 16],
 };
 
-export async function runRandomRegression(ctx: ScenarioContext, sizes: RegressionSizes = DEFAULT_SIZES): Promise<number> {
+export async function runRandomRegression(
+  ctx: ScenarioContext,
+  sizes: RegressionSizes = DEFAULT_SIZES,
+): Promise<number> {
   const c = ctx.config;
-  const wl = c.workload.kind === 'tcp_lat' ? c.workload : { kind: 'tcp_lat' as const, msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4 << 20 };
+  const wl =
+    c.workload.kind === 'tcp_lat'
+      ? c.workload
+      : { kind: 'tcp_lat' as const, msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4 << 20 };
   const sweep = c.sweep ?? { param: 'msg_size' as const, values: sizes.msgSizes };
   const maxMsg = Math.max(...sweep.values, wl.msgSize);
   const ringBytes = Math.max(wl.ringBytes, 2 ** Math.ceil(Math.log2(maxMsg * 4 + 64)));
-  const main: ResolvedConfig = { ...c, strategies: specs(c, MAIN), baseline: 'inline', workload: { ...wl, ringBytes }, sweep };
+  const main: ResolvedConfig = {
+    ...c,
+    strategies: specs(MAIN),
+    baseline: 'inline',
+    workload: { ...wl, ringBytes },
+    sweep,
+  };
   const runs: RunResults[] = [];
   const r1 = await subRun(ctx, 'random-regression', main);
   runs.push(r1);
   const verdicts: Verdict[] = [];
   // Extra cost per hand-off, per point.
-  const lines = ['', 'point        strategy                  hand-offs/s  +ctx switches per hand-off  hand-off call p50  lock wait p99  hand-off→start p50'];
+  const lines = [
+    '',
+    'point        strategy                  hand-offs/s  +ctx switches per hand-off  hand-off call p50  lock wait p99  hand-off→start p50',
+  ];
   for (const p of r1.points) {
     const base = strategy(p, 'inline');
     for (const s of p.strategies) {
@@ -70,12 +86,16 @@ export async function runRandomRegression(ctx: ScenarioContext, sizes: Regressio
   ctx.io.stdout(`${lines.join('\n')}\n`);
   for (const label of BAD) {
     const hits = r1.points.flatMap((p) =>
-      (['p99', 'p99_9', 'mean', 'p50'] as const).filter((m) => comparison(strategy(p, label), 'one_way', m)?.verdict === 'regression').map((m) => `${m}@${p.params.msg_size ?? wl.msgSize}`),
+      (['p99', 'p99_9', 'mean', 'p50'] as const)
+        .filter((m) => comparison(strategy(p, label), 'one_way', m)?.verdict === 'regression')
+        .map((m) => `${m}@${p.params.msg_size ?? wl.msgSize}`),
     );
     verdicts.push({
       expectation: `${label} measurably worse than inline (at least in the tail)`,
       reproduced: hits.length > 0,
-      detail: hits.length ? `regressions (interval excludes 0): ${hits.join(', ')}` : 'no one-way metric cleared its 95% interval at any message size',
+      detail: hits.length
+        ? `regressions (interval excludes 0): ${hits.join(', ')}`
+        : 'no one-way metric cleared its 95% interval at any message size',
     });
   }
   for (const label of FIXES) {
@@ -97,7 +117,7 @@ export async function runRandomRegression(ctx: ScenarioContext, sizes: Regressio
     if (ctx.signal.aborted || r1.status !== 'completed') break;
     const cfg: ResolvedConfig = {
       ...c,
-      strategies: specs(c, ['inline', 'workqueue']),
+      strategies: specs(['inline', 'workqueue']),
       baseline: 'inline',
       workload: { ...wl, msgSize: 64 },
       fastPool: { ...c.fastPool, trigger },
@@ -113,7 +133,8 @@ export async function runRandomRegression(ctx: ScenarioContext, sizes: Regressio
       regime.push(
         `${String(p.params.irq_rate).padStart(8)}  ${String(trigger).padStart(7)}  ${pct(reg).padStart(27)}  ${pct(p50 ? p50.ratio - 1 : Number.NaN).padStart(9)}  ${(wq?.rates.handoffs ?? 0).toFixed(0).padStart(13)}`,
       );
-      if (Number.isFinite(reg) && reg > best.reg) best = { reg, p50: p50 ? p50.ratio - 1 : Number.NaN, rate: Number(p.params.irq_rate), trigger };
+      if (Number.isFinite(reg) && reg > best.reg)
+        best = { reg, p50: p50 ? p50.ratio - 1 : Number.NaN, rate: Number(p.params.irq_rate), trigger };
     }
     if (r.status !== 'completed') break;
   }
@@ -122,7 +143,7 @@ export async function runRandomRegression(ctx: ScenarioContext, sizes: Regressio
     expectation: "workqueue's mean regression against inline reaches the seed's 10% in some regime",
     reproduced: best.reg >= 0.1,
     detail: Number.isFinite(best.reg)
-      ? `largest: mean ${pct(best.reg)}, p50 ${pct(best.p50)} at ${best.rate} interrupts/s per CPU with trigger ${best.trigger}${best.reg < 0.1 ? '; the direct costs of a hand-off (a wakeup and two context switches per mix) are too rare at 1 per 1024 interrupts to reach 10% — it takes far more hand-offs per second (a lower trigger) or a kworker that competes with the softirq work itself (Tejun\'s theory)' : ''}`
+      ? `largest: mean ${pct(best.reg)}, p50 ${pct(best.p50)} at ${best.rate} interrupts/s per CPU with trigger ${best.trigger}${best.reg < 0.1 ? "; the direct costs of a hand-off (a wakeup and two context switches per mix) are too rare at 1 per 1024 interrupts to reach 10% — it takes far more hand-offs per second (a lower trigger) or a kworker that competes with the softirq work itself (Tejun's theory)" : ''}`
       : 'no measurement',
   });
   printVerdicts(ctx.io, verdicts);

@@ -43,7 +43,8 @@ export class ShmPlanner {
   /** Reserve `words` Int32 words for `name`; returns its base. Names must be unique. */
   reserve(name: string, words: number): number {
     if (this.regions[name]) throw new Error(`shm region "${name}" reserved twice`);
-    if (!Number.isInteger(words) || words <= 0) throw new Error(`shm region "${name}" needs a positive size (got ${words})`);
+    if (!Number.isInteger(words) || words <= 0)
+      throw new Error(`shm region "${name}" needs a positive size (got ${words})`);
     const base = this.next;
     this.regions[name] = { base, words };
     this.next += Math.ceil(words / LINE_WORDS) * LINE_WORDS;
@@ -69,10 +70,14 @@ export class ShmPlanner {
 export function attachShm(sab: SharedArrayBuffer, map: RegionMap): Int32Array {
   const i32 = new Int32Array(sab);
   if (i32[H_MAGIC] !== SHM_MAGIC) {
-    throw new Error(`shared memory has magic 0x${(i32[H_MAGIC] >>> 0).toString(16)}, expected 0x${SHM_MAGIC.toString(16)}: not a deferlab buffer`);
+    throw new Error(
+      `shared memory has magic 0x${(i32[H_MAGIC] >>> 0).toString(16)}, expected 0x${SHM_MAGIC.toString(16)}: not a deferlab buffer`,
+    );
   }
   if (i32[H_VERSION] !== SHM_LAYOUT_VERSION) {
-    throw new Error(`shared memory layout version ${i32[H_VERSION]} but this code expects ${SHM_LAYOUT_VERSION}: rebuild (npm run build) so all threads run the same code`);
+    throw new Error(
+      `shared memory layout version ${i32[H_VERSION]} but this code expects ${SHM_LAYOUT_VERSION}: rebuild (npm run build) so all threads run the same code`,
+    );
   }
   if (i32[H_WORDS] !== map.totalWords || sab.byteLength !== map.totalWords * 4) {
     throw new Error(

@@ -65,7 +65,9 @@ function checkCapacity(capacity: number): void {
 /** A ring must fit the region reserved for it (`available` words), when the caller knows it. */
 function checkFits(words: number, available: number | undefined, base: number): void {
   if (available !== undefined && words > available) {
-    throw new Error(`ring at word ${base} needs ${words} words but its region has ${available}: reserve it with the same kind's wordsFor()`);
+    throw new Error(
+      `ring at word ${base} needs ${words} words but its region has ${available}: reserve it with the same kind's wordsFor()`,
+    );
   }
 }
 

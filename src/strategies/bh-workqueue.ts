@@ -4,11 +4,12 @@
  * Trade-off: like a tasklet (softirq context on the queueing CPU, no wakeup), with workqueue
  * semantics and the BH worker's own budget of 10 items or 2 ms per run.
  */
-import type { Deferred, DeferralStrategy, Kernel, StrategySetup, Work, Workqueue } from '../api/types.js';
+import type { DeferralStrategy, Deferred, Kernel, StrategySetup, Work, Workqueue } from '../api/types.js';
 import { pickBool } from './options.js';
 
 export class BhWorkqueueStrategy implements DeferralStrategy {
-  static readonly description = 'WQ_BH workqueue (6.9+): softirq context on the queueing CPU, no wakeup (highpri=false: system_bh_wq)';
+  static readonly description =
+    'WQ_BH workqueue (6.9+): softirq context on the queueing CPU, no wakeup (highpri=false: system_bh_wq)';
   static readonly claims = { cpu: 'same', context: 'softirq' } as const;
   private wq!: Workqueue;
   private works: Work[] = [];

@@ -4,7 +4,7 @@
  * Trade-off: no thread wakeup, but still hardirq context (the lock stays raw), and a remote
  * target costs an IPI and runs the mix off its CPU, which random.c refuses.
  */
-import type { Deferred, DeferralStrategy, IrqWork, Kernel, StrategySetup } from '../api/types.js';
+import type { DeferralStrategy, Deferred, IrqWork, Kernel, StrategySetup } from '../api/types.js';
 import { badOption } from './options.js';
 
 export class IrqWorkStrategy implements DeferralStrategy {
@@ -34,7 +34,8 @@ export class IrqWorkStrategy implements DeferralStrategy {
   }
 
   handoff(k: Kernel, d: Deferred): boolean {
-    const t = this.target === 'self' ? k.cpu : this.target === 'next' ? (k.cpu + 1) % this.nrCpus : (this.target as number);
+    const t =
+      this.target === 'self' ? k.cpu : this.target === 'next' ? (k.cpu + 1) % this.nrCpus : (this.target as number);
     return k.irqWorkQueueOn(this.works[d.cpu], t);
   }
 }

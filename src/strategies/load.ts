@@ -34,7 +34,9 @@ async function importModule(url: string): Promise<Record<string, unknown>> {
 }
 
 function isClass(v: unknown): v is StrategyClass {
-  return typeof v === 'function' && typeof (v as { prototype?: { handoff?: unknown } }).prototype?.handoff === 'function';
+  return (
+    typeof v === 'function' && typeof (v as { prototype?: { handoff?: unknown } }).prototype?.handoff === 'function'
+  );
 }
 
 function firstLine(e: unknown): string {
@@ -45,7 +47,10 @@ function firstLine(e: unknown): string {
     return `${loc?.line !== undefined ? `line ${loc.line}:${(loc.column ?? 0) + 1}: ` : ''}${errs[0].text}`;
   }
   const msg = e instanceof Error ? e.message : String(e);
-  const lines = msg.split('\n').map((l) => l.trim()).filter((l) => l !== '');
+  const lines = msg
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '');
   // Skip a header line like "Transform failed with 1 error:" and keep the problem itself.
   const useful = lines.find((l) => !/failed with \d+ errors?:$/i.test(l) && !/^Parse failure/i.test(l));
   return useful ?? lines[0] ?? msg;
@@ -55,14 +60,23 @@ function firstLine(e: unknown): string {
 export function pickClass(mod: Record<string, unknown>, file: string, exportName?: string): StrategyClass {
   if (exportName) {
     const v = mod[exportName];
-    if (v === undefined) throw new StrategyLoadError(`${file}: no export named "${exportName}" (exports: ${Object.keys(mod).join(', ') || 'none'})`);
-    if (!isClass(v)) throw new StrategyLoadError(`${file}: export "${exportName}" is not a strategy class (a class with a handoff(k, d) method)`);
+    if (v === undefined)
+      throw new StrategyLoadError(
+        `${file}: no export named "${exportName}" (exports: ${Object.keys(mod).join(', ') || 'none'})`,
+      );
+    if (!isClass(v))
+      throw new StrategyLoadError(
+        `${file}: export "${exportName}" is not a strategy class (a class with a handoff(k, d) method)`,
+      );
     return v;
   }
   const d = mod.default;
   if (d !== undefined) {
     if (isClass(d)) return d;
-    if (typeof d === 'function') throw new StrategyLoadError(`${file}: the default export has no handoff(k, d) method; a strategy class needs one`);
+    if (typeof d === 'function')
+      throw new StrategyLoadError(
+        `${file}: the default export has no handoff(k, d) method; a strategy class needs one`,
+      );
   }
   const classes = Object.entries(mod).filter(([, v]) => isClass(v));
   if (classes.length === 1) return classes[0][1] as StrategyClass;
@@ -73,9 +87,13 @@ export function pickClass(mod: Record<string, unknown>, file: string, exportName
   }
   const fns = Object.entries(mod).filter(([, v]) => typeof v === 'function');
   if (fns.length > 0) {
-    throw new StrategyLoadError(`${file}: no exported class has a handoff(k, d) method (found ${fns.map(([k]) => k).join(', ')}); see docs/strategies.md`);
+    throw new StrategyLoadError(
+      `${file}: no exported class has a handoff(k, d) method (found ${fns.map(([k]) => k).join(', ')}); see docs/strategies.md`,
+    );
   }
-  throw new StrategyLoadError(`${file}: exports no strategy class; export a class with a handoff(k, d) method (see docs/strategies.md)`);
+  throw new StrategyLoadError(
+    `${file}: exports no strategy class; export a class with a handoff(k, d) method (see docs/strategies.md)`,
+  );
 }
 
 /** Load the class of a strategy reference. Context: any thread, at start-up. */
@@ -107,7 +125,8 @@ export function instantiate(ref: StrategyRef, cls: StrategyClass | null): Deferr
   } catch (e) {
     throw new StrategyLoadError(`${file}: the constructor threw: ${firstLine(e)}`);
   }
-  if (!s || typeof s.handoff !== 'function') throw new StrategyLoadError(`${file}: the instance has no handoff(k, d) method`);
+  if (!s || typeof s.handoff !== 'function')
+    throw new StrategyLoadError(`${file}: the instance has no handoff(k, d) method`);
   for (const m of ['setup', 'teardown'] as const) {
     if (s[m] !== undefined && typeof s[m] !== 'function') throw new StrategyLoadError(`${file}: ${m} must be a method`);
   }

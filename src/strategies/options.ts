@@ -3,11 +3,17 @@
 export class StrategyOptionError extends Error {}
 
 export function badOption(strategy: string, key: string, constraint: string, got: unknown): StrategyOptionError {
-  return new StrategyOptionError(`strategy ${strategy}: option ${key} must be ${constraint} (got ${JSON.stringify(got)})`);
+  return new StrategyOptionError(
+    `strategy ${strategy}: option ${key} must be ${constraint} (got ${JSON.stringify(got)})`,
+  );
 }
 
 /** Reject option keys a strategy does not know. */
-export function checkKeys(strategy: string, options: Readonly<Record<string, unknown>>, known: readonly string[]): void {
+export function checkKeys(
+  strategy: string,
+  options: Readonly<Record<string, unknown>>,
+  known: readonly string[],
+): void {
   for (const k of Object.keys(options)) {
     if (!known.includes(k)) {
       throw new StrategyOptionError(
@@ -26,11 +32,17 @@ export function pickOption<T extends string>(
 ): T {
   const v = options[key];
   if (v === undefined) return dflt;
-  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v)) throw badOption(strategy, key, `one of ${allowed.join(', ')}`, v);
+  if (typeof v !== 'string' || !(allowed as readonly string[]).includes(v))
+    throw badOption(strategy, key, `one of ${allowed.join(', ')}`, v);
   return v as T;
 }
 
-export function pickBool(options: Readonly<Record<string, unknown>>, key: string, dflt: boolean, strategy: string): boolean {
+export function pickBool(
+  options: Readonly<Record<string, unknown>>,
+  key: string,
+  dflt: boolean,
+  strategy: string,
+): boolean {
   const v = options[key];
   if (v === undefined) return dflt;
   if (typeof v !== 'boolean') throw badOption(strategy, key, 'true or false', v);

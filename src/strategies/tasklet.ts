@@ -3,11 +3,12 @@
  * tasklet_schedule. Trade-off: runs at irq_exit on the same CPU and thread with no wakeup or
  * context switch, but in softirq context, sharing the softirq budget with NET_RX and friends.
  */
-import type { Deferred, DeferralStrategy, Kernel, StrategySetup, Tasklet } from '../api/types.js';
+import type { DeferralStrategy, Deferred, Kernel, StrategySetup, Tasklet } from '../api/types.js';
 import { pickBool } from './options.js';
 
 export class TaskletStrategy implements DeferralStrategy {
-  static readonly description = 'tasklet_hi_schedule: runs at irq_exit on the same CPU, no wakeup (hi=false: TASKLET_SOFTIRQ)';
+  static readonly description =
+    'tasklet_hi_schedule: runs at irq_exit on the same CPU, no wakeup (hi=false: TASKLET_SOFTIRQ)';
   static readonly claims = { cpu: 'same', context: 'softirq' } as const;
   private tasklets: Tasklet[] = [];
   private readonly hi: boolean;

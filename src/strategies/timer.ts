@@ -5,11 +5,12 @@
  * CPU with no wakeup, at the price of up to one jiffy of delay (and, deferrable, until the CPU
  * next wakes).
  */
-import type { Deferred, DeferralStrategy, Kernel, StrategySetup, Timer } from '../api/types.js';
+import type { DeferralStrategy, Deferred, Kernel, StrategySetup, Timer } from '../api/types.js';
 import { pickBool } from './options.js';
 
 export class TimerStrategy implements DeferralStrategy {
-  static readonly description = 'add_timer_on(this CPU, expires = jiffies): runs at the next tick (deferrable=true: TIMER_DEFERRABLE, v2)';
+  static readonly description =
+    'add_timer_on(this CPU, expires = jiffies): runs at the next tick (deferrable=true: TIMER_DEFERRABLE, v2)';
   static readonly claims = { cpu: 'same', context: 'softirq' } as const;
   private timers: Timer[] = [];
   private readonly deferrable: boolean;

@@ -5,11 +5,20 @@
  * it by milliseconds; but the work may run on another CPU, and random.c's mix refuses to run
  * off its own CPU (it notices and skips), so entropy suffers unless scope=cpu.
  */
-import type { AffinityScope, Deferred, DeferralStrategy, Kernel, StrategySetup, Work, Workqueue } from '../api/types.js';
+import type {
+  AffinityScope,
+  DeferralStrategy,
+  Deferred,
+  Kernel,
+  StrategySetup,
+  Work,
+  Workqueue,
+} from '../api/types.js';
 import { pickBool, pickOption } from './options.js';
 
 export class UnboundStrategy implements DeferralStrategy {
-  static readonly description = 'WQ_UNBOUND workqueue: an idle worker in the affinity scope takes it (scope=cpu|smt|cache|numa|system, strict=bool)';
+  static readonly description =
+    'WQ_UNBOUND workqueue: an idle worker in the affinity scope takes it (scope=cpu|smt|cache|numa|system, strict=bool)';
   static readonly claims = { cpu: 'any', context: 'task' } as const;
   private wq!: Workqueue;
   private works: Work[] = [];
@@ -17,7 +26,13 @@ export class UnboundStrategy implements DeferralStrategy {
   private readonly strict: boolean;
 
   constructor(options: Readonly<Record<string, string | number | boolean>>) {
-    this.scope = pickOption(options, 'scope', ['cpu', 'smt', 'cache', 'numa', 'system'], 'cache', 'unbound') as AffinityScope;
+    this.scope = pickOption(
+      options,
+      'scope',
+      ['cpu', 'smt', 'cache', 'numa', 'system'],
+      'cache',
+      'unbound',
+    ) as AffinityScope;
     this.strict = pickBool(options, 'strict', false, 'unbound');
   }
 

@@ -5,11 +5,12 @@
  * interrupt path entirely, but every hand-off wakes the bound kworker/n thread, which must win
  * CPU n from whatever runs there: a wakeup and two context switches per mix.
  */
-import type { Deferred, DeferralStrategy, Kernel, StrategySetup, Work, Workqueue } from '../api/types.js';
+import type { DeferralStrategy, Deferred, Kernel, StrategySetup, Work, Workqueue } from '../api/types.js';
 import { pickOption } from './options.js';
 
 export class WorkqueueStrategy implements DeferralStrategy {
-  static readonly description = 'queue_work_on(this CPU, system_highpri_wq): wakes the bound kworker/n (wq=system: system_wq, nice 0)';
+  static readonly description =
+    'queue_work_on(this CPU, system_highpri_wq): wakes the bound kworker/n (wq=system: system_wq, nice 0)';
   static readonly claims = { cpu: 'same', context: 'task' } as const;
   private wq!: Workqueue;
   private works: Work[] = [];

@@ -29,14 +29,15 @@
  *          main thread between trials (so that trials of both policies interleave on one
  *          machine), Atomics.load by producers and consumers.
  */
-import { LINE_WORDS } from '../shm/layout.js';
-import { MpscRing } from '../shm/ring.js';
+
 import type { IrqWork } from '../api/types.js';
 import { GlobalCounter, Phase, Softirq } from '../machine/layout.js';
 import type { CrossCpuOptions } from '../machine/options.js';
 import type { Runtime, WorkloadHooks } from '../machine/runtime.js';
 import type { HostedTask } from '../machine/tasks.js';
 import { St } from '../machine/trace.js';
+import { LINE_WORDS } from '../shm/layout.js';
+import { MpscRing } from '../shm/ring.js';
 
 const RING_CAPACITY = 4096;
 const REC = 4;
@@ -56,7 +57,13 @@ export function crossRegions(w: CrossCpuOptions, cpus: number): Record<string, n
   return r;
 }
 
-export function crossInit(i32: Int32Array, regions: Record<string, number>, w: CrossCpuOptions, cpus: number, words: (base: number) => number | undefined): void {
+export function crossInit(
+  i32: Int32Array,
+  regions: Record<string, number>,
+  w: CrossCpuOptions,
+  cpus: number,
+  words: (base: number) => number | undefined,
+): void {
   i32.fill(0, regions['xcpu:state'], regions['xcpu:state'] + LINE_WORDS * cpus);
   i32[regions['xcpu:state'] + XCPU_POLICY_WORD] = w.policy === 'if-idle' ? IF_IDLE : 0;
   for (const c of w.consumers) {
@@ -114,16 +121,20 @@ class Producer implements HostedTask {
       const t = rt.now();
       i32[idx] = rt.cpu;
       i32[idx + 1] = this.seq++;
-      i32[idx + 2] = t % TWO_32 | 0;
+      i32[idx + 2] = (t % TWO_32) | 0;
       i32[idx + 3] = Math.floor(t / TWO_32);
       ring.publish();
       rt.globalCount(GlobalCounter.items_produced);
-      if (Atomics.load(i32, this.policyWord) !== IF_IDLE || Atomics.load(i32, this.flag(cons)) === 1) rt.irqWorkQueueOn(this.ipis[k], cons);
+      if (Atomics.load(i32, this.policyWord) !== IF_IDLE || Atomics.load(i32, this.flag(cons)) === 1)
+        rt.irqWorkQueueOn(this.ipis[k], cons);
     }
   }
 }
 
-export function crossAttach(rt: Runtime, w: CrossCpuOptions): { hooks: WorkloadHooks; task(id: number): HostedTask | undefined } {
+export function crossAttach(
+  rt: Runtime,
+  w: CrossCpuOptions,
+): { hooks: WorkloadHooks; task(id: number): HostedTask | undefined } {
   const state = rt.R.workload['xcpu:state'];
   const flag = (c: number) => xcpuFlagWord(state, c);
   const rings = w.consumers.map((c) => new MpscRing(rt.i32, rt.R.workload[`xcpu:ring${c}`]));

@@ -1,6 +1,7 @@
 /** Workloads: which shared regions each needs, their initialisation, and per-thread attachment. */
-import type { Runtime, WorkloadHooks } from '../machine/runtime.js';
+
 import type { MachineOptions } from '../machine/options.js';
+import type { Runtime, WorkloadHooks } from '../machine/runtime.js';
 import type { HostedTask } from '../machine/tasks.js';
 import { crossAttach, crossInit, crossRegions } from './cross-cpu.js';
 import { tcpAttach, tcpInit, tcpRegions } from './tcp-lat.js';
@@ -23,7 +24,10 @@ export function initWorkload(
   if (w.kind === 'cross_cpu') crossInit(i32, regions, w, o.cpus, words);
 }
 
-export function attachWorkload(rt: Runtime, o: MachineOptions): { hooks: WorkloadHooks; task(id: number): HostedTask | undefined } {
+export function attachWorkload(
+  rt: Runtime,
+  o: MachineOptions,
+): { hooks: WorkloadHooks; task(id: number): HostedTask | undefined } {
   const w = o.workload;
   if (w.kind === 'tcp_lat') return tcpAttach(rt, w);
   if (w.kind === 'cross_cpu') return crossAttach(rt, w);

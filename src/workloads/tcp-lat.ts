@@ -17,13 +17,14 @@
  *                delivered up to); Atomics.load by the receiving task. d = direction 0/1.
  *   SEQ          plain, written only by the client task: messages sent.
  */
-import { SpscRing } from '../shm/ring.js';
-import { LINE_WORDS } from '../shm/layout.js';
-import { CpuCounter, GlobalCounter, Phase } from '../machine/layout.js';
-import type { HostedTask } from '../machine/tasks.js';
-import type { Runtime, WorkloadHooks } from '../machine/runtime.js';
+
 import { Vector } from '../machine/irqchip.js';
+import { CpuCounter, GlobalCounter, Phase } from '../machine/layout.js';
+import type { Runtime, WorkloadHooks } from '../machine/runtime.js';
+import type { HostedTask } from '../machine/tasks.js';
 import { St } from '../machine/trace.js';
+import { LINE_WORDS } from '../shm/layout.js';
+import { SpscRing } from '../shm/ring.js';
 
 const HDR = 4;
 const DELIVERED = 0;
@@ -94,7 +95,7 @@ class Endpoint {
     const i32 = this.rt.i32;
     i32[idx] = seq;
     i32[idx + 1] = this.msgSize;
-    i32[idx + 2] = t % TWO_32 | 0;
+    i32[idx + 2] = (t % TWO_32) | 0;
     i32[idx + 3] = Math.floor(t / TWO_32);
     const buf = this.buf;
     const base = idx + HDR;
@@ -133,7 +134,13 @@ class ClientTask extends Endpoint implements HostedTask {
   private seq = 0;
   private readonly recheckReply: () => boolean;
   private readonly recheckPhase: () => boolean;
-  constructor(rt: Runtime, readonly id: number, msgSize: number, state: number, peerCpu: number) {
+  constructor(
+    rt: Runtime,
+    readonly id: number,
+    msgSize: number,
+    state: number,
+    peerCpu: number,
+  ) {
     super(rt, msgSize, 0, state, peerCpu);
     this.recheckReply = () => this.readable() || rt.isStopping();
     this.recheckPhase = () => active(rt.phase) || rt.isStopping();
@@ -172,7 +179,13 @@ class ClientTask extends Endpoint implements HostedTask {
 
 class ServerTask extends Endpoint implements HostedTask {
   private readonly recheck: () => boolean;
-  constructor(rt: Runtime, readonly id: number, msgSize: number, state: number, peerCpu: number) {
+  constructor(
+    rt: Runtime,
+    readonly id: number,
+    msgSize: number,
+    state: number,
+    peerCpu: number,
+  ) {
     super(rt, msgSize, 1, state, peerCpu);
     this.recheck = () => this.readable() || rt.isStopping();
   }

@@ -16,7 +16,14 @@ afterEach(async () => {
 });
 
 it('no CPU ever has two owners, and every hand-off runs exactly once, under stress', async () => {
-  const strategies = [builtin('irq_work', { target: 'next' }), builtin('workqueue'), builtin('unbound', { scope: 'system' }), builtin('tasklet'), builtin('timer'), builtin('bh_workqueue')];
+  const strategies = [
+    builtin('irq_work', { target: 'next' }),
+    builtin('workqueue'),
+    builtin('unbound', { scope: 'system' }),
+    builtin('tasklet'),
+    builtin('timer'),
+    builtin('bh_workqueue'),
+  ];
   m = await Machine.boot(
     options({
       irq: { rate: 40000, pattern: 'poisson', burstSize: 8, cpus: [0, 1] },
