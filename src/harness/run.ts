@@ -262,9 +262,10 @@ function finishStrategy(acc: StrategyAcc): void {
 }
 
 function faultError(f: MachineFault, inForce: string | undefined): RunResults['error'] {
-  const strategy = f.strategy ?? (inForce ? `${inForce} (in force)` : undefined);
+  const strategy = f.strategy ?? inForce;
+  const guessed = !f.strategy && inForce !== undefined;
   return {
-    message: f.message,
+    message: guessed ? `${f.message} (while strategy ${inForce} was in force)` : f.message,
     thread: f.thread,
     ...(strategy ? { strategy } : {}),
     ...(f.cpu >= 0 ? { cpu: f.cpu } : {}),

@@ -35,6 +35,8 @@ import {
   CPU_OWNER,
   CPU_SOFTIRQ,
   CPU_WHERE,
+  SOFTIRQ_NAMES,
+  Where,
   CPU_WORDS,
   CpuFlag,
   GLOBAL_COUNTER_NAMES,
@@ -62,6 +64,8 @@ const ENTRY = {
 
 /** How long threads may take to start (from TypeScript source each loads esbuild: ~0.3 s). */
 export const BOOT_TIMEOUT_MS = 60_000;
+/** Old-generation heap limit of each machine thread (MiB). */
+export const WORKER_HEAP_MB = 512;
 /** How long the threads may take to report between trials. */
 export const COLLECT_TIMEOUT_MS = 10_000;
 
@@ -199,7 +203,15 @@ export class Machine {
         threadId: th.id,
         epochNs: this.epochNs,
       };
-      const w = spawnWorker(ENTRY[th.kind], { workerData: data, name: th.name, stdout: false, stderr: false });
+      const w = spawnWorker(ENTRY[th.kind], {
+        workerData: data,
+        name: th.name,
+        stdout: false,
+        stderr: false,
+        // A strategy that allocates without bound ends its thread with ERR_WORKER_OUT_OF_MEMORY
+        // (reported as such) instead of taking the host's memory.
+        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+      });
       this.workers.push(w);
       w.on('message', (m: WorkerMessage) => {
         if (m.type === 'ready') {
@@ -526,6 +538,17 @@ export class Machine {
         `  ${t.name}: state=${this.rqs.state(t.id)} cpu=${this.rqs.taskCpu(t.id)} slices=${this.rqs.slices(t.id)}`,
       );
     return lines.join('\n');
+  }
+
+  /** What CPU `cpu`'s owner was doing, from its CPU_WHERE word (for the watchdog). */
+  whereOf(cpu: number): { context: 'hardirq' | 'softirq' | 'task'; doing: string } {
+    const v = Atomics.load(this.i32, this.R.cpu + cpu * CPU_WORDS + CPU_WHERE);
+    if (v >= Where.Callback) return { context: 'task', doing: `in the callback of kernel object #${v - Where.Callback}` };
+    if (v >= Where.Softirq) return { context: 'softirq', doing: `in softirq ${SOFTIRQ_NAMES[v - Where.Softirq] ?? v - Where.Softirq}` };
+    if (v === Where.Handoff) return { context: 'hardirq', doing: "inside the strategy's hand-off" };
+    if (v === Where.Hardirq) return { context: 'hardirq', doing: 'in a hard-IRQ handler' };
+    if (v === Where.Lock) return { context: 'task', doing: 'waiting for a lock' };
+    return { context: 'task', doing: 'in task context' };
   }
 
   /** CPU `cpu`'s thread sleeps in its idle loop (its doorbell says so). */

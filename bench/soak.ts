@@ -1,0 +1,308 @@
+/**
+ * Soak: a long mixed run in ONE process. By default one machine for the whole time (the bar
+ * applies to that: a user's run boots one machine per sweep point); with --reboots, rounds of
+ * runExperiment, each on a freshly booted machine: every built-in strategy, tcp_lat with background interrupts (the
+ * pattern rotates constant → poisson → bursts), a few interleaved trials each, no output
+ * directory, until the time is up. It shows whether anything leaks across runs (threads,
+ * shared memory, histograms, listeners) and whether the books balance round after round.
+ *
+ *   npm run build && node dist/bench/soak.js [--minutes N] [--reboots]     (default 10 minutes)
+ *   node --expose-gc dist/bench/soak.js ...                    (collects garbage before each reading: steadier)
+ *
+ * Per round: status (and the error of a failed one), wall time, RSS and heap used after the
+ * round, the conservation counters summed over every measured trial of every strategy
+ * (hand-offs vs mixes, works queued vs works run, interrupts dropped) and their drift (the
+ * difference; the run itself fails if work is lost at a drain, so a small difference here is
+ * only hand-offs at a trial's edge whose mix ran after the measured window), and the median of
+ * the strategies' one-way p50 (µs) with its drift from the first round.
+ *
+ * The bar: RSS at the end at most 10% above RSS after the first round (the first round pays
+ * for code loading and V8's compilation). Figures are printed, nothing is asserted.
+ */
+import { pathToFileURL } from 'node:url';
+import type { PartialConfig } from '../src/config/input.js';
+import { resolveConfig } from '../src/config/schema.js';
+import { runExperiment } from '../src/harness/run.js';
+import type { RunResults } from '../src/report/types.js';
+
+/** RSS growth allowed from after the first round to the end. */
+export const RSS_GROWTH_BAR = 0.1;
+const DEFAULT_MINUTES = 10;
+const PATTERNS = ['constant', 'poisson', 'bursts'] as const;
+
+const MiB = 1024 * 1024;
+const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
+const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+
+interface Memory {
+  rss: number;
+  heapUsed: number;
+  external: number;
+}
+
+function memory(): Memory {
+  (globalThis as { gc?: () => void }).gc?.();
+  const m = process.memoryUsage();
+  return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
+}
+
+/** `--minutes N` (a positive number) and `--reboots`; anything else is an error. */
+export function parseArgs(argv: readonly string[]): { minutes: number; reboots: boolean } {
+  let minutes = DEFAULT_MINUTES;
+  let reboots = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--reboots') {
+      reboots = true;
+      continue;
+    }
+    const value = a === '--minutes' ? argv[++i] : a.startsWith('--minutes=') ? a.slice('--minutes='.length) : undefined;
+    if (value === undefined)
+      throw new Error(`soak: unknown argument ${JSON.stringify(a)}; usage: soak.js [--minutes N] [--reboots]`);
+    minutes = Number(value);
+    if (!Number.isFinite(minutes) || minutes <= 0)
+      throw new Error(`soak: --minutes must be a positive number (got ${JSON.stringify(value)})`);
+  }
+  return { minutes, reboots };
+}
+
+/**
+ * The soak the bar applies to: ONE machine for the whole time, as a user's run has (one boot
+ * per sweep point). Every built-in strategy, interleaved, tcp_lat with Poisson background
+ * interrupts, trial after trial until the time is up; memory is read at every trial.
+ */
+export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
+  const { minutes, reboots } = parseArgs(argv);
+  if (reboots) {
+    await mainReboots(minutes);
+    return;
+  }
+  const say = (s: string) => process.stdout.write(`${s}\n`);
+  const start = memory();
+  const t0 = Date.now();
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), minutes * 60_000);
+  const config = resolveConfig({
+    flags: {
+      workload: { kind: 'tcp_lat' },
+      irq: { rate: '20k', pattern: 'poisson' },
+      trials: 1000,
+      trialMs: '300ms',
+      warmupMs: '100ms',
+      seed: 1,
+      outDir: null,
+    },
+    cwd: process.cwd(),
+  });
+  const nStrategies = config.strategies.length;
+  say(
+    `soak: one machine for ${minutes} min (Node ${process.version}): ${nStrategies} strategies interleaved, tcp_lat, 20k Poisson irq/s per CPU, trials of 300 ms`,
+  );
+  say(`start: RSS ${mib(start.rss)}, heap used ${mib(start.heapUsed)}`);
+  const samples: { trial: number; t: number; mem: Memory }[] = [];
+  let trial = 0;
+  const results = await runExperiment(config, {
+    signal: ac.signal,
+    progress: (line) => {
+      if (!line.startsWith('trial ')) return;
+      trial++;
+      const mem = memory();
+      samples.push({ trial, t: Date.now() - t0, mem });
+      if (trial % (nStrategies * 10) === 1)
+        say(
+          `  trial ${String(trial).padStart(5)} at ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s: RSS ${mib(mem.rss)}, heap used ${mib(mem.heapUsed)}`,
+        );
+    },
+  });
+  clearTimeout(timer);
+  const end = memory();
+  const afterRound1 = samples[Math.min(nStrategies, samples.length - 1)]?.mem ?? end;
+  const growth = end.rss / afterRound1.rss - 1;
+  const f = figuresOf(results);
+  say(
+    `status: ${results.status}${results.error ? ` (${results.error.message})` : ''}; ${f.trials} trials in ${((Date.now() - t0) / 60_000).toFixed(1)} min`,
+  );
+  say(
+    `RSS: start ${mib(start.rss)}, after the first round of ${nStrategies} trials ${mib(afterRound1.rss)}, end ${mib(end.rss)}: ${pct(growth)} (bar: at most ${pct(RSS_GROWTH_BAR)}) -> ${growth <= RSS_GROWTH_BAR ? 'within the bar' : 'ABOVE THE BAR'}`,
+  );
+  say(`heap used: after round 1 ${mib(afterRound1.heapUsed)}, end ${mib(end.heapUsed)}`);
+  say(
+    `counters over all measured trials: handoffs ${f.handoffs}, mixes ${f.mixes} (drift ${f.handoffs - f.mixes}, trial-edge only: every drain checks the books); works queued ${f.worksQueued}, run ${f.worksRun} (drift ${f.worksQueued - f.worksRun}); irqs_dropped ${f.irqsDropped}`,
+  );
+  const per = results.points[0]?.strategies ?? [];
+  const first = per.map((s) => s.trials[0]?.stages.one_way?.p50 ?? Number.NaN);
+  const last = per.map((s) => s.trials[s.trials.length - 1]?.stages.one_way?.p50 ?? Number.NaN);
+  say(
+    `one-way p50 of each strategy, first trial → last: ${per.map((s, i) => `${s.label} ${(first[i] / 1000).toFixed(1)}→${(last[i] / 1000).toFixed(1)} µs`).join(', ')}`,
+  );
+}
+
+export interface RoundFigures {
+  round: number;
+  pattern: string;
+  status: RunResults['status'];
+  error?: string;
+  seconds: number;
+  mem: Memory;
+  trials: number;
+  handoffs: number;
+  mixes: number;
+  worksQueued: number;
+  worksRun: number;
+  irqsDropped: number;
+  /** Median over strategies of the one-way p50, µs (NaN if none measured). */
+  oneWayP50Us: number;
+}
+
+/** Sum the conservation counters over every measured trial of every strategy. */
+export function figuresOf(results: RunResults): Omit<RoundFigures, 'round' | 'pattern' | 'seconds' | 'mem'> {
+  let trials = 0;
+  const sum = { handoffs: 0, mixes: 0, works_queued: 0, works_run: 0, irqs_dropped: 0 };
+  const p50s: number[] = [];
+  for (const point of results.points) {
+    for (const s of point.strategies) {
+      for (const t of s.trials) {
+        trials++;
+        for (const k of Object.keys(sum) as (keyof typeof sum)[]) sum[k] += t.counters[k] ?? 0;
+      }
+      const p50 = s.merged.one_way?.summary.p50;
+      if (p50 !== undefined && Number.isFinite(p50)) p50s.push(p50 / 1000);
+    }
+  }
+  p50s.sort((a, b) => a - b);
+  return {
+    status: results.status,
+    ...(results.error ? { error: results.error.message } : {}),
+    trials,
+    handoffs: sum.handoffs,
+    mixes: sum.mixes,
+    worksQueued: sum.works_queued,
+    worksRun: sum.works_run,
+    irqsDropped: sum.irqs_dropped,
+    oneWayP50Us: p50s.length ? p50s[Math.floor(p50s.length / 2)] : Number.NaN,
+  };
+}
+
+function configFor(round: number) {
+  const flags: PartialConfig = {
+    // strategies: not given, so every built-in (DEFAULT_STRATEGY_SPECS).
+    workload: { kind: 'tcp_lat' },
+    irq: { rate: '20k', pattern: PATTERNS[round % PATTERNS.length] },
+    trials: 2,
+    trialMs: '300ms',
+    warmupMs: '100ms',
+    seed: round + 1,
+    outDir: null,
+  };
+  return resolveConfig({ flags, cwd: process.cwd() });
+}
+
+export async function mainReboots(minutes: number): Promise<RoundFigures[]> {
+  const say = (s: string) => process.stdout.write(`${s}\n`);
+  const gc = typeof (globalThis as { gc?: unknown }).gc === 'function';
+  const start = memory();
+  const t0 = Date.now();
+  const deadline = t0 + minutes * 60_000;
+  say(
+    `soak: ${minutes} min of runExperiment rounds in one process (Node ${process.version}, pid ${process.pid}${gc ? ', gc before each reading' : ', no --expose-gc: readings include garbage'})`,
+  );
+  say(
+    `each round: every built-in strategy, tcp_lat, 20k background irq/s per CPU, 2 trials × (100 ms warm-up + 300 ms), no output`,
+  );
+  say(`start: RSS ${mib(start.rss)}, heap used ${mib(start.heapUsed)}, external ${mib(start.external)}`);
+  say('');
+  say(
+    'round  pattern   status      s  trials   RSS MiB  heap MiB  handoffs   mixes  drift  works q/run      drift  irqs_dropped  one-way p50 µs (drift)',
+  );
+
+  const rounds: RoundFigures[] = [];
+  for (let round = 0; round === 0 || Date.now() < deadline; round++) {
+    const config = configFor(round);
+    const ts = Date.now();
+    let f: Omit<RoundFigures, 'round' | 'pattern' | 'seconds' | 'mem'>;
+    try {
+      f = figuresOf(await runExperiment(config));
+    } catch (e) {
+      // runExperiment reports machine faults in its result; anything thrown is a harness bug.
+      f = {
+        status: 'failed',
+        error: `threw: ${e instanceof Error ? e.message : String(e)}`,
+        trials: 0,
+        handoffs: 0,
+        mixes: 0,
+        worksQueued: 0,
+        worksRun: 0,
+        irqsDropped: 0,
+        oneWayP50Us: Number.NaN,
+      };
+    }
+    const r: RoundFigures = {
+      round,
+      pattern: config.irq.pattern,
+      seconds: (Date.now() - ts) / 1000,
+      mem: memory(),
+      ...f,
+    };
+    rounds.push(r);
+    const base = rounds.find((x) => Number.isFinite(x.oneWayP50Us))?.oneWayP50Us ?? Number.NaN;
+    const latDrift = Number.isFinite(base) && Number.isFinite(r.oneWayP50Us) ? pct(r.oneWayP50Us / base - 1) : '-';
+    say(
+      [
+        String(round + 1).padStart(5),
+        r.pattern.padEnd(8),
+        r.status.padEnd(11),
+        r.seconds.toFixed(1).padStart(5),
+        String(r.trials).padStart(7),
+        (r.mem.rss / MiB).toFixed(1).padStart(9),
+        (r.mem.heapUsed / MiB).toFixed(1).padStart(9),
+        String(r.handoffs).padStart(9),
+        String(r.mixes).padStart(7),
+        String(r.handoffs - r.mixes).padStart(6),
+        `${r.worksQueued}/${r.worksRun}`.padStart(12),
+        String(r.worksQueued - r.worksRun).padStart(10),
+        String(r.irqsDropped).padStart(13),
+        `${Number.isFinite(r.oneWayP50Us) ? r.oneWayP50Us.toFixed(2) : '-'} (${latDrift})`.padStart(24),
+      ].join('  '),
+    );
+    if (r.error) say(`       error: ${r.error}`);
+  }
+
+  const end = memory();
+  const first = rounds[0].mem;
+  const growth = end.rss / first.rss - 1;
+  const failed = rounds.filter((r) => r.status !== 'completed');
+  say('');
+  say(
+    `rounds: ${rounds.length} in ${((Date.now() - t0) / 60_000).toFixed(1)} min; completed ${rounds.length - failed.length}, not completed ${failed.length}`,
+  );
+  say(
+    `RSS: start ${mib(start.rss)}, after round 1 ${mib(first.rss)}, end ${mib(end.rss)}: ${pct(growth)} since round 1 (bar: at most ${pct(RSS_GROWTH_BAR)}) -> ${growth <= RSS_GROWTH_BAR ? 'within the bar' : 'ABOVE THE BAR'}`,
+  );
+  say(
+    `heap used: start ${mib(start.heapUsed)}, after round 1 ${mib(first.heapUsed)}, end ${mib(end.heapUsed)} (${pct(end.heapUsed / first.heapUsed - 1)}); external: ${mib(first.external)} -> ${mib(end.external)}`,
+  );
+  const tot = rounds.reduce(
+    (a, r) => ({
+      h: a.h + r.handoffs,
+      m: a.m + r.mixes,
+      q: a.q + r.worksQueued,
+      w: a.w + r.worksRun,
+      d: a.d + r.irqsDropped,
+    }),
+    { h: 0, m: 0, q: 0, w: 0, d: 0 },
+  );
+  say(
+    `over all measured trials: handoffs ${tot.h}, mixes ${tot.m} (drift ${tot.h - tot.m}); works queued ${tot.q}, run ${tot.w} (drift ${tot.q - tot.w}); irqs_dropped ${tot.d}`,
+  );
+  for (const r of failed) say(`round ${r.round + 1} ${r.status}: ${r.error ?? '(no error recorded)'}`);
+  return rounds;
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  try {
+    await main();
+  } catch (e) {
+    process.stderr.write(`${e instanceof Error ? e.message : String(e)}\n`);
+    process.exitCode = 2;
+  }
+}

@@ -1,0 +1,502 @@
+/**
+ * The real CLI, end to end, in a child process (`node --import tsx src/cli.ts ...`): bad input
+ * through every layer (exit 2, one line naming the problem, nothing run), a short real run and
+ * every file it writes, `report DIR`, --help, --version, list, and a user's strategy file from
+ * outside the repository. Outputs go to a temp dir, never into the repository.
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { USAGE_HINT } from '../../src/cli/main.js';
+import { parseHgrm } from '../../src/report/hgrm.js';
+import { STAGE_NAMES } from '../../src/report/types.js';
+import { readResults, sanitizeLabel } from '../../src/report/write.js';
+import { SCENARIOS } from '../../src/scenarios/index.js';
+import { BUILTINS } from '../../src/strategies/registry.js';
+import { type CliResult, limiter, repoRoot, runCli, stackLines, tmpLeftovers } from '../fixtures/cli.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'deferlab-e2e-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** A test that runs the machine (a run takes ~3-10 s on 2 busy cores). */
+const RUN_TEST_TIMEOUT_MS = 90_000;
+
+// ---------------------------------------------------------------------------------------------
+// Input files for the bad-input cases
+// ---------------------------------------------------------------------------------------------
+
+const file = (name: string, text: string): string => {
+  const path = join(tmp, name);
+  writeFileSync(path, text);
+  return path;
+};
+const notJson = file('not-json.json', '{ "cpus": 2, }\n');
+const unknownKey = file('unknown-key.json', '{ "cpu": 2 }\n');
+const wrongType = file('wrong-type.json', '{ "trials": "many" }\n');
+const aFile = file('a-file.txt', 'not a directory\n');
+const emptyDir = join(tmp, 'empty');
+mkdirSync(emptyDir);
+// Broken strategy files, in a directory whose package.json makes .ts files ES modules (so each
+// case tests its own problem; a plain directory is tested below, with a good strategy).
+const bad = join(tmp, 'bad');
+mkdirSync(bad);
+writeFileSync(join(bad, 'package.json'), '{ "type": "module" }\n');
+const syntaxError = join(bad, 'syntax-error.ts');
+writeFileSync(syntaxError, 'export default class Broken {\n  handoff( {\n');
+const noExport = join(bad, 'no-export.ts');
+writeFileSync(noExport, 'const helper = 1;\nexport const answer = helper + 41;\n');
+const noHandoff = join(bad, 'no-handoff.ts');
+writeFileSync(noHandoff, 'export default class NoHandoff {\n  run(): void {}\n}\n');
+const ctorThrows = join(bad, 'ctor-throws.ts');
+writeFileSync(
+  ctorThrows,
+  "export default class CtorThrows {\n  constructor() {\n    throw new Error('ctor says no');\n  }\n  handoff(): boolean {\n    return true;\n  }\n}\n",
+);
+
+// ---------------------------------------------------------------------------------------------
+// Bad input: exit 2, one line, key words
+// ---------------------------------------------------------------------------------------------
+
+interface BadCase {
+  name: string;
+  args: string[];
+  /** Each must match the message (the first stderr line). */
+  expect: RegExp[];
+}
+
+/** `run ARGS --no-output`: nothing would be written even if validation let it through. */
+const run = (...args: string[]) => ['run', ...args, '--no-output'];
+
+const BAD_INPUT: BadCase[] = [
+  { name: 'cpus 0', args: run('--cpus', '0'), expect: [/--cpus/, /integer from 1 to 64/, /\(got 0\)/] },
+  { name: 'cpus not a number', args: run('--cpus', 'abc'), expect: [/--cpus/, /integer/, /got "abc"/] },
+  { name: 'cpus above 64', args: run('--cpus', '65'), expect: [/--cpus/, /1 to 64/, /got 65/] },
+  { name: 'cpus fractional', args: run('--cpus', '1.5'), expect: [/--cpus/, /integer/, /got 1\.5/] },
+  { name: 'trials 0', args: run('--trials', '0'), expect: [/--trials/, /1 to 1000/, /got 0/] },
+  { name: 'trials above 1000', args: run('--trials', '1001'), expect: [/--trials/, /1 to 1000/, /got 1001/] },
+  { name: 'duration 0', args: run('--duration', '0'), expect: [/--duration/, /from 50ms to 600s/, /got 0/] },
+  { name: 'duration too short', args: run('--duration', '10ms'), expect: [/--duration/, /50ms/, /got "10ms"/] },
+  { name: 'duration too long', args: run('--duration', '601s'), expect: [/--duration/, /600s/, /got "601s"/] },
+  {
+    name: 'duration unknown unit',
+    args: run('--duration', '5parsecs'),
+    expect: [/--duration/, /1500ms or 1\.5s/, /"5parsecs"/],
+  },
+  { name: 'duration in hours', args: run('--duration', '1.5h'), expect: [/--duration/, /1\.5s/, /"1\.5h"/] },
+  { name: 'warmup negative', args: run('--warmup', '-1s'), expect: [/--warmup/, /duration/, /"-1s"/] },
+  { name: 'HZ 200', args: run('--hz', '200'), expect: [/--hz/, /100, 250, 300, 1000/, /got 200/] },
+  { name: 'watchdog too short', args: run('--watchdog', '50ms'), expect: [/--watchdog/, /100ms to 60s/, /"50ms"/] },
+  { name: 'unknown flag', args: run('--bogus'), expect: [/unknown option --bogus/, /'run'/] },
+  {
+    name: 'flag missing its value',
+    args: ['run', '--cpus'],
+    expect: [/--cpus needs a value/, /--cpus 4/, /got nothing/],
+  },
+  { name: 'sweep (-oo) missing its value', args: ['run', '-oo'], expect: [/--sweep needs a value/, /msg_size/] },
+  { name: 'switch given a value', args: run('--no-tracing=1'), expect: [/--no-tracing takes no value/] },
+  { name: 'stray argument', args: run('extra'), expect: [/'run' takes no arguments/, /"extra"/] },
+  {
+    name: 'unknown subcommand',
+    args: ['frobnicate'],
+    expect: [/unknown command "frobnicate"/, /run, list, check-strategy/],
+  },
+  { name: 'help on an unknown command', args: ['help', 'bogus'], expect: [/unknown command "bogus"/] },
+  {
+    name: 'unknown strategy',
+    args: run('--strategy', 'nosuch'),
+    expect: [/--strategy/, /built-in strategy/, /"nosuch"/, /\.\/nosuch\.ts/],
+  },
+  {
+    name: 'missing strategy file',
+    args: run('--strategy', join(tmp, 'missing.ts')),
+    expect: [/--strategy/, /existing strategy file/, /missing\.ts/, /does not exist/],
+  },
+  {
+    name: 'duplicate strategy',
+    args: run('--strategy', 'inline', '--strategy', 'inline'),
+    expect: [/same strategy twice/, /inline/],
+  },
+  {
+    name: 'baseline not among the strategies',
+    args: run('--strategy', 'inline', '--strategy', 'tasklet', '--baseline', 'workqueue'),
+    expect: [/--baseline/, /inline, tasklet/, /got "workqueue"/],
+  },
+  {
+    name: 'msg-size larger than the ring',
+    args: run('--msg-size', '8M', '--ring-size', '4M'),
+    expect: [/--msg-size/, /at most the ring size/, /--ring-size 4M/, /"8M"/],
+  },
+  { name: 'msg-size 0', args: run('--msg-size', '0'), expect: [/--msg-size/, /from 1/, /got 0/] },
+  {
+    name: 'ring size not a power of two',
+    args: run('--ring-size', '3000'),
+    expect: [/--ring-size/, /power of two/, /got 3000/],
+  },
+  { name: 'sweep that never ends (*1)', args: run('--sweep', 'msg_size:4K:1M:*1'), expect: [/--sweep/, /never ends/] },
+  { name: 'sweep that never ends (+0)', args: run('--sweep', 'irq_rate:1k:2k:+0'), expect: [/--sweep/, /never ends/] },
+  {
+    name: 'sweep too long',
+    args: run('--sweep', 'trigger:1:1000:+1'),
+    expect: [/--sweep/, /at most 64 points/, /1000/],
+  },
+  {
+    name: 'sweep min above max',
+    args: run('--sweep', 'msg_size:1M:4K:*2'),
+    expect: [/--sweep/, /min no larger than max/],
+  },
+  {
+    name: 'sweep of an unknown parameter',
+    args: run('--sweep', 'bogus:1:2:+1'),
+    expect: [/--sweep/, /msg_size, irq_rate, trigger/],
+  },
+  {
+    name: 'sweep beyond the ring',
+    args: run('--sweep', 'msg_size:4K:16K:*2', '--ring-size', '8K'),
+    expect: [/--sweep/, /ring size/, /16K/],
+  },
+  {
+    name: 'topology names a CPU above --cpus',
+    args: run('--cpus', '2', '--topology', 'smt=0-1/2-3'),
+    expect: [/--topology smt/, /CPU 2 is too high/],
+  },
+  {
+    name: 'more CPUs than the topology describes',
+    args: run('--cpus', '3', '--topology', 'smt=0-1'),
+    expect: [/--cpus 3/, /larger than the topology describes/],
+  },
+  { name: 'irq rate too high', args: run('--irq-rate', '3M'), expect: [/--irq-rate/, /2000000/, /"3M"/] },
+  {
+    name: 'irq pattern unknown',
+    args: run('--irq-pattern', 'wave'),
+    expect: [/--irq-pattern/, /constant, poisson, bursts/, /"wave"/],
+  },
+  { name: 'irq burst 1', args: run('--irq-burst', '1'), expect: [/--irq-burst/, /2 to 4096/] },
+  { name: 'irq cpus out of range', args: run('--irq-cpus', '0,5'), expect: [/--irq-cpus/, /CPU 5 is too high/] },
+  { name: 'seed negative', args: run('--seed', '-1'), expect: [/--seed/, /uint32/, /got -1/] },
+  {
+    name: 'client and server on one CPU',
+    args: run('--client-cpu', '1', '--server-cpu', '1'),
+    expect: [/--client-cpu and --server-cpu/, /different/],
+  },
+  { name: 'tcp_lat on one CPU', args: run('--cpus', '1'), expect: [/--server-cpu/, /tcp_lat needs 2 CPUs/] },
+  {
+    name: '--out with --no-output',
+    args: ['run', '--out', join(tmp, 'never'), '--no-output'],
+    expect: [/--out and --no-output/],
+  },
+  { name: 'fastmix 16', args: run('--fastmix', '16'), expect: [/--fastmix/, /64 or 32/, /got 16/] },
+  {
+    name: 'config file that does not exist',
+    args: run('--config', join(tmp, 'nonexistent.json')),
+    expect: [/--config/, /existing file/, /nonexistent\.json/],
+  },
+  {
+    name: 'config file not JSON',
+    args: run('--config', notJson),
+    expect: [/not-json\.json is not valid JSON/, /line 1, column \d+/, /no trailing commas/],
+  },
+  {
+    name: 'config file with an unknown key',
+    args: run('--config', unknownKey),
+    expect: [/cpu in .*unknown-key\.json/, /not a known setting/, /did you mean cpus/],
+  },
+  {
+    name: 'config file with a wrong type',
+    args: run('--config', wrongType),
+    expect: [/trials in .*wrong-type\.json/, /integer/, /"many"/],
+  },
+  {
+    name: 'check-strategy: syntax error',
+    args: ['check-strategy', syntaxError],
+    // The problem itself (esbuild's "file:line:col: ERROR: ..."), not only "Transform failed".
+    expect: [/syntax-error\.ts/, /failed to load/, /syntax-error\.ts:\d+:\d+|Expected/],
+  },
+  {
+    name: 'check-strategy: no export',
+    args: ['check-strategy', noExport],
+    expect: [/no-export\.ts/, /exports no strategy class/, /handoff/],
+  },
+  {
+    name: 'check-strategy: class without handoff',
+    args: ['check-strategy', noHandoff],
+    expect: [/no-handoff\.ts/, /no handoff\(k, d\) method/],
+  },
+  {
+    name: 'check-strategy: constructor throws',
+    args: ['check-strategy', ctorThrows],
+    expect: [/ctor-throws\.ts/, /constructor threw/, /ctor says no/],
+  },
+  {
+    name: 'check-strategy: missing file',
+    args: ['check-strategy', join(tmp, 'missing.ts')],
+    expect: [/check-strategy FILE/, /missing\.ts/, /does not exist/],
+  },
+  {
+    name: 'check-strategy: unknown option of a built-in',
+    args: ['check-strategy', 'timer:bogus=1'],
+    expect: [/strategy timer/, /unknown option bogus/, /deferrable/],
+  },
+  {
+    name: 'check-strategy: --option not key=value',
+    args: ['check-strategy', 'inline', '--option', 'bogus'],
+    expect: [/--option/, /key=value/, /"bogus"/],
+  },
+  { name: 'check-strategy without FILE', args: ['check-strategy'], expect: [/'check-strategy' needs a strategy FILE/] },
+  {
+    name: 'run: unknown option of a built-in',
+    args: run('--strategy', 'timer:bogus=1', '--strategy', 'inline'),
+    expect: [/strategy timer/, /unknown option bogus/, /deferrable/],
+  },
+  {
+    name: 'run: bad option value of a built-in',
+    args: run('--strategy', 'workqueue:wq=bogus', '--strategy', 'inline'),
+    expect: [/strategy workqueue/, /wq must be one of highpri, system/, /"bogus"/],
+  },
+  {
+    name: 'run: strategy file whose constructor throws',
+    args: run('--strategy', ctorThrows, '--strategy', 'inline'),
+    expect: [/ctor-throws\.ts/, /constructor threw/, /ctor says no/],
+  },
+  {
+    name: 'report: directory without results.json',
+    args: ['report', emptyDir],
+    expect: [/results\.json does not exist/, /output directory of a `deferlab run`/],
+  },
+  {
+    name: 'report: no such directory',
+    args: ['report', join(tmp, 'nonexistent')],
+    expect: [/report DIR/, /does not exist/],
+  },
+  { name: 'report: a file, not a directory', args: ['report', aFile], expect: [/report DIR/, /is not a directory/] },
+  { name: 'report without DIR', args: ['report'], expect: [/'report' needs a results DIR/] },
+  {
+    name: 'unknown scenario',
+    args: ['scenario', 'nosuch'],
+    expect: [/scenario must be one of/, /cpu-hog/, /"nosuch"/],
+  },
+  { name: 'list with an argument', args: ['list', 'extra'], expect: [/'list' takes no arguments/, /"extra"/] },
+];
+
+interface Row {
+  name: string;
+  code: number | null;
+  message: string;
+}
+const rows = new Map<string, Row>();
+
+afterAll(() => {
+  const w = Math.max(...BAD_INPUT.map((c) => c.name.length));
+  const lines = BAD_INPUT.map((c) => {
+    const r = rows.get(c.name);
+    return `${c.name.padEnd(w)}  ${r ? String(r.code).padStart(4) : '   -'}  ${r?.message ?? '(not run)'}`;
+  });
+  console.log(
+    [`deferlab bad input through the real CLI (${BAD_INPUT.length} cases): case, exit status, message`, ...lines].join(
+      '\n',
+    ),
+  );
+});
+
+describe('bad input: exit 2, one line naming the problem, nothing run', () => {
+  const slot = limiter(2);
+  it('has at least 30 cases, with unique names', () => {
+    expect(BAD_INPUT.length).toBeGreaterThanOrEqual(30);
+    expect(new Set(BAD_INPUT.map((c) => c.name)).size).toBe(BAD_INPUT.length);
+  });
+  for (const c of BAD_INPUT) {
+    it.concurrent(c.name, async ({ expect }) => {
+      const r = await slot(() => runCli(c.args, { timeoutMs: 30_000 }));
+      const lines = r.stderr.trimEnd().split('\n');
+      rows.set(c.name, { name: c.name, code: r.code, message: lines[0] });
+      expect.soft(r.killedByTimeout, 'the process ended by itself').toBe(false);
+      expect.soft(r.code, `exit status (stderr: ${r.stderr})`).toBe(2);
+      expect.soft(stackLines(r.stderr), 'no stack trace').toEqual([]);
+      expect.soft(lines[0]).toMatch(/^deferlab: \S/);
+      // The message, then at most the pointer to --help.
+      expect.soft(lines.slice(1), `stderr:\n${r.stderr}`).toEqual(lines.length > 1 ? [USAGE_HINT] : []);
+      for (const re of c.expect) expect.soft(lines[0]).toMatch(re);
+      expect.soft(r.stdout, 'nothing was run').toBe('');
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// A real run and every file it writes
+// ---------------------------------------------------------------------------------------------
+
+function expectCleanSuccess(r: CliResult): void {
+  expect(r.killedByTimeout).toBe(false);
+  expect(stackLines(r.stderr)).toEqual([]);
+  expect(r.code, `stderr:\n${r.stderr}`).toBe(0);
+}
+
+describe('a short real run through the CLI', () => {
+  const out = join(tmp, 'run-out');
+  const labels = ['inline', 'workqueue'];
+  let result: CliResult;
+
+  it(
+    'runs 2 strategies on 2 CPUs and writes results.json, results.csv, report.html and the .hgrm files',
+    async () => {
+      result = await runCli(
+        ['run', '--cpus', '2', '--trials', '1', '--duration', '300ms', '--warmup', '100ms', '--seed', '7']
+          .concat(labels.flatMap((l) => ['--strategy', l]))
+          .concat(['--out', out]),
+      );
+      expectCleanSuccess(result);
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(/^status: completed/m);
+      for (const l of labels) expect(result.stdout).toMatch(new RegExp(`^${l}\\s+\\d`, 'm'));
+      expect(result.stdout).toContain(`results: ${out}`);
+
+      const results = await readResults(out); // validates against the results model
+      expect(results.status).toBe('completed');
+      expect(results.meta.seed).toBe(7);
+      expect(results.meta.options).toMatchObject({ cpus: 2 });
+      expect(results.points).toHaveLength(1);
+      const strategies = results.points[0].strategies;
+      expect(strategies.map((s) => s.label)).toEqual(labels);
+      for (const s of strategies) expect(s.trials).toHaveLength(1);
+
+      const files = readdirSync(out);
+      expect(files).toEqual(expect.arrayContaining(['results.json', 'results.csv', 'report.html']));
+      expect(tmpLeftovers(out)).toEqual([]);
+      const csv = readFileSync(join(out, 'results.csv'), 'utf8');
+      expect(csv.split('\n')[0]).toMatch(/^point,label,/);
+      for (const l of labels) expect(csv).toMatch(new RegExp(`^0,${l},`, 'm'));
+      const html = readFileSync(join(out, 'report.html'), 'utf8');
+      expect(html).toMatch(/<html/i);
+      for (const l of labels) expect(html).toContain(l);
+
+      // One .hgrm per strategy × recorded stage, one_way at least; each parses back to its count.
+      for (const s of strategies) {
+        expect(Object.keys(s.merged)).toContain('one_way');
+        for (const stage of STAGE_NAMES) {
+          const m = s.merged[stage];
+          if (!m) continue;
+          const name = `0-${sanitizeLabel(s.label)}-${stage}.hgrm`;
+          expect(files).toContain(name);
+          const parsed = parseHgrm(readFileSync(join(out, name), 'utf8'));
+          expect(parsed.totalCount, name).toBe(m.summary.count);
+          expect(parsed.rows.at(-1)?.totalCount, name).toBe(m.summary.count);
+        }
+      }
+      const hgrms = files.filter((f) => f.endsWith('.hgrm'));
+      expect(hgrms.length).toBe(strategies.reduce((a, s) => a + Object.keys(s.merged).length, 0));
+    },
+    RUN_TEST_TIMEOUT_MS,
+  );
+
+  it('`report DIR` re-renders the derived files from results.json', async () => {
+    expect(result?.code, 'the run above succeeded').toBe(0);
+    const json = readFileSync(join(out, 'results.json'), 'utf8');
+    const derived = readdirSync(out).filter((f) => f !== 'results.json');
+    for (const f of derived) rmSync(join(out, f));
+    const r = await runCli(['report', out], { timeoutMs: 30_000 });
+    expectCleanSuccess(r);
+    expect(r.stderr).toBe('');
+    for (const l of labels) expect(r.stdout).toMatch(new RegExp(`^${l}\\s+\\d`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`re-rendered ${derived.length} files in `));
+    expect(readdirSync(out).sort()).toEqual([...derived, 'results.json'].sort());
+    expect(readFileSync(join(out, 'results.json'), 'utf8')).toBe(json);
+    expect(tmpLeftovers(out)).toEqual([]);
+  });
+});
+
+describe('help, version, list', () => {
+  it('--help prints the usage and exits 0', async () => {
+    const r = await runCli(['--help'], { timeoutMs: 30_000 });
+    expectCleanSuccess(r);
+    expect(r.stdout).toMatch(/^Usage: deferlab \[COMMAND\] \[OPTIONS\]/m);
+    expect(r.stdout).toContain('--strategy SPEC');
+    expect(r.stderr).toBe('');
+  });
+
+  it('--version prints the package version and exits 0', async () => {
+    const { version } = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string };
+    const r = await runCli(['--version'], { timeoutMs: 30_000 });
+    expectCleanSuccess(r);
+    expect(r.stdout).toBe(`deferlab ${version}\n`);
+  });
+
+  it('list names every built-in strategy and every scenario', async () => {
+    const r = await runCli(['list'], { timeoutMs: 30_000 });
+    expectCleanSuccess(r);
+    for (const b of BUILTINS) expect(r.stdout).toMatch(new RegExp(`^  ${b.name}\\s+\\S`, 'm'));
+    for (const name of Object.keys(SCENARIOS)) expect(r.stdout).toMatch(new RegExp(`^  ${name}\\s+\\S`, 'm'));
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// A user's strategy file outside the repository
+// ---------------------------------------------------------------------------------------------
+
+/** What a user writes: no import from deferlab, no types. A tasklet per CPU runs the mix. */
+const USER_STRATEGY = `export default class Mine {
+  static description = 'mine: a tasklet per CPU runs the mix';
+  tasklets = [];
+
+  setup(s) {
+    for (let c = 0; c < s.nrCpus; c++) {
+      const d = s.deferred(c);
+      this.tasklets.push(s.createTasklet(\`mine/\${c}\`, (k) => d.run(k)));
+    }
+  }
+
+  handoff(k, d) {
+    return k.taskletHiSchedule(this.tasklets[d.cpu]);
+  }
+}
+`;
+
+async function runUserStrategy(dir: string): Promise<void> {
+  const path = join(dir, 'mine.ts');
+  writeFileSync(path, USER_STRATEGY);
+  const r = await runCli([
+    'run',
+    '--trials',
+    '1',
+    '--duration',
+    '300ms',
+    '--warmup',
+    '100ms',
+    '--strategy',
+    path,
+    '--strategy',
+    'inline',
+    '--no-output',
+  ]);
+  expectCleanSuccess(r);
+  expect(r.stdout).toMatch(/^mine\.ts\s+\d/m);
+  expect(r.stdout).toMatch(/^inline\s+\d/m);
+}
+
+describe("a user's TypeScript strategy outside the repository", () => {
+  it(
+    'runs from a plain directory (no package.json), next to inline, and appears in the table',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'deferlab-user-'));
+      try {
+        await runUserStrategy(dir);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    RUN_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'runs from a directory whose package.json says "type": "module"',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'deferlab-user-esm-'));
+      try {
+        writeFileSync(join(dir, 'package.json'), '{ "type": "module" }\n');
+        await runUserStrategy(dir);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    RUN_TEST_TIMEOUT_MS,
+  );
+});

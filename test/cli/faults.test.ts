@@ -1,0 +1,230 @@
+/**
+ * Faults through the real CLI: a strategy from test/fixtures/faulty/ breaks in one way each,
+ * in its first trial (after inline's first trial has finished; see test/fixtures/arm.ts). The
+ * run must end (the hangs within the watchdog and a few seconds), exit 1 with one line naming
+ * what broke and where, and leave partial results (results.json with status 'failed' and
+ * inline's finished trial, report.html). And SIGINT: exit 130, status 'interrupted'.
+ *
+ * Each fixture writes the wall-clock time of its fault to $DEFERLAB_TEST_MARK, so the time from
+ * the fault to the CLI's exit is measured, not guessed.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { readResults } from '../../src/report/write.js';
+import { type CliResult, fixture, runCli, stackLines, tmpLeftovers } from '../fixtures/cli.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'deferlab-faults-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+const WATCHDOG_MS = 1_000;
+/** From the fault to the CLI's exit: stop, terminate what is stuck, write the results. */
+const END_AFTER_FAULT_MS = 5_000;
+/** Hangs: the watchdog must fire first. */
+const END_AFTER_HANG_MS = WATCHDOG_MS + END_AFTER_FAULT_MS;
+/** Per test: one run, killed after 60 s (runCli's default), and the checks. */
+const TEST_TIMEOUT_MS = 90_000;
+
+interface FaultCase {
+  name: string;
+  /** test/fixtures/faulty/<file> */
+  file: string;
+  /** The label the CLI gives it. */
+  label: string;
+  hang?: boolean;
+  nodeArgs?: string[];
+  /** Each must match the stderr line. */
+  message: RegExp[];
+  /** The context the fault happened in, as the line names it (`context X`). */
+  context: string;
+  /** The thread died (exit, out of memory): the strategy is the one in force, not attested. */
+  deadThread?: boolean;
+  /** --watchdog for this case, ms (default WATCHDOG_MS). */
+  watchdogMs?: number;
+  /** Bound on the time from the fault to the exit, ms (default: END_AFTER_FAULT_MS, or END_AFTER_HANG_MS for hangs). */
+  endsWithinMs?: number;
+}
+
+const CASES: FaultCase[] = [
+  {
+    name: 'handoff throws',
+    file: 'handoff-throws.ts',
+    label: 'handoff-throws.ts',
+    message: [/fixture: handoff threw/, /thread cpu\d/],
+    context: 'hardirq',
+  },
+  {
+    name: 'the deferred work (a workqueue callback) throws',
+    file: 'work-throws.ts',
+    label: 'work-throws.ts',
+    message: [/fixture: work callback threw/, /thread kworker\/\d/],
+    context: 'task',
+  },
+  {
+    name: 'handoff hangs (an endless loop in hardirq)',
+    file: 'handoff-loops.ts',
+    label: 'handoff-loops.ts',
+    hang: true,
+    message: [/passed no preemption point for \d/, /inside the strategy's hand-off/, /stuck/],
+    context: 'hardirq',
+  },
+  {
+    name: 'handoff blocks in hardirq (Atomics.wait, no timeout)',
+    file: 'handoff-blocks.ts',
+    label: 'handoff-blocks.ts',
+    hang: true,
+    message: [/passed no preemption point for \d/, /inside the strategy's hand-off/, /stuck/],
+    context: 'hardirq',
+  },
+  {
+    name: 'a tasklet callback calls mightSleep() in softirq (the kernel BUG)',
+    file: 'might-sleep.ts',
+    label: 'might-sleep.ts',
+    message: [/BUG: sleeping function called from invalid context \(softirq\)/],
+    context: 'softirq',
+  },
+  {
+    name: 'a work callback calls process.exit(3)',
+    file: 'exits.ts',
+    label: 'exits.ts',
+    message: [/thread kworker\/\d+:\d+ exited unexpectedly \(exit code 3\)/],
+    context: 'thread',
+    deadThread: true,
+  },
+  {
+    // Each machine thread has a 512 MiB heap limit (WORKER_HEAP_MB); filling it takes a few
+    // seconds on busy cores, and a kworker that allocates without a preemption point is
+    // rightly "stuck" to a 1 s watchdog: give it 10 s.
+    name: 'a work callback allocates until its thread runs out of memory',
+    file: 'oom.ts',
+    label: 'oom.ts',
+    watchdogMs: 10_000,
+    endsWithinMs: 15_000,
+    message: [/thread kworker\/\d+:\d+ ran out of memory/],
+    context: 'thread',
+    deadThread: true,
+  },
+];
+
+function expectOneLine(r: CliResult): string {
+  const lines = r.stderr.trimEnd().split('\n');
+  expect.soft(stackLines(r.stderr), 'no stack trace').toEqual([]);
+  expect.soft(lines, 'one line on stderr').toHaveLength(1);
+  return lines[0];
+}
+
+describe('a faulty strategy fails the run: exit 1, one line saying where, partial results', () => {
+  for (const c of CASES) {
+    it(
+      c.name,
+      async () => {
+        const out = join(tmp, c.file.replace(/\.ts$/, ''));
+        const mark = join(tmp, `${c.file}.mark`);
+        const r = await runCli(
+          [
+            'run',
+            '--trials',
+            '2',
+            '--duration',
+            '400ms',
+            '--warmup',
+            '100ms',
+            '--watchdog',
+            `${c.watchdogMs ?? WATCHDOG_MS}ms`,
+          ].concat(['--strategy', 'inline', '--strategy', fixture(`faulty/${c.file}`), '--out', out]),
+          { nodeArgs: c.nodeArgs, env: { DEFERLAB_TEST_MARK: mark } },
+        );
+        expect(r.killedByTimeout, 'the process ended by itself').toBe(false);
+        expect(r.code, `exit status; stderr:\n${r.stderr}`).toBe(1);
+        expect(existsSync(mark), `the fixture faulted (stderr: ${r.stderr})`).toBe(true);
+        const faultAt = Number(readFileSync(mark, 'utf8'));
+        const endedAfterMs = r.endedAt - faultAt;
+        expect(endedAfterMs, 'ms from the fault to the exit').toBeLessThanOrEqual(
+          c.endsWithinMs ?? (c.hang ? END_AFTER_HANG_MS : END_AFTER_FAULT_MS),
+        );
+
+        const line = expectOneLine(r);
+        expect.soft(line).toMatch(/^deferlab: run failed: /);
+        for (const re of c.message) expect.soft(line).toMatch(re);
+        expect.soft(line, 'names the strategy').toContain(`strategy ${c.label}`);
+        expect.soft(line, 'names the CPU').toMatch(/\bCPU \d+\b/);
+        expect.soft(line, 'names the context').toContain(`context ${c.context}`);
+
+        // Partial results: status failed, the error, inline's finished trial, the report.
+        const results = await readResults(out);
+        expect(results.status).toBe('failed');
+        expect.soft(results.error?.message).toMatch(c.message[0]);
+        // A thread that died cannot attest whose code it ran: the product names the strategy
+        // that was in force then, as "LABEL (in force)".
+        const named = c.deadThread ? [c.label, `${c.label} (in force)`] : [c.label];
+        expect.soft(named, 'results.error.strategy').toContain(results.error?.strategy);
+        expect.soft(results.error?.cpu, 'results.error.cpu').toEqual(expect.any(Number));
+        expect.soft(results.error?.context, 'results.error.context').toBe(c.context);
+        const [inline, faulty] = results.points[0].strategies;
+        expect(inline.label).toBe('inline');
+        expect(faulty.label).toBe(c.label);
+        expect(inline.trials.length, 'inline trials finished').toBeGreaterThanOrEqual(1);
+        expect(inline.merged.one_way?.summary.count ?? 0).toBeGreaterThan(0);
+        expect(existsSync(join(out, 'report.html')), 'report.html').toBe(true);
+        expect(existsSync(join(out, 'results.csv')), 'results.csv').toBe(true);
+        expect(existsSync(join(out, '0-inline-one_way.hgrm')), 'inline one_way .hgrm').toBe(true);
+        expect(tmpLeftovers(out)).toEqual([]);
+        console.log(
+          `${c.name}: exit ${r.code} after ${r.ms} ms, ${endedAfterMs} ms after the fault: ${r.stderr.trim()}`,
+        );
+      },
+      TEST_TIMEOUT_MS,
+    );
+  }
+});
+
+describe('SIGINT', () => {
+  it(
+    'ends a run with exit 130, keeps what was measured, status interrupted, written atomically',
+    async () => {
+      const out = join(tmp, 'interrupted');
+      const mark = join(tmp, 'interrupted.mark');
+      let signalledAt = 0;
+      // Interrupt the run once marks-inline.ts starts its first trial (inline's first is done).
+      const r = await runCli(
+        ['run', '--trials', '50', '--duration', '500ms', '--warmup', '100ms'].concat([
+          '--strategy',
+          'inline',
+          '--strategy',
+          fixture('marks-inline.ts'),
+          '--out',
+          out,
+        ]),
+        {
+          env: { DEFERLAB_TEST_MARK: mark },
+          onSpawn: (child) => {
+            const poll = setInterval(() => {
+              if (child.exitCode !== null || child.signalCode !== null) clearInterval(poll);
+              else if (existsSync(mark)) {
+                clearInterval(poll);
+                signalledAt = Date.now();
+                child.kill('SIGINT');
+              }
+            }, 50);
+          },
+        },
+      );
+      expect(signalledAt, `the run got under way (stderr: ${r.stderr})`).toBeGreaterThan(0);
+      expect(r.killedByTimeout).toBe(false);
+      expect(r.code, `stderr:\n${r.stderr}`).toBe(130);
+      expect(r.endedAt - signalledAt, 'ms from SIGINT to the exit').toBeLessThanOrEqual(5_000);
+      const line = expectOneLine(r);
+      expect(line).toMatch(/^deferlab: interrupted; the trials finished so far are in the results$/);
+      expect(r.stdout).toMatch(/^status: interrupted/m);
+
+      const results = await readResults(out);
+      expect(results.status).toBe('interrupted');
+      const [inline] = results.points[0].strategies;
+      expect(inline.trials.length).toBeGreaterThanOrEqual(1);
+      expect(existsSync(join(out, 'report.html'))).toBe(true);
+      expect(tmpLeftovers(out), 'no half-written file').toEqual([]);
+    },
+    TEST_TIMEOUT_MS,
+  );
+});
