@@ -437,8 +437,12 @@ export class Runtime {
     return this.task === task && task >= 0;
   }
 
-  /** Inside softirq processing: take hard interrupts (they are enabled there), nothing else. */
-  private pollIrq(): void {
+  /**
+   * Inside softirq processing: take hard interrupts (they are enabled there), nothing else.
+   * Softirq handlers that loop over many items call it between items.
+   * Context: softirq on the owner.
+   */
+  pollIrq(): void {
     const f = Atomics.load(this.i32, this.cw(this.cpu, CPU_FLAGS));
     if ((f & (CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork)) !== 0) this.interrupt();
   }

@@ -8,6 +8,7 @@
  * Both policies run on one machine, trials interleaved (always, if-idle, always, ...): the
  * policy is a word the main thread switches between trials.
  */
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { machineOptions } from '../harness/options.js';
 import { Phase } from '../machine/layout.js';
@@ -127,8 +128,10 @@ export async function runIpiStorm(
     },
   ];
   printVerdicts(io, verdicts);
-  if (c.outDir)
+  if (c.outDir) {
+    await mkdir(c.outDir, { recursive: true });
     await writeFileAtomic(join(c.outDir, 'ipi-storm.json'), `${JSON.stringify({ load, trials }, null, 2)}\n`);
+  }
   return status;
 }
 

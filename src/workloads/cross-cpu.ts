@@ -160,6 +160,7 @@ export function crossAttach(
         const t = (i32[idx + 2] >>> 0) + i32[idx + 3] * TWO_32;
         ring.release();
         burn(r, w.consumeNs);
+        r.pollIrq(); // hard interrupts (a producer's IPI) arrive between items, as in the kernel
         r.tracer.record(St.OneWay, r.now() - t);
         r.globalCount(GlobalCounter.items_consumed);
       }
