@@ -35,7 +35,7 @@ interface Trial {
 
 export async function runIpiStorm(
   ctx: ScenarioContext,
-  load = { produceNs: 1500, consumeNs: 1400, budget: 64 },
+  load = { produceNs: 2000, consumeNs: 1000, budget: 64 },
 ): Promise<number> {
   const { config: c, io } = ctx;
   const opts = {
