@@ -11,6 +11,6 @@ it('stuck (spins in hardirq) fails "shutdown is honoured" with the watchdog\'s m
     text,
   ).toEqual([CHECK.shutdown]);
   expect(r.checks.find((c) => c.name === CHECK.shutdown)!.detail, text).toMatch(
-    /^CPU \d passed no preemption point for \d\.\d s .*a strategy or callback is stuck/,
+    /^CPU \d passed no preemption point for \d\.\d s\b.*a strategy or callback is stuck/,
   );
 }, 120_000);
