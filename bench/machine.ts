@@ -22,7 +22,9 @@
  * One machine per configuration (the interrupt rate is a boot option), booted one after the
  * other in this process; figures in one table were measured in this run. Never asserts.
  */
+
 import { availableParallelism, loadavg } from 'node:os';
+import { IRQ_RING_CAPACITY } from '../src/machine/layout.js';
 import type { MachineOptions } from '../src/machine/options.js';
 import {
   builtin,
@@ -247,7 +249,7 @@ export async function interruptRate(out: string[]): Promise<void> {
     '   offered = (raised + dropped) / target: below 98% the generator (irq thread) fell behind; dropped = raises refused by',
   );
   out.push(
-    '   the full 1024-record IRQ ring (the handler fell behind by 1024 records); skipped = times the generator was >10 ms late.',
+    `   the full ${IRQ_RING_CAPACITY}-record IRQ ring (the handler fell behind by that many records); skipped = interrupts the generator skipped when >10 ms late.`,
   );
   const capacity = 1e9 / hi.p50;
   out.push(
