@@ -129,7 +129,8 @@ async function runPoint(
   results.meta.threads = m.plan.threads.length;
   const watchdog = startWatchdog(m, config.watchdogMs, () => accs[activeIndex]?.result.label);
   let activeIndex = 0;
-  const abort = aborted(hooks.signal); // one listener for the whole point
+  const abortWatch = aborted(hooks.signal); // one listener for the whole point
+  const abort = abortWatch.promise;
   const fault = m.onFault().then(() => 'fault' as const);
   const guard = async (ms: number): Promise<void> => {
     const r = await Promise.race([sleep(ms).then(() => 'ok' as const), fault, abort]);
@@ -193,6 +194,7 @@ async function runPoint(
       results.error = { message: e instanceof Error ? e.message : String(e) };
     }
   } finally {
+    abortWatch.release();
     watchdog.stop();
     await m.stop();
   }
@@ -273,8 +275,14 @@ function faultError(f: MachineFault, inForce: string | undefined): RunResults['e
   };
 }
 
-function aborted(signal: AbortSignal | undefined): Promise<'abort'> {
-  if (!signal) return new Promise(() => {});
-  if (signal.aborted) return Promise.resolve('abort');
-  return new Promise((res) => signal.addEventListener('abort', () => res('abort'), { once: true }));
+/** A promise that resolves on abort, and a way to drop its listener (one per machine boot). */
+function aborted(signal: AbortSignal | undefined): { promise: Promise<'abort'>; release(): void } {
+  if (!signal) return { promise: new Promise(() => {}), release: () => {} };
+  if (signal.aborted) return { promise: Promise.resolve('abort'), release: () => {} };
+  let onAbort = () => {};
+  const promise = new Promise<'abort'>((res) => {
+    onAbort = () => res('abort');
+  });
+  signal.addEventListener('abort', onAbort, { once: true });
+  return { promise, release: () => signal.removeEventListener('abort', onAbort) };
 }

@@ -77,7 +77,11 @@ export async function runRandomRegression(
     const base = strategy(p, 'inline');
     for (const s of p.strategies) {
       const hs = s.rates.handoffs ?? 0;
-      const extraCtx = hs > 0 ? ((s.rates.ctx_switches ?? 0) - (base?.rates.ctx_switches ?? 0)) / hs : Number.NaN;
+      // Context switches per message differ with the message rate; normalise by it, then
+      // charge the excess over inline to the hand-offs (a kworker: in and out, 2 each).
+      const perMsg = (x: typeof s | undefined) =>
+        (x?.rates.ctx_switches ?? 0) / Math.max(1, x?.rates.app_messages ?? 0);
+      const extraCtx = hs > 0 ? ((perMsg(s) - perMsg(base)) * (s.rates.app_messages ?? 0)) / hs : Number.NaN;
       lines.push(
         `${String(p.params.msg_size ?? wl.msgSize).padEnd(11)}  ${s.label.padEnd(24)}  ${hs.toFixed(1).padStart(11)}  ${extraCtx.toFixed(1).padStart(26)}  ${us(stageValue(s, 'handoff_call', 'p50')).padStart(17)}  ${us(stageValue(s, 'lock_wait', 'p99')).padStart(13)}  ${us(stageValue(s, 'handoff_to_start', 'p50')).padStart(18)}`,
       );
