@@ -35,8 +35,6 @@ import {
   CPU_OWNER,
   CPU_SOFTIRQ,
   CPU_WHERE,
-  SOFTIRQ_NAMES,
-  Where,
   CPU_WORDS,
   CpuFlag,
   GLOBAL_COUNTER_NAMES,
@@ -48,7 +46,9 @@ import {
   Phase,
   POOL_WORDS,
   planMachine,
+  SOFTIRQ_NAMES,
   TIMER_BASE_WORDS,
+  Where,
 } from './layout.js';
 import type { MachineOptions } from './options.js';
 import { type MachinePlan, planMachineTasks } from './plan.js';
@@ -118,16 +118,7 @@ export class Machine {
   ) {
     this.plan = plan;
     this.i32 = new Int32Array(sab);
-    this.rqs = new RunQueues({
-      i32: this.i32,
-      f64: new Float64Array(sab),
-      rqBase: R.rq,
-      taskBase: R.task,
-      taskF64: R.taskF64 / 2,
-      cpuF64: R.cpuF64 / 2,
-      nrCpus: opts.cpus,
-      lockSpins: opts.lockSpins,
-    });
+    this.rqs = RunQueues.of(this.i32, new Float64Array(sab), R, opts.cpus, opts.lockSpins);
     for (let t = 0; t < plan.threads.length; t++)
       this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
     this.inputPool = new InputPool(this.i32, R.inputPool, opts.lockSpins);
@@ -543,8 +534,10 @@ export class Machine {
   /** What CPU `cpu`'s owner was doing, from its CPU_WHERE word (for the watchdog). */
   whereOf(cpu: number): { context: 'hardirq' | 'softirq' | 'task'; doing: string } {
     const v = Atomics.load(this.i32, this.R.cpu + cpu * CPU_WORDS + CPU_WHERE);
-    if (v >= Where.Callback) return { context: 'task', doing: `in the callback of kernel object #${v - Where.Callback}` };
-    if (v >= Where.Softirq) return { context: 'softirq', doing: `in softirq ${SOFTIRQ_NAMES[v - Where.Softirq] ?? v - Where.Softirq}` };
+    if (v >= Where.Callback)
+      return { context: 'task', doing: `in the callback of kernel object #${v - Where.Callback}` };
+    if (v >= Where.Softirq)
+      return { context: 'softirq', doing: `in softirq ${SOFTIRQ_NAMES[v - Where.Softirq] ?? v - Where.Softirq}` };
     if (v === Where.Handoff) return { context: 'hardirq', doing: "inside the strategy's hand-off" };
     if (v === Where.Hardirq) return { context: 'hardirq', doing: 'in a hard-IRQ handler' };
     if (v === Where.Lock) return { context: 'task', doing: 'waiting for a lock' };

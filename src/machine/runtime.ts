@@ -207,16 +207,7 @@ export class Runtime {
     this.ctl = R.control;
     this.gc = R.globalCounters;
     this.driverWorkNs = opts.payload?.kind === 'driver_work' ? Math.max(1, opts.payload.workNs) : 0;
-    this.rqs = new RunQueues({
-      i32: this.i32,
-      f64: this.f64,
-      rqBase: R.rq,
-      taskBase: R.task,
-      taskF64: R.taskF64 / 2,
-      cpuF64: R.cpuF64 / 2,
-      nrCpus: opts.cpus,
-      lockSpins: opts.lockSpins,
-    });
+    this.rqs = RunQueues.of(this.i32, this.f64, R, opts.cpus, opts.lockSpins);
     for (let t = 0; t < plan.threads.length; t++)
       this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
     for (let c = 0; c < opts.cpus; c++) {

@@ -85,6 +85,26 @@ export interface SchedViews {
 }
 
 export class RunQueues {
+  /** The run queues of a machine laid out by planMachine (any thread). */
+  static of(
+    i32: Int32Array,
+    f64: Float64Array,
+    R: { rq: number; task: number; taskF64: number; cpuF64: number },
+    cpus: number,
+    lockSpins: number,
+  ): RunQueues {
+    return new RunQueues({
+      i32,
+      f64,
+      rqBase: R.rq,
+      taskBase: R.task,
+      taskF64: R.taskF64 / 2,
+      cpuF64: R.cpuF64 / 2,
+      nrCpus: cpus,
+      lockSpins,
+    });
+  }
+
   private readonly locks: ShmLock[] = [];
   constructor(private readonly v: SchedViews) {
     for (let c = 0; c < v.nrCpus; c++) this.locks.push(new ShmLock(v.i32, v.rqBase + c * RQ_WORDS, v.lockSpins));
