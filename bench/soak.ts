@@ -115,7 +115,11 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
     },
   });
   clearTimeout(timer);
-  const end = memory();
+  // The last reading taken while the machine ran: after the run its threads are gone, and
+  // their memory with them, so a reading now would flatter the figure.
+  const end = samples.length ? samples[samples.length - 1].mem : memory();
+  const after = memory();
+  const atTwoMin = samples.find((x) => x.t >= 120_000)?.mem;
   const afterRound1 = samples[Math.min(nStrategies, samples.length - 1)]?.mem ?? end;
   const growth = end.rss / afterRound1.rss - 1;
   const f = figuresOf(results);
@@ -125,7 +129,10 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   say(
     `RSS: start ${mib(start.rss)}, after the first round of ${nStrategies} trials ${mib(afterRound1.rss)}, end ${mib(end.rss)}: ${pct(growth)} (bar: at most ${pct(RSS_GROWTH_BAR)}) -> ${growth <= RSS_GROWTH_BAR ? 'within the bar' : 'ABOVE THE BAR'}`,
   );
-  say(`heap used: after round 1 ${mib(afterRound1.heapUsed)}, end ${mib(end.heapUsed)}`);
+  if (atTwoMin) say(`RSS from minute 2 (${mib(atTwoMin.rss)}) to the end: ${pct(end.rss / atTwoMin.rss - 1)}`);
+  say(
+    `heap used: after round 1 ${mib(afterRound1.heapUsed)}, end ${mib(end.heapUsed)}; RSS after the machine stopped: ${mib(after.rss)}`,
+  );
   say(
     `counters over all measured trials: handoffs ${f.handoffs}, mixes ${f.mixes} (drift ${f.handoffs - f.mixes}, trial-edge only: every drain checks the books); works queued ${f.worksQueued}, run ${f.worksRun} (drift ${f.worksQueued - f.worksRun}); irqs_dropped ${f.irqsDropped}`,
   );
