@@ -78,7 +78,8 @@ export class Tracer {
   /** Record `ns` for stage `s`. Context: any, on the thread that owns this tracer. No allocation. */
   record(s: St, ns: number): void {
     if (!this.on) return;
-    this.h[s].recordValue(ns > 0 ? Math.round(ns) : 0);
+    // Clamp into the tracked range (100 s): the histograms do not resize.
+    this.h[s].recordValue(ns > 0 ? (ns < HIGHEST_NS ? Math.round(ns) : HIGHEST_NS) : 0);
     this.used[s] = true;
   }
 
