@@ -100,9 +100,15 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   );
   say(`start: RSS ${mib(start.rss)}, heap used ${mib(start.heapUsed)}`);
   const samples: { trial: number; t: number; mem: Memory }[] = [];
+  let threadHeaps = { used: 0, total: 0, external: 0 };
+  const heapsAt: { t: number; total: number; used: number; external: number }[] = [];
   let trial = 0;
   const results = await runExperiment(config, {
     signal: ac.signal,
+    trialDone: (info) => {
+      threadHeaps = info.threadHeaps;
+      heapsAt.push({ t: Date.now() - t0, ...info.threadHeaps });
+    },
     progress: (line) => {
       if (!line.startsWith('trial ')) return;
       trial++;
@@ -110,7 +116,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       samples.push({ trial, t: Date.now() - t0, mem });
       if (trial % (nStrategies * 10) === 1)
         say(
-          `  trial ${String(trial).padStart(5)} at ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s: RSS ${mib(mem.rss)}, heap used ${mib(mem.heapUsed)}`,
+          `  trial ${String(trial).padStart(5)} at ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s: RSS ${mib(mem.rss)}, main heap used ${mib(mem.heapUsed)}; machine threads: heap used ${mib(threadHeaps.used)}, heap total ${mib(threadHeaps.total)}, external+malloced ${mib(threadHeaps.external)}`,
         );
     },
   });
@@ -136,6 +142,13 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   say(
     `counters over all measured trials: handoffs ${f.handoffs}, mixes ${f.mixes} (drift ${f.handoffs - f.mixes}, trial-edge only: every drain checks the books); works queued ${f.worksQueued}, run ${f.worksRun} (drift ${f.worksQueued - f.worksRun}); irqs_dropped ${f.irqsDropped}`,
   );
+  if (heapsAt.length > nStrategies) {
+    const a = heapsAt[nStrategies - 1];
+    const b = heapsAt[heapsAt.length - 1];
+    say(
+      `machine threads' V8 heaps, after round 1 → last trial: used ${mib(a.used)} → ${mib(b.used)}, total ${mib(a.total)} → ${mib(b.total)}, external+malloced ${mib(a.external)} → ${mib(b.external)}`,
+    );
+  }
   const per = results.points[0]?.strategies ?? [];
   const first = per.map((s) => s.trials[0]?.stages.one_way?.p50 ?? Number.NaN);
   const last = per.map((s) => s.trials[s.trials.length - 1]?.stages.one_way?.p50 ?? Number.NaN);

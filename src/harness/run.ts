@@ -38,6 +38,12 @@ export interface RunHooks {
   /** Abort: stop at once, keep what was measured, status 'interrupted'. */
   signal?: AbortSignal;
   command?: string[];
+  /** After each measured trial: the machine threads' V8 heaps (the soak watches them). */
+  trialDone?(info: {
+    label: string;
+    round: number;
+    threadHeaps: { used: number; total: number; external: number };
+  }): void;
   /** Change the machine a point boots (scenarios: a hog, a driver payload, cross-CPU queues). */
   adjust?: (opts: MachineOptions, params: PointParams) => MachineOptions;
 }
@@ -180,6 +186,7 @@ async function runPoint(
         }
         const trial: TrialResult = { index: r, order: order++, durationNs: t1 - t0, stages, counters };
         acc.result.trials.push(trial);
+        hooks.trialDone?.({ label: acc.result.label, round: r, threadHeaps: m.threadHeaps() });
       }
     }
   } catch (e) {

@@ -432,6 +432,17 @@ export class Machine {
     if (w.kind === 'cross_cpu') for (const c of w.consumers) Atomics.store(this.i32, xcpuFlagWord(base, c), 1);
   }
 
+  /** The machine threads' V8 heaps (bytes), summed, as of their last reports. */
+  threadHeaps(): { used: number; total: number; external: number } {
+    const sum = { used: 0, total: 0, external: 0 };
+    for (const r of this.reports.values()) {
+      sum.used += r.heap.used;
+      sum.total += r.heap.total;
+      sum.external += r.heap.external;
+    }
+    return sum;
+  }
+
   /** One CPU's counters (the per-CPU ones only). */
   cpuCounters(cpu: number): Counters {
     const out: Counters = {};

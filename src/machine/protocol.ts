@@ -27,7 +27,15 @@ export type WorkerMessage =
       wasm: boolean;
       clockErrorNs: number;
     }
-  | { type: 'report'; thread: number; epoch: number; wasm: boolean; stages: Record<string, string> }
+  | {
+      type: 'report';
+      thread: number;
+      epoch: number;
+      wasm: boolean;
+      stages: Record<string, string>;
+      /** This thread's V8 heap (bytes): what the soak watches for growth. */
+      heap: { used: number; total: number; external: number };
+    }
   | {
       type: 'fault';
       thread: number;

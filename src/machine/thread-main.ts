@@ -2,6 +2,7 @@
  * Start-up of a CPU or kthread thread: attach to the shared memory, load the strategies, build
  * the hosted tasks, report ready, run the loop, and report any fault with where it happened.
  */
+import { getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { clockCalibrationErrorNs, initClock } from '../clock.js';
 import { attachShm } from '../shm/layout.js';
@@ -52,7 +53,16 @@ export async function startTaskThread(data: StartupData): Promise<void> {
         tasks.push(h);
       }
     }
-    r.onReport = (epoch) => post({ type: 'report', thread: threadId, epoch, ...r.tracer.drain() });
+    r.onReport = (epoch) => {
+      const h = getHeapStatistics();
+      post({
+        type: 'report',
+        thread: threadId,
+        epoch,
+        ...r.tracer.drain(),
+        heap: { used: h.used_heap_size, total: h.total_heap_size, external: h.external_memory + h.malloced_memory },
+      });
+    };
     post({
       type: 'ready',
       thread: threadId,
