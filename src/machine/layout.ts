@@ -142,7 +142,6 @@ export enum Where {
   Hardirq = 1,
   Softirq = 100, // + vector
   Callback = 1000, // + object id
-  Lock = 2,
   Handoff = 3,
 }
 

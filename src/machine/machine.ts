@@ -551,7 +551,6 @@ export class Machine {
       return { context: 'softirq', doing: `in softirq ${SOFTIRQ_NAMES[v - Where.Softirq] ?? v - Where.Softirq}` };
     if (v === Where.Handoff) return { context: 'hardirq', doing: "inside the strategy's hand-off" };
     if (v === Where.Hardirq) return { context: 'hardirq', doing: 'in a hard-IRQ handler' };
-    if (v === Where.Lock) return { context: 'task', doing: 'waiting for a lock' };
     return { context: 'task', doing: 'in task context' };
   }
 

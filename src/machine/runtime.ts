@@ -89,7 +89,6 @@ import {
   POOL_WORDS,
   Softirq,
   T_STATE,
-  TASK_WORDS,
   TaskState,
   TB_LEN,
   TB_LIST,
@@ -348,21 +347,14 @@ export class Runtime {
    * scheduler says so. Context: any thread, any context. Returns false when already runnable.
    */
   wakeUp(task: number): boolean {
-    for (;;) {
-      const c = this.rqs.taskCpu(task);
-      this.rqs.lock(c);
-      if (this.rqs.taskCpu(task) !== c) {
-        this.rqs.unlock(c);
-        continue;
-      }
-      const r = this.rqs.wakeLocked(c, task, nowNs());
-      this.rqs.unlock(c);
-      this.afterWake(c, r);
-      return r > 0;
-    }
+    return this.wakeUpOn(task, -1);
   }
 
-  /** wake_up_process for an unbound task, placing it on `target` if it is fully asleep. */
+  /**
+   * wake_up_process that may place the task: with `target` >= 0, a task that sleeps and sits on
+   * no run queue (an unbound worker) is moved to `target` first. Under the rq lock of the CPU the
+   * task belongs to, re-read after locking since a concurrent waker may have moved it.
+   */
   wakeUpOn(task: number, target: number): boolean {
     for (;;) {
       const c = this.rqs.taskCpu(task);
@@ -371,7 +363,7 @@ export class Runtime {
         this.rqs.unlock(c);
         continue;
       }
-      if (c !== target && this.rqs.state(task) === TaskState.Sleeping && !this.rqs.queued(c, task)) {
+      if (target >= 0 && c !== target && this.rqs.state(task) === TaskState.Sleeping && !this.rqs.queued(c, task)) {
         this.rqs.setTaskCpu(task, target); // it sleeps and sits on no queue: nobody else places it
         this.rqs.unlock(c);
         continue;
@@ -692,18 +684,6 @@ export class Runtime {
     o.fn(this.facade);
     this.i32[w] = prevWhere;
     this.inStrategy = prev;
-  }
-
-  /** Describe a CPU_WHERE value (for fault reports). */
-  describeWhere(v: number): string {
-    if (v >= Where.Callback) {
-      const o = this.objects[v - Where.Callback];
-      return o
-        ? `${o.kind} "${o.name}" of strategy ${this.strategyLabels[o.strategy] ?? o.strategy}`
-        : `object ${v - Where.Callback}`;
-    }
-    if (v >= Where.Softirq) return `softirq ${v - Where.Softirq}`;
-    return ['task context', 'hardirq', 'a lock', 'a strategy hand-off'][v] ?? String(v);
   }
 
   /** An irq_work owned by the workload (created in every thread in the same order). */
@@ -1157,11 +1137,6 @@ export class Runtime {
   /** Interrupt records waiting in CPU `cpu`'s IRQ ring (racy). */
   irqBacklog(cpu: number): number {
     return this.irqRings[cpu].length();
-  }
-
-  /** Task state word index (for workloads). */
-  taskStateWord(task: number): number {
-    return this.R.task + task * TASK_WORDS + T_STATE;
   }
 
   globalCount(counter: number, n = 1): void {

@@ -454,9 +454,6 @@ export class RunQueues {
   ticks(task: number): number {
     return this.v.i32[this.tw(task, T_TICKS)];
   }
-  sumExecNs(task: number): number {
-    return this.v.f64[this.tf(task, TF_SUM_EXEC)];
-  }
 }
 
 /** RQ_QUEUE capacity (from the layout). */

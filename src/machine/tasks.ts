@@ -201,7 +201,9 @@ export function runThreadLoop(rt: Runtime, tasks: HostedTask[], plans: TaskPlan[
     const c = plans[k].bound ? plans[k].cpu : rt.rqs.taskCpu(t.id);
     rt.enterCpu(c, t.id);
     t.run();
-    if (rt.task === t.id) rt.leaveCpu(); // still owner: the machine is stopping
+    // Still owner: the machine is stopping, or the idle task came back to report a collect
+    // epoch; stop executing here (the next loop finds the task owner again and re-enters).
+    if (rt.task === t.id) rt.leaveCpu();
   }
 }
 
