@@ -17,6 +17,7 @@ import {
   POOL_BITS,
 } from '../../src/random/index.js';
 import { spawnWorker } from '../../src/threads/spawn.js';
+import { nextMessage } from '../shm/helpers.js';
 import { LOG_SLOT_WORDS, type MixerWorkerData } from './fixtures/mixer-protocol.js';
 
 const WORKERS = 4;
@@ -27,35 +28,6 @@ afterEach(async () => {
   await Promise.all(workers.map((w) => w.terminate()));
   workers = [];
 });
-
-/** Resolves with the worker's first message of `type`; rejects on error, early exit or timeout. */
-function waitFor(w: Worker, type: string, ms = 60_000): Promise<{ type: string; mixes?: number }> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`worker did not send '${type}' within ${ms} ms`)), ms);
-    const onMsg = (m: { type: string }) => {
-      if (m.type !== type) return;
-      cleanup();
-      resolve(m);
-    };
-    const onErr = (e: Error) => {
-      cleanup();
-      reject(e);
-    };
-    const onExit = (code: number) => {
-      cleanup();
-      reject(new Error(`worker exited with code ${code} before sending '${type}'`));
-    };
-    const cleanup = () => {
-      clearTimeout(timer);
-      w.off('message', onMsg);
-      w.off('error', onErr);
-      w.off('exit', onExit);
-    };
-    w.on('message', onMsg);
-    w.on('error', onErr);
-    w.on('exit', onExit);
-  });
-}
 
 describe('concurrent mixes from real worker threads', () => {
   it(`${WORKERS} CPUs x ${MIXES} mixes: the shared hash equals a serial replay in lock order`, async () => {
@@ -75,8 +47,8 @@ describe('concurrent mixes from real worker threads', () => {
       const data: MixerWorkerData = { sab, inputBase, fastPoolRegion, logBase, goIndex, cpu, mixes: MIXES };
       workers.push(spawnWorker(new URL('./fixtures/mixer-worker.js', import.meta.url), { workerData: data }));
     }
-    await Promise.all(workers.map((w) => waitFor(w, 'ready')));
-    const done = Promise.all(workers.map((w) => waitFor(w, 'done')));
+    await Promise.all(workers.map((w) => nextMessage(w, 'ready', 60_000)));
+    const done = Promise.all(workers.map((w) => nextMessage<{ type: string; mixes?: number }>(w, 'done', 60_000)));
     Atomics.store(i32, goIndex, 1);
     Atomics.notify(i32, goIndex);
     const results = await done;
