@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import type { PartialConfig } from '../src/config/input.js';
 import { resolveConfig } from '../src/config/schema.js';
 import { runExperiment } from '../src/harness/run.js';
+import type { ThreadHeap } from '../src/machine/protocol.js';
 import type { RunResults } from '../src/report/types.js';
 
 /** RSS growth allowed from after the first round to the end. */
@@ -33,6 +34,14 @@ const PATTERNS = ['constant', 'poisson', 'bursts'] as const;
 const MiB = 1024 * 1024;
 const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
 const pct = (x: number) => `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)}%`;
+
+type Heaps = { thread: string; heap: ThreadHeap }[];
+
+function sumHeaps(heaps: Heaps): ThreadHeap {
+  const sum: ThreadHeap = { used: 0, total: 0, external: 0, malloced: 0, code: 0 };
+  for (const { heap } of heaps) for (const k of Object.keys(sum) as (keyof ThreadHeap)[]) sum[k] += heap[k];
+  return sum;
+}
 
 interface Memory {
   rss: number;
@@ -100,14 +109,18 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   );
   say(`start: RSS ${mib(start.rss)}, heap used ${mib(start.heapUsed)}`);
   const samples: { trial: number; t: number; mem: Memory }[] = [];
-  let threadHeaps = { used: 0, total: 0, external: 0 };
-  const heapsAt: { t: number; total: number; used: number; external: number }[] = [];
+  let threadHeaps = sumHeaps([]);
+  /** Each thread's heap after the first round, and at the last trial. */
+  let firstRound: Heaps = [];
+  let lastTrial: Heaps = [];
+  let measured = 0;
   let trial = 0;
   const results = await runExperiment(config, {
     signal: ac.signal,
     trialDone: (info) => {
-      threadHeaps = info.threadHeaps;
-      heapsAt.push({ t: Date.now() - t0, ...info.threadHeaps });
+      threadHeaps = sumHeaps(info.threadHeaps);
+      lastTrial = info.threadHeaps;
+      if (++measured === nStrategies) firstRound = info.threadHeaps;
     },
     progress: (line) => {
       if (!line.startsWith('trial ')) return;
@@ -116,7 +129,7 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
       samples.push({ trial, t: Date.now() - t0, mem });
       if (trial % (nStrategies * 10) === 1)
         say(
-          `  trial ${String(trial).padStart(5)} at ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s: RSS ${mib(mem.rss)}, main heap used ${mib(mem.heapUsed)}; machine threads: heap used ${mib(threadHeaps.used)}, heap total ${mib(threadHeaps.total)}, external+malloced ${mib(threadHeaps.external)}`,
+          `  trial ${String(trial).padStart(5)} at ${((Date.now() - t0) / 1000).toFixed(0).padStart(4)} s: RSS ${mib(mem.rss)}, main heap used ${mib(mem.heapUsed)}; machine threads: heap used ${mib(threadHeaps.used)}, total ${mib(threadHeaps.total)}, code ${mib(threadHeaps.code)}, external ${mib(threadHeaps.external)}, malloced ${mib(threadHeaps.malloced)}`,
         );
     },
   });
@@ -142,12 +155,17 @@ export async function main(argv: readonly string[] = process.argv.slice(2)): Pro
   say(
     `counters over all measured trials: handoffs ${f.handoffs}, mixes ${f.mixes} (drift ${f.handoffs - f.mixes}, trial-edge only: every drain checks the books); works queued ${f.worksQueued}, run ${f.worksRun} (drift ${f.worksQueued - f.worksRun}); irqs_dropped ${f.irqsDropped}`,
   );
-  if (heapsAt.length > nStrategies) {
-    const a = heapsAt[nStrategies - 1];
-    const b = heapsAt[heapsAt.length - 1];
-    say(
-      `machine threads' V8 heaps, after round 1 → last trial: used ${mib(a.used)} → ${mib(b.used)}, total ${mib(a.total)} → ${mib(b.total)}, external+malloced ${mib(a.external)} → ${mib(b.external)}`,
-    );
+  if (firstRound.length && lastTrial.length) {
+    say(`machine threads' V8 memory, MiB, after round 1 → last trial (total: committed to the heap's spaces, code`);
+    say(`included; external: ArrayBuffers V8 was told of; malloced: V8's own malloc, compiler zones):`);
+    const rows = [...firstRound.map((x) => x.thread), 'all threads'];
+    for (const name of rows) {
+      const a = name === 'all threads' ? sumHeaps(firstRound) : firstRound.find((x) => x.thread === name)?.heap;
+      const b = name === 'all threads' ? sumHeaps(lastTrial) : lastTrial.find((x) => x.thread === name)?.heap;
+      if (!a || !b) continue;
+      const col = (k: keyof ThreadHeap) => `${k} ${(a[k] / MiB).toFixed(1)} → ${(b[k] / MiB).toFixed(1)}`.padEnd(24);
+      say(`  ${name.padEnd(14)} ${col('used')} ${col('total')} ${col('code')} ${col('external')} ${col('malloced')}`);
+    }
   }
   const per = results.points[0]?.strategies ?? [];
   const first = per.map((s) => s.trials[0]?.stages.one_way?.p50 ?? Number.NaN);

@@ -19,6 +19,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import { Phase } from '../machine/layout.js';
 import { Machine, type MachineFault, MachineFaultError } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
+import type { ThreadHeap } from '../machine/protocol.js';
 import { newHistogram, type Stage } from '../machine/trace.js';
 import { summarize, withComparisons } from '../report/stats.js';
 import type { PointResult, RunResults, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
@@ -29,8 +30,18 @@ import { startWatchdog } from './watchdog.js';
 
 /** Trigger during the warm-up pass: 128 times more hand-offs than random.c's 1024. */
 export const WARMUP_TRIGGER = 8;
-/** How long deferred work may take to finish after a trial before the run fails. */
+/** How long deferred work may take to finish after a trial before the run fails (at least: see
+ *  drainTimeoutMs). */
 export const DRAIN_TIMEOUT_MS = 5_000;
+
+/**
+ * The drain's limit for a watchdog limit: work still running when the trial ends is either
+ * making progress or stuck, and the watchdog is the judge of stuck (its message says where), so
+ * the drain waits until the watchdog would have spoken, and a second more.
+ */
+export function drainTimeoutMs(watchdogMs: number): number {
+  return Math.max(DRAIN_TIMEOUT_MS, watchdogMs + 1000);
+}
 
 export interface RunHooks {
   /** Progress lines (the CLI shows them on a terminal). */
@@ -39,11 +50,7 @@ export interface RunHooks {
   signal?: AbortSignal;
   command?: string[];
   /** After each measured trial: the machine threads' V8 heaps (the soak watches them). */
-  trialDone?(info: {
-    label: string;
-    round: number;
-    threadHeaps: { used: number; total: number; external: number };
-  }): void;
+  trialDone?(info: { label: string; round: number; threadHeaps: { thread: string; heap: ThreadHeap }[] }): void;
   /** Change the machine a point boots (scenarios: a hog, a driver payload, cross-CPU queues). */
   adjust?: (opts: MachineOptions, params: PointParams) => MachineOptions;
 }
@@ -152,7 +159,7 @@ async function runPoint(
       m.setActiveStrategy(s);
       m.setPhase(Phase.Warmup);
       await guard(Math.max(150, config.warmupMs));
-      await endTrial(m, accs[s].result.label);
+      await endTrial(m, accs[s].result.label, drainTimeoutMs(config.watchdogMs));
     }
     m.setTrigger(opts.fastPool.trigger);
     // Interleaved trials.
@@ -173,7 +180,7 @@ async function runPoint(
         await guard(config.trialMs);
         const c1 = m.counters();
         const t1 = m.nowNs();
-        const hist = await endTrial(m, acc.result.label);
+        const hist = await endTrial(m, acc.result.label, drainTimeoutMs(config.watchdogMs));
         const counters: Record<string, number> = {};
         for (const k of Object.keys(c1)) counters[k] = c1[k] - c0[k];
         const ready = m.inputPoolReadyAtNs();
@@ -211,13 +218,13 @@ async function runPoint(
 }
 
 /** Drain after a trial or warm-up, then collect (and reset) every thread's histograms. */
-async function endTrial(m: Machine, label: string): Promise<Partial<Record<Stage, Histogram>>> {
+async function endTrial(m: Machine, label: string, limitMs: number): Promise<Partial<Record<Stage, Histogram>>> {
   m.setPhase(Phase.Drain);
-  const busy = await m.drain(DRAIN_TIMEOUT_MS);
+  const busy = await m.drain(limitMs);
   if (busy) {
     throw new MachineFaultError({
       thread: 'main',
-      message: `strategy ${label}: deferred work did not finish within ${DRAIN_TIMEOUT_MS / 1000} s after the trial (${busy})`,
+      message: `strategy ${label}: deferred work did not finish within ${limitMs / 1000} s after the trial (${busy})`,
       cpu: -1,
       task: '-',
       context: 'drain',

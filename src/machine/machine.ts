@@ -7,7 +7,7 @@
  */
 import { cpus as hostCpus } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { decodeFromCompressedBase64, type Histogram } from 'hdr-histogram-js';
+import type { Histogram } from 'hdr-histogram-js';
 import { initClock, newEpoch, nowNs } from '../clock.js';
 import { FastPool, initFastPool } from '../random/fastpool.js';
 import { InputPool } from '../random/inputpool.js';
@@ -52,9 +52,9 @@ import {
 } from './layout.js';
 import type { MachineOptions } from './options.js';
 import { type MachinePlan, planMachineTasks } from './plan.js';
-import type { StartupData, WorkerMessage } from './protocol.js';
+import type { StartupData, ThreadHeap, WorkerMessage } from './protocol.js';
 import { RunQueues } from './sched.js';
-import { newHistogram, STAGES, type Stage } from './trace.js';
+import { addEncoded, type EncodedHistogram, newHistogram, STAGES, type Stage } from './trace.js';
 
 const ENTRY = {
   cpu: new URL('../../workers/cpu.js', import.meta.url),
@@ -66,6 +66,14 @@ const ENTRY = {
 export const BOOT_TIMEOUT_MS = 60_000;
 /** Old-generation heap limit of each machine thread (MiB). */
 export const WORKER_HEAP_MB = 512;
+/**
+ * Young-generation limit of each machine thread (MiB). V8's default lets each isolate's
+ * semi-spaces grow to several MiB and keeps the pages it shrinks away from in a pool; with 11
+ * isolates that alone made a 10-minute soak's RSS creep by ~15% (bench/soak.ts). The threads
+ * allocate little once warm (reports between trials), so a small young generation costs only
+ * more frequent, shorter scavenges, and RSS levels off within the first minute.
+ */
+export const WORKER_YOUNG_MB = 4;
 /** How long the threads may take to report between trials. */
 export const COLLECT_TIMEOUT_MS = 10_000;
 
@@ -201,7 +209,10 @@ export class Machine {
         stderr: false,
         // A strategy that allocates without bound ends its thread with ERR_WORKER_OUT_OF_MEMORY
         // (reported as such) instead of taking the host's memory.
-        resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB },
+        resourceLimits: {
+          maxOldGenerationSizeMb: WORKER_HEAP_MB,
+          maxYoungGenerationSizeMb: WORKER_YOUNG_MB,
+        },
       });
       this.workers.push(w);
       w.on('message', (m: WorkerMessage) => {
@@ -380,11 +391,9 @@ export class Machine {
     const merged: Partial<Record<Stage, Histogram>> = {};
     for (const rep of this.reports.values()) {
       if (rep.epoch !== this.epoch) continue;
-      for (const [stage, b64] of Object.entries(rep.stages)) {
-        const h = decodeFromCompressedBase64(b64, 64, false); // the encoding is portable: decode as JS, merge as JS
-        merged[stage as Stage] ??= newHistogram(false);
-        merged[stage as Stage]?.add(h);
-        h.destroy();
+      for (const [stage, encoded] of Object.entries(rep.stages) as [Stage, EncodedHistogram][]) {
+        merged[stage] ??= newHistogram(false); // the encoding is portable: merge as JS, 64-bit counts
+        addEncoded(merged[stage], encoded);
       }
     }
     return merged;
@@ -432,15 +441,12 @@ export class Machine {
     if (w.kind === 'cross_cpu') for (const c of w.consumers) Atomics.store(this.i32, xcpuFlagWord(base, c), 1);
   }
 
-  /** The machine threads' V8 heaps (bytes), summed, as of their last reports. */
-  threadHeaps(): { used: number; total: number; external: number } {
-    const sum = { used: 0, total: 0, external: 0 };
-    for (const r of this.reports.values()) {
-      sum.used += r.heap.used;
-      sum.total += r.heap.total;
-      sum.external += r.heap.external;
-    }
-    return sum;
+  /** Each machine thread's V8 memory (bytes), as of its last report, by thread name. */
+  threadHeaps(): { thread: string; heap: ThreadHeap }[] {
+    return [...this.reports.values()].map((r) => ({
+      thread: this.plan.threads[r.thread]?.name ?? `#${r.thread}`,
+      heap: r.heap,
+    }));
   }
 
   /** One CPU's counters (the per-CPU ones only). */

@@ -5,6 +5,7 @@
 import type { MachineRegions } from './layout.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
+import type { EncodedHistogram, Stage } from './trace.js';
 
 /** main → worker, as workerData. */
 export interface StartupData {
@@ -32,9 +33,9 @@ export type WorkerMessage =
       thread: number;
       epoch: number;
       wasm: boolean;
-      stages: Record<string, string>;
+      stages: Partial<Record<Stage, EncodedHistogram>>;
       /** This thread's V8 heap (bytes): what the soak watches for growth. */
-      heap: { used: number; total: number; external: number };
+      heap: ThreadHeap;
     }
   | {
       type: 'fault';
@@ -49,3 +50,17 @@ export type WorkerMessage =
       /** 'bad-input': a strategy failed to load or set up (exit 2); 'fault': a run-time failure (exit 1). */
       kind: 'bad-input' | 'fault';
     };
+
+/** One thread's V8 memory (bytes), from v8.getHeapStatistics() and getHeapSpaceStatistics(). */
+export interface ThreadHeap {
+  /** Live objects. */
+  used: number;
+  /** Committed to the heap's spaces. */
+  total: number;
+  /** ArrayBuffers and other memory V8 was told about (external_memory). */
+  external: number;
+  /** Malloc'd by V8 itself: compiler zones, tables (malloced_memory). */
+  malloced: number;
+  /** Committed to the code spaces (machine code: grows with every optimisation V8 keeps). */
+  code: number;
+}

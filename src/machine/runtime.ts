@@ -509,6 +509,7 @@ export class Runtime {
     const t1 = this.tracer.on ? nowNs() : 0;
     this.i32[this.cw(c, CPU_WHERE)] = Where.Handoff;
     const ok = s.handoff(this.facade, this.deferred[c]);
+    if (ok !== true && ok !== false) throw new Error(badHandoffReturn(ok));
     this.i32[this.cw(c, CPU_WHERE)] = Where.Hardirq;
     if (this.tracer.on) this.tracer.record(St.HandoffCall, nowNs() - t1);
     if (!ok) Atomics.sub(this.i32, dw, 1);
@@ -527,6 +528,7 @@ export class Runtime {
     this.f64[this.cf(c, CPUF_HANDOFF_NS)] = nowNs();
     Atomics.add(this.i32, dw, 1);
     const ok = s.handoff(this.facade, this.deferred[c]);
+    if (ok !== true && ok !== false) throw new Error(badHandoffReturn(ok));
     if (!ok) Atomics.sub(this.i32, dw, 1);
     this.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
   }
@@ -730,7 +732,13 @@ export class Runtime {
     return found ?? this.allocWorkqueue(name, attrs[name]);
   }
 
-  allocWorkqueue(name: string, a: WorkqueueAttrs): Workqueue {
+  allocWorkqueue(name: string, given: WorkqueueAttrs | undefined): Workqueue {
+    const a = given ?? {};
+    if (typeof a !== 'object') throw new Error(`allocWorkqueue("${name}"): attrs must be an object (got ${describeArg(a)})`);
+    const known = ['unbound', 'highpri', 'bh', 'affinityScope', 'affinityStrict'];
+    for (const key of Object.keys(a))
+      if (!known.includes(key))
+        throw new Error(`allocWorkqueue("${name}"): unknown attribute ${key} (known: ${known.join(', ')})`);
     const scope: AffinityScope = a.affinityScope ?? 'cache';
     const scopes: AffinityScope[] = ['cpu', 'smt', 'cache', 'numa', 'system'];
     if (!scopes.includes(scope))
@@ -756,6 +764,28 @@ export class Runtime {
     if (scope === 'system') return all;
     const groups = this.opts.topology[scope];
     return groups.find((g) => g.includes(cpu)) ?? [cpu];
+  }
+
+  /**
+   * A kernel-object argument must be a handle this thread's setup() created, of the right kind:
+   * a strategy passing anything else gets a message, not an internal error. Two loads and
+   * compares on the hand-off path.
+   */
+  checkHandle(call: string, kind: ObjEntry['kind'], h: { kind?: unknown; id?: unknown } | undefined): void {
+    const o = typeof h?.id === 'number' ? this.objects[h.id] : undefined;
+    if (o && h?.kind === kind && o.kind === kind) return;
+    const from = { work: 'createWork', tasklet: 'createTasklet', timer: 'createTimer', irq_work: 'createIrqWork' }[kind];
+    throw new Error(
+      `${call}: expected a ${kind} handle returned by s.${from}() in setup() (got ${describeArg(h)})`,
+    );
+  }
+
+  /** A workqueue argument must be one s.workqueue() or s.allocWorkqueue() returned. */
+  checkWorkqueue(call: string, wq: { id?: unknown } | undefined): void {
+    if (typeof wq?.id === 'number' && this.workqueues[wq.id] === wq) return;
+    throw new Error(
+      `${call}: expected a workqueue returned by s.workqueue() or s.allocWorkqueue() in setup() (got ${describeArg(wq)})`,
+    );
   }
 
   private checkCpu(cpu: number, what: string): void {
@@ -1190,36 +1220,49 @@ class KernelFacade implements Kernel {
     };
   }
   queueWorkOn(cpu: number, wq: Workqueue, work: Work): boolean {
+    this.#rt.checkWorkqueue('queueWorkOn', wq);
+    this.#rt.checkHandle('queueWorkOn', 'work', work);
     return this.#rt.queueWorkOn(cpu, wq, work);
   }
   queueWork(wq: Workqueue, work: Work): boolean {
+    this.#rt.checkWorkqueue('queueWork', wq);
+    this.#rt.checkHandle('queueWork', 'work', work);
     return this.#rt.queueWorkOn(WORK_CPU_UNBOUND, wq, work);
   }
   workPending(work: Work): boolean {
+    this.#rt.checkHandle('workPending', 'work', work);
     return (Atomics.load(this.#rt.i32, this.#rt.ow(work.id, O_STATE)) & ObjState.Pending) !== 0;
   }
   taskletSchedule(t: Tasklet): boolean {
+    this.#rt.checkHandle('taskletSchedule', 'tasklet', t);
     return this.#rt.taskletSchedule(t, false);
   }
   taskletHiSchedule(t: Tasklet): boolean {
+    this.#rt.checkHandle('taskletHiSchedule', 'tasklet', t);
     return this.#rt.taskletSchedule(t, true);
   }
   addTimerOn(timer: Timer, cpu: number, expires: number): void {
+    this.#rt.checkHandle('addTimerOn', 'timer', timer);
     this.#rt.addTimerOn(timer, cpu, expires);
   }
   modTimer(timer: Timer, expires: number): boolean {
+    this.#rt.checkHandle('modTimer', 'timer', timer);
     return this.#rt.modTimer(timer, expires);
   }
   timerPending(timer: Timer): boolean {
+    this.#rt.checkHandle('timerPending', 'timer', timer);
     return this.#rt.timerPending(timer);
   }
   delTimer(timer: Timer): boolean {
+    this.#rt.checkHandle('delTimer', 'timer', timer);
     return this.#rt.delTimer(timer);
   }
   irqWorkQueue(iw: IrqWork): boolean {
+    this.#rt.checkHandle('irqWorkQueue', 'irq_work', iw);
     return this.#rt.irqWorkQueueOn(iw, this.#rt.cpu);
   }
   irqWorkQueueOn(iw: IrqWork, cpu: number): boolean {
+    this.#rt.checkHandle('irqWorkQueueOn', 'irq_work', iw);
     return this.#rt.irqWorkQueueOn(iw, cpu);
   }
   raiseSoftirq(nr: number): void {
@@ -1232,4 +1275,20 @@ class KernelFacade implements Kernel {
       throw new KernelBug(`BUG: sleeping function called from invalid context (${ctx}) on CPU ${this.#rt.cpu}`);
     }
   }
+}
+
+/** The message for a hand-off that returned something other than a boolean. */
+function badHandoffReturn(v: unknown): string {
+  const got = v === undefined ? 'undefined (no return value)' : typeof v === 'string' ? JSON.stringify(v) : String(v);
+  return `handoff() returned ${got}, not a boolean: return true when the mix was queued (it will run once), false when it was already pending (as queue_work_on does)`;
+}
+
+/** A short description of a value a strategy passed, for messages. */
+function describeArg(v: unknown): string {
+  if (v === null || v === undefined) return String(v);
+  if (typeof v === 'object') {
+    const kind = (v as { kind?: unknown }).kind;
+    return kind === undefined ? 'an object with no kind' : `an object of kind ${JSON.stringify(kind)}, not created here`;
+  }
+  return `${typeof v} ${JSON.stringify(v)}`;
 }

@@ -2,7 +2,7 @@
  * Start-up of a CPU or kthread thread: attach to the shared memory, load the strategies, build
  * the hosted tasks, report ready, run the loop, and report any fault with where it happened.
  */
-import { getHeapStatistics } from 'node:v8';
+import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { clockCalibrationErrorNs, initClock } from '../clock.js';
 import { attachShm } from '../shm/layout.js';
@@ -55,12 +55,20 @@ export async function startTaskThread(data: StartupData): Promise<void> {
     }
     r.onReport = (epoch) => {
       const h = getHeapStatistics();
+      let code = 0;
+      for (const s of getHeapSpaceStatistics()) if (s.space_name.startsWith('code')) code += s.space_size;
       post({
         type: 'report',
         thread: threadId,
         epoch,
         ...r.tracer.drain(),
-        heap: { used: h.used_heap_size, total: h.total_heap_size, external: h.external_memory + h.malloced_memory },
+        heap: {
+          used: h.used_heap_size,
+          total: h.total_heap_size,
+          external: h.external_memory,
+          malloced: h.malloced_memory,
+          code,
+        },
       });
     };
     post({

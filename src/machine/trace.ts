@@ -7,10 +7,24 @@
  * the Measure phase and when tracing is enabled; when off, `record` is one branch.
  *
  * hdr-histogram-js's WebAssembly build records in ~19 ns here against 57–81 ns for its JS
- * build, so threads use it when it initialises, and fall back to JS otherwise. The main
- * thread decodes each thread's histogram with the same flag it was encoded with.
+ * build, so threads use it when it initialises, and fall back to JS otherwise.
+ *
+ * Between trials each thread sends its histograms in HdrHistogram's V2 encoding, uncompressed
+ * (zig-zag LEB128 counts, runs of zeros folded: a few KiB), and the main thread adds the counts
+ * straight into its merge (`addEncoded`), building no histogram per thread. The library's
+ * compressed form would run zlib in every thread and build a 224 KiB counts array per thread and
+ * stage on the main thread, every trial: ~20 MiB of malloc churn a trial that fragmented the
+ * allocator and made a 10-minute soak's RSS creep (bench/soak.ts). The JS fallback has no
+ * uncompressed encoder, so it still sends the compressed base64 string.
  */
-import { build, encodeIntoCompressedBase64, type Histogram, initWebAssembly } from 'hdr-histogram-js';
+import {
+  build,
+  decodeFromCompressedBase64,
+  encodeIntoCompressedBase64,
+  type Histogram,
+  initWebAssembly,
+  WasmHistogram,
+} from 'hdr-histogram-js';
 
 export const STAGES = [
   'one_way', // application one-way latency (round trip / 2, as qperf reports it)
@@ -84,12 +98,13 @@ export class Tracer {
   }
 
   /** Encode the non-empty histograms and reset them. Context: between trials. */
-  drain(): { wasm: boolean; stages: Partial<Record<Stage, string>> } {
-    const out: Partial<Record<Stage, string>> = {};
+  drain(): { wasm: boolean; stages: Partial<Record<Stage, EncodedHistogram>> } {
+    const out: Partial<Record<Stage, EncodedHistogram>> = {};
     for (let i = 0; i < STAGES.length; i++) {
       if (!this.used[i]) continue;
-      out[STAGES[i]] = encodeIntoCompressedBase64(this.h[i]);
-      this.h[i].reset();
+      const h = this.h[i];
+      out[STAGES[i]] = h instanceof WasmHistogram ? h.encode() : encodeIntoCompressedBase64(h);
+      h.reset();
       this.used[i] = false;
     }
     return { wasm: wasmReady === true, stages: out };
@@ -102,4 +117,88 @@ export class Tracer {
       this.used[i] = false;
     }
   }
+}
+
+/** A thread's histogram on its way to the main thread: V2-encoded bytes, or (JS fallback) the
+ *  library's compressed base64. */
+export type EncodedHistogram = Uint8Array | string;
+
+/** HdrHistogram's V2 encoding cookie (the low nibble's bits 4–7 carry the word size). */
+const V2_COOKIE_BASE = 0x1c849303;
+/** Bytes before the counts: cookie, payload length, normalizing offset, significant digits
+ *  (Int32 each), lowest discernible value, highest trackable value, conversion ratio (64 bits each). */
+const V2_HEADER_BYTES = 40;
+
+/**
+ * Add the counts of an encoded histogram into `into` (the same as `into.add(decoded)`, without
+ * building the decoded histogram). Context: main thread, between trials.
+ *
+ * The V2 payload is a run of zig-zag LEB128 words (at most 9 bytes each): a positive word is the
+ * count at the next index, a negative one skips that many empty indexes. Each count is recorded
+ * at its index's lowest value, except the highest index's, which is recorded at that index's
+ * highest value: the minimum and maximum come out as the library's decode-and-add gives them.
+ * The layout is rebuilt from the header exactly as HdrHistogram builds it.
+ */
+export function addEncoded(into: Histogram, encoded: EncodedHistogram): void {
+  if (typeof encoded === 'string') {
+    const h = decodeFromCompressedBase64(encoded, 64, false);
+    into.add(h);
+    h.destroy();
+    return;
+  }
+  const dv = new DataView(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+  if (encoded.byteLength < V2_HEADER_BYTES || (dv.getInt32(0) & ~0xf0) !== V2_COOKIE_BASE)
+    throw new Error('addEncoded: not an HdrHistogram V2 encoding (bad cookie)');
+  const payload = dv.getInt32(4);
+  const digits = dv.getInt32(12);
+  const lowest = Number(dv.getBigInt64(16));
+  if (V2_HEADER_BYTES + payload > encoded.byteLength) throw new Error('addEncoded: encoding cut short');
+  const unitMagnitude = Math.floor(Math.log2(lowest));
+  const subBucketCountMagnitude = Math.ceil(Math.log2(2 * 10 ** digits));
+  const halfMagnitude = Math.max(subBucketCountMagnitude, 1) - 1;
+  const half = 2 ** halfMagnitude;
+  let pos = V2_HEADER_BYTES;
+  const end = V2_HEADER_BYTES + payload;
+  let index = 0;
+  // The last non-empty index seen is held back: only at the end is it known to be the highest.
+  let heldIndex = -1;
+  let heldCount = 0;
+  /** HdrHistogram's valueFromIndex; `top`: the highest value of that index instead. */
+  const valueAt = (i: number, top: boolean): number => {
+    let bucket = Math.floor(i / half) - 1;
+    let sub = (i % half) + half;
+    if (bucket < 0) {
+      sub -= half;
+      bucket = 0;
+    }
+    const unit = 2 ** (bucket + unitMagnitude);
+    return sub * unit + (top ? unit - 1 : 0);
+  };
+  while (pos < end) {
+    // One zig-zag LEB128 word: 7 bits a byte, the 9th byte gives all 8 of its bits.
+    let word = 0;
+    let scale = 1;
+    for (let k = 0; k < 9; k++) {
+      const b = encoded[pos++];
+      if (k === 8) {
+        word += b * scale;
+        break;
+      }
+      word += (b & 0x7f) * scale;
+      scale *= 128;
+      if ((b & 0x80) === 0) break;
+    }
+    const value = word % 2 === 0 ? word / 2 : -(word + 1) / 2;
+    if (value < 0) {
+      index -= value;
+      continue;
+    }
+    if (value > 0) {
+      if (heldIndex >= 0) into.recordValueWithCount(valueAt(heldIndex, false), heldCount);
+      heldIndex = index;
+      heldCount = value;
+    }
+    index++;
+  }
+  if (heldIndex >= 0) into.recordValueWithCount(valueAt(heldIndex, true), heldCount);
 }

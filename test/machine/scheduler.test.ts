@@ -82,7 +82,10 @@ describe('fair share on one CPU', () => {
     const hog = m.ticks(taskId(m, 'hog/0'));
     const other = m.ticks(taskId(m, 'spinner/0'));
     expect(hog).toBeGreaterThan(other * 5);
-    // RT throttling returns ~5% of each 1 s period to normal tasks.
-    expect(other, `RT hog ${hog} ticks, normal task ${other}`).toBeGreaterThan(0);
+    // RT throttling returns ~5% of each 1 s period to normal tasks: the normal task is picked
+    // again once the hog is throttled. Counted as slices (times picked), not ticks: on a loaded
+    // host the irq thread may deliver no tick inside the 50 ms the normal task is given.
+    const slices = m.slices(taskId(m, 'spinner/0'));
+    expect(slices, `RT hog ${hog} ticks; normal task ${other} ticks, ${slices} slices`).toBeGreaterThan(1);
   });
 });
