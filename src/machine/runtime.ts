@@ -734,7 +734,8 @@ export class Runtime {
 
   allocWorkqueue(name: string, given: WorkqueueAttrs | undefined): Workqueue {
     const a = given ?? {};
-    if (typeof a !== 'object') throw new Error(`allocWorkqueue("${name}"): attrs must be an object (got ${describeArg(a)})`);
+    if (typeof a !== 'object')
+      throw new Error(`allocWorkqueue("${name}"): attrs must be an object (got ${describeArg(a)})`);
     const known = ['unbound', 'highpri', 'bh', 'affinityScope', 'affinityStrict'];
     for (const key of Object.keys(a))
       if (!known.includes(key))
@@ -774,10 +775,10 @@ export class Runtime {
   checkHandle(call: string, kind: ObjEntry['kind'], h: { kind?: unknown; id?: unknown } | undefined): void {
     const o = typeof h?.id === 'number' ? this.objects[h.id] : undefined;
     if (o && h?.kind === kind && o.kind === kind) return;
-    const from = { work: 'createWork', tasklet: 'createTasklet', timer: 'createTimer', irq_work: 'createIrqWork' }[kind];
-    throw new Error(
-      `${call}: expected a ${kind} handle returned by s.${from}() in setup() (got ${describeArg(h)})`,
-    );
+    const from = { work: 'createWork', tasklet: 'createTasklet', timer: 'createTimer', irq_work: 'createIrqWork' }[
+      kind
+    ];
+    throw new Error(`${call}: expected a ${kind} handle returned by s.${from}() in setup() (got ${describeArg(h)})`);
   }
 
   /** A workqueue argument must be one s.workqueue() or s.allocWorkqueue() returned. */
@@ -1279,6 +1280,8 @@ class KernelFacade implements Kernel {
 
 /** The message for a hand-off that returned something other than a boolean. */
 function badHandoffReturn(v: unknown): string {
+  if (typeof (v as { then?: unknown })?.then === 'function')
+    return 'handoff() returned a Promise: strategies run synchronously inside the emulated CPU, whose loop never yields to the event loop while the machine runs (async, await, setTimeout and Promise callbacks never resume); do the work with the kernel API and return true or false';
   const got = v === undefined ? 'undefined (no return value)' : typeof v === 'string' ? JSON.stringify(v) : String(v);
   return `handoff() returned ${got}, not a boolean: return true when the mix was queued (it will run once), false when it was already pending (as queue_work_on does)`;
 }
@@ -1288,7 +1291,9 @@ function describeArg(v: unknown): string {
   if (v === null || v === undefined) return String(v);
   if (typeof v === 'object') {
     const kind = (v as { kind?: unknown }).kind;
-    return kind === undefined ? 'an object with no kind' : `an object of kind ${JSON.stringify(kind)}, not created here`;
+    return kind === undefined
+      ? 'an object with no kind'
+      : `an object of kind ${JSON.stringify(kind)}, not created here`;
   }
   return `${typeof v} ${JSON.stringify(v)}`;
 }

@@ -7,6 +7,8 @@
  * they load the same way from source, from dist/ and from a directory outside the repository.
  * Each failure is one line naming the file and the problem (StrategyLoadError).
  */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { DeferralStrategy, StrategyClass } from '../api/types.js';
 import type { StrategyRef } from '../machine/options.js';
@@ -31,6 +33,20 @@ async function importModule(url: string): Promise<Record<string, unknown>> {
     return mod.default as Record<string, unknown>;
   }
   return mod;
+}
+
+/**
+ * Node reports a JavaScript syntax error without its place; esbuild (tsx's parser, a direct
+ * dependency for this) gives file, line and column. Only on the error path.
+ */
+async function syntaxErrorOf(file: string): Promise<string | undefined> {
+  try {
+    const { transform } = await import('esbuild');
+    await transform(await readFile(file, 'utf8'), { loader: 'js', format: 'esm', sourcefile: file });
+  } catch (e) {
+    if ((e as { errors?: unknown[] }).errors) return firstLine(e);
+  }
+  return undefined;
 }
 
 function isClass(v: unknown): v is StrategyClass {
@@ -107,8 +123,17 @@ export async function loadStrategyClass(ref: StrategyRef): Promise<StrategyClass
     mod = await importModule(url);
   } catch (e) {
     const code = (e as { code?: string }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes(file)) {
-      throw new StrategyLoadError(`${file}: file not found`);
+    if (/Cannot find (module|package) ['"]deferlab['"]/.test(String((e as Error)?.message))) {
+      throw new StrategyLoadError(
+        `${file}: failed to load: it imports a value from 'deferlab', which a file outside deferlab cannot resolve; ` +
+          "import only types (import type { ... } from 'deferlab'), and for WORK_CPU_UNBOUND write k.queueWork(wq, work) or -1",
+      );
+    }
+    if (code === 'ERR_MODULE_NOT_FOUND' && !existsSync(file)) throw new StrategyLoadError(`${file}: file not found`);
+    if (!TS_EXT.test(url)) {
+      // Whatever the loader said (Node: "Unexpected token", with no place), a syntax error comes first.
+      const located = await syntaxErrorOf(file);
+      if (located) throw new StrategyLoadError(`${file}: failed to load: ${located}`);
     }
     throw new StrategyLoadError(`${file}: failed to load: ${firstLine(e)}`);
   }

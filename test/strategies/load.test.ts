@@ -71,6 +71,8 @@ const BAD: Record<string, string> = {
   'syntax.ts': 'export default class X {\n  handoff(k: any, d: any) { return d.run(k) +; }\n}\n',
   'syntax.mjs': 'export default class X {\n  handoff(k, d) { return d.run(k) +; }\n}\n',
   'no-export.mjs': 'export const answer = 42;\n',
+  'imports-value.mjs':
+    "import { WORK_CPU_UNBOUND } from 'deferlab';\nexport default class X {\n  handoff(k, d) { d.run(k); return WORK_CPU_UNBOUND < 0; }\n}\n",
   'helpers-only.mjs': 'export function mix() {}\nexport class Pool {}\n',
   'no-handoff.ts': 'export default class NoHandoff {\n  setup(): void {}\n}\n',
   'ctor-throws.ts':
@@ -157,8 +159,15 @@ describe('a bad strategy is one line naming the file and the problem', () => {
   it('a syntax error in JavaScript', async () => {
     const e = await loadError(checkStrategy(fileRef(file('syntax.mjs'))));
     expect(e.type).toBe('StrategyLoadError');
-    // Node says "Unexpected token ';'"; under vitest the parser's first line is a header.
+    // Node says "Unexpected token ';'" with no place; the loader asks esbuild for one.
     expect(e.message.startsWith(`${file('syntax.mjs')}: failed to load: `)).toBe(true);
+    expect(e.message).toMatch(/\b2:\d+\b/);
+  });
+
+  it("a JavaScript file that imports a value from 'deferlab' (unresolvable outside it)", async () => {
+    const e = await loadError(checkStrategy(fileRef(file('imports-value.mjs'))));
+    expect(e.type).toBe('StrategyLoadError');
+    expect(e.message).toMatch(/imports a value from 'deferlab'.*import only types.*k\.queueWork\(wq, work\) or -1/);
   });
 
   it('a missing file', async () => {
