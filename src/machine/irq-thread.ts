@@ -88,7 +88,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
       }
     };
 
-    post({ type: 'ready', thread: threadId, objects: '', wasm: false, clockErrorNs: 0 });
+    post({ type: 'ready', thread: threadId, objects: [], wasm: false, clockErrorNs: 0 });
     for (;;) {
       if (Atomics.load(i32, R.control + C_STOP) !== 0) return;
       const phase = Atomics.load(i32, R.control + C_PHASE) as Phase;

@@ -6,6 +6,7 @@
  * Atomics.wait, no machine lock); it waits with timers and messages.
  */
 import { cpus as hostCpus } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { Histogram } from 'hdr-histogram-js';
 import { initClock, newEpoch, nowNs } from '../clock.js';
@@ -115,7 +116,7 @@ export class Machine {
   fault: MachineFault | undefined;
   wasm = false;
   clockErrorNs = 0;
-  readonly objectsSignature: string[] = [];
+  readonly objectsSignature: string[][] = [];
 
   private constructor(
     readonly opts: MachineOptions,
@@ -288,16 +289,19 @@ export class Machine {
       throw e;
     }
     clearTimeout(timer);
-    const sigs = new Set(this.objectsSignature.filter((s) => s !== undefined));
-    if (sigs.size > 1) {
+    const sigs = this.objectsSignature.filter((s) => s !== undefined);
+    const differs = (sigs[0] ?? []).findIndex((_, i) => new Set(sigs.map((s) => s[i])).size > 1);
+    if (differs >= 0) {
       await this.stop();
+      const ref = this.opts.strategies[differs];
+      const who = ref ? (ref.url ? fileURLToPath(ref.url) : ref.label) : 'the machine';
       throw new MachineFaultError({
         thread: 'main',
-        message:
-          "a strategy's setup() created different kernel objects in different threads: setup must be deterministic (no randomness, clock or thread-dependent branches)",
+        message: `${who}: setup() failed: it created different kernel objects in different threads: setup must be deterministic (no randomness, clock or thread-dependent branches)`,
         cpu: -1,
         task: 'setup',
         context: 'setup',
+        ...(ref ? { strategy: ref.label } : {}),
         kind: 'bad-input',
       });
     }

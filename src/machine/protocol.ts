@@ -23,8 +23,8 @@ export type WorkerMessage =
   | {
       type: 'ready';
       thread: number;
-      /** Kernel objects created by the strategies' setup(), by kind and name: must match across threads. */
-      objects: string;
+      /** Kernel objects created by each strategy's setup() (one entry per strategy, then the machine's own and the workqueues), by kind and name: must match across threads. */
+      objects: string[];
       wasm: boolean;
       clockErrorNs: number;
     }

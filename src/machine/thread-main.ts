@@ -2,6 +2,8 @@
  * Start-up of a CPU or kthread thread: attach to the shared memory, load the strategies, build
  * the hosted tasks, report ready, run the loop, and report any fault with where it happened.
  */
+
+import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { clockCalibrationErrorNs, initClock } from '../clock.js';
@@ -74,8 +76,19 @@ export async function startTaskThread(data: StartupData): Promise<void> {
     post({
       type: 'ready',
       thread: threadId,
-      objects:
-        r.objects.map((o) => `${o.kind}:${o.name}`).join(',') + `|wq:${r.workqueues.map((w) => w.name).join(',')}`,
+      // One entry per strategy (its objects in creation order), then the machine's own and the workqueues.
+      objects: [
+        ...opts.strategies.map((_, i) =>
+          r.objects
+            .filter((o) => o.strategy === i)
+            .map((o) => `${o.kind}:${o.name}`)
+            .join(','),
+        ),
+        `${r.objects
+          .filter((o) => o.strategy < 0)
+          .map((o) => `${o.kind}:${o.name}`)
+          .join(',')}|wq:${r.workqueues.map((w) => w.name).join(',')}`,
+      ],
       wasm,
       clockErrorNs: clockCalibrationErrorNs(),
     });
@@ -88,11 +101,18 @@ export async function startTaskThread(data: StartupData): Promise<void> {
       phase === 'setup' &&
       (err instanceof StrategyLoadError || err instanceof StrategyOptionError || (rt?.inStrategy ?? -1) >= 0);
     if (rt) Atomics.compareExchange(rt.i32, regions.control + C_FAULT, 0, 1);
+    // An error thrown by a strategy's setup() names the file and says it was setup, as
+    // check-strategy does (load and option errors already name the file).
+    const inSetup = phase === 'setup' && rt && rt.inStrategy >= 0 && !(err instanceof StrategyLoadError);
+    const ref = inSetup && rt ? opts.strategies[rt.inStrategy] : undefined;
+    const message = ref
+      ? `${ref.url ? fileURLToPath(ref.url) : ref.label}: setup() failed: ${err.message}`
+      : err.message;
     post({
       type: 'fault',
       thread: threadId,
       threadName: thread.name,
-      message: err.message,
+      message,
       stack: err.stack,
       cpu: rt?.faultAt?.cpu ?? rt?.cpu ?? -1,
       task: rt && rt.task >= 0 ? plan.tasks[rt.task].name : thread.name,

@@ -234,7 +234,7 @@ describe('a bad strategy is one line naming the file and the problem', () => {
     const e = await loadError(checkStrategy(fileRef(file('setup-varies.mjs'))));
     expect(e).toEqual({
       type: 'StrategyLoadError',
-      message: `${file('setup-varies.mjs')}: a strategy's setup() created different kernel objects in different threads: setup must be deterministic (no randomness, clock or thread-dependent branches)`,
+      message: `${file('setup-varies.mjs')}: setup() failed: it created different kernel objects in different threads: setup must be deterministic (no randomness, clock or thread-dependent branches)`,
     });
   }, 60_000);
 
