@@ -151,23 +151,23 @@ async function runPoint(
     if (r === 'abort') throw new Interrupted();
   };
   try {
-    // Warm-up pass: every path compiled before anything counts.
-    m.setTrigger(Math.min(WARMUP_TRIGGER, opts.fastPool.trigger));
-    for (let s = 0; s < accs.length; s++) {
-      activeIndex = s;
-      say(`warm-up: ${accs[s].result.label}`);
-      m.setActiveStrategy(s);
-      m.setPhase(Phase.Warmup);
-      await guard(Math.max(150, config.warmupMs));
-      await endTrial(m, accs[s].result.label, drainTimeoutMs(config.watchdogMs));
-    }
-    m.setTrigger(opts.fastPool.trigger);
     // Interleaved trials.
     let order = 0;
     for (let r = 0; r < config.trials; r++) {
       for (let s = 0; s < accs.length; s++) {
         activeIndex = s;
         const acc = accs[s];
+        if (r === 0) {
+          // Warm-up pass, just before the strategy's first trial: every path compiled before
+          // anything counts (a strategy that fails here leaves the trials before it intact).
+          say(`warm-up: ${acc.result.label}`);
+          m.setTrigger(Math.min(WARMUP_TRIGGER, opts.fastPool.trigger));
+          m.setActiveStrategy(s);
+          m.setPhase(Phase.Warmup);
+          await guard(Math.max(150, config.warmupMs));
+          await endTrial(m, acc.result.label, drainTimeoutMs(config.watchdogMs));
+          m.setTrigger(opts.fastPool.trigger);
+        }
         say(`trial ${r + 1}/${config.trials}: ${acc.result.label}`);
         m.resetEntropy();
         m.setActiveStrategy(s);
