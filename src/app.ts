@@ -4,13 +4,21 @@
  */
 
 import { type CliDeps, type CliIo, main } from './cli/main.js';
-import { DeferlabError, EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from './config/errors.js';
+import {
+  DeferlabError,
+  EXIT_BAD_INPUT,
+  EXIT_INTERRUPTED,
+  EXIT_OK,
+  EXIT_RUN_FAILED,
+  formatValue,
+} from './config/errors.js';
 import type { ResolvedConfig } from './config/schema.js';
 import type { StrategySpec } from './config/strategy-spec.js';
 import { runDemo } from './harness/demo.js';
 import { strategyRefs } from './harness/options.js';
 import { runExperiment } from './harness/run.js';
 import { MachineFaultError } from './machine/machine.js';
+import { OutDirError, prepareOutputDir, removeIfEmpty } from './report/outdir.js';
 import { renderTable } from './report/table.js';
 import type { RunResults } from './report/types.js';
 import { reportFromDir, writeResults } from './report/write.js';
@@ -59,15 +67,110 @@ function progressFor(io: CliIo): ((line: string) => void) | undefined {
   return (line: string) => io.stderr(`\r\x1b[2K${line}`);
 }
 
+/** The value of the last `--out` on the command line (before `--`), if any. */
+function outFlag(argv: readonly string[]): string | undefined {
+  let given: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--') break;
+    if (a === '--out') given = argv[++i];
+    else if (a.startsWith('--out=')) given = a.slice('--out='.length);
+  }
+  return given;
+}
+
+/**
+ * Make the output directory and prove it writable, before anything runs: a path deferlab cannot
+ * write costs one line (exit 2), not a run whose results are then lost. Returns the directories
+ * made (removed again if the run never starts).
+ */
+export async function prepareOut(outDir: string, argv: readonly string[]): Promise<string[]> {
+  try {
+    return await prepareOutputDir(outDir);
+  } catch (e) {
+    if (!(e instanceof OutDirError)) throw e;
+    const given = outFlag(argv);
+    const what =
+      given !== undefined
+        ? '--out must name a directory deferlab can write'
+        : 'the results directory must be one deferlab can write';
+    const fix = given !== undefined ? e.problem.fix : `${e.problem.fix} with --out DIR`;
+    throw new DeferlabError(
+      'E_BAD_OPTION',
+      `${what} (got ${formatValue(given ?? outDir)}, ${e.problem.detail}); ${fix}`,
+      EXIT_BAD_INPUT,
+    );
+  }
+}
+
+/**
+ * Seconds to boot a machine and stop it again: each emulated CPU brings about five threads (the
+ * CPU, its kworkers, ksoftirqd), ~0.1 s each to start (measured on 2 busy cores: 1.6 s for 2
+ * CPUs, 12 s for 16).
+ */
+const bootSeconds = (cpus: number) => 0.5 + 0.5 * cpus;
+/** Per trial: drain, collect and reset (measured: tens of ms). */
+const PER_TRIAL_S = 0.05;
+/** The warm-up pass runs each strategy at least this long (src/harness/run.ts). */
+const MIN_WARMUP_PASS_MS = 150;
+/** The estimate is printed only above this. */
+export const ESTIMATE_SHOWN_ABOVE_S = 10;
+
+/**
+ * How long `run` will take, in seconds, from the resolved config: per sweep point, a boot (longer
+ * with more CPUs), one warm-up pass per strategy, then strategies × trials × (warm-up + duration
+ * + drain). A rough guide for the user, not a promise: a busy host takes longer.
+ */
+export function estimateSeconds(config: ResolvedConfig): number {
+  const points = config.sweep ? config.sweep.values.length : 1;
+  const n = config.strategies.length;
+  const warmupPass = (n * Math.max(MIN_WARMUP_PASS_MS, config.warmupMs)) / 1000;
+  const trials = n * config.trials * ((config.warmupMs + config.trialMs) / 1000 + PER_TRIAL_S);
+  return points * (bootSeconds(config.cpus) + warmupPass + trials);
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** `about 65 s`, `about 4 min`, `about 1.5 h`. */
+export function aboutDuration(seconds: number): string {
+  if (seconds < 100) return `about ${Math.max(5, Math.round(seconds / 5) * 5)} s`;
+  if (seconds < 90 * 60) return `about ${Math.round(seconds / 60)} min`;
+  return `about ${(seconds / 3600).toFixed(1)} h`;
+}
+
+/**
+ * The line announcing a long run (stderr), or undefined when the run should take at most
+ * {@link ESTIMATE_SHOWN_ABOVE_S}: `deferlab: 9 strategies × 5 trials × 1 sweep point, about 65 s ...`.
+ */
+export function estimateLine(config: ResolvedConfig): string | undefined {
+  const s = estimateSeconds(config);
+  if (s <= ESTIMATE_SHOWN_ABOVE_S) return undefined;
+  const points = config.sweep ? config.sweep.values.length : 1;
+  return (
+    `deferlab: ${plural(config.strategies.length, 'strategy', 'strategies')} × ${plural(config.trials, 'trial')} × ` +
+    `${plural(points, 'sweep point')}, ${aboutDuration(s)} (Ctrl-C stops early and keeps the finished trials)`
+  );
+}
+
+/** The message of an error writing the results (ERR_RESULTS_WRITE), or undefined for any other error. */
+function writeFailure(e: unknown): string | undefined {
+  if ((e as { code?: unknown } | undefined)?.code !== 'ERR_RESULTS_WRITE') return undefined;
+  return ((e as Error).message.split('\n')[0] ?? '').trim() || 'could not write the results';
+}
+
 export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
   const run = async (config: ResolvedConfig, io: CliIo): Promise<number> => {
     await validateStrategies(config);
+    const created = config.outDir ? await prepareOut(config.outDir, argv) : [];
+    const estimate = estimateLine(config);
+    if (estimate) io.stderr(`${estimate}\n`);
     const progress = progressFor(io);
     let results: RunResults;
     try {
       results = await runExperiment(config, { progress, signal, command: ['deferlab', ...argv] });
     } catch (e) {
       if (progress) io.stderr('\r\x1b[2K');
+      await removeIfEmpty(created); // nothing was measured: leave no empty directory behind
       if (e instanceof MachineFaultError) {
         const f = e.fault;
         const where = [f.strategy && `strategy ${f.strategy}`, `thread ${f.thread}`].filter(Boolean).join(', ');
@@ -81,16 +184,29 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     }
     if (progress) io.stderr('\r\x1b[2K');
     io.stdout(`${renderTable(results)}\n`);
+    let writeFailed = false;
     if (config.outDir) {
-      const paths = await writeResults(config.outDir, results);
-      io.stdout(
-        `results: ${config.outDir} (${paths.length} files: results.json, results.csv, report.html, .hgrm per stage)\n`,
-      );
+      try {
+        const paths = await writeResults(config.outDir, results);
+        io.stdout(
+          `results: ${config.outDir} (${paths.length} files: results.json, results.csv, report.html, .hgrm per stage)\n`,
+        );
+      } catch (e) {
+        // The table is printed above; writeResults saved a copy of results.json elsewhere if
+        // it could, and its message says where.
+        const message = writeFailure(e);
+        if (message === undefined) throw e;
+        io.stderr(`deferlab: ${message}\n`);
+        writeFailed = true;
+      }
     }
     if (results.status === 'failed') io.stderr(`deferlab: run failed: ${describeError(results)}\n`);
-    if (results.status === 'interrupted')
-      io.stderr('deferlab: interrupted; the trials finished so far are in the results\n');
-    return statusOf(results);
+    if (results.status === 'interrupted') {
+      const where = config.outDir ? 'in the results' : 'in the table above';
+      io.stderr(`deferlab: interrupted; the trials finished so far are ${where}\n`);
+    }
+    const status = statusOf(results);
+    return writeFailed && status === EXIT_OK ? EXIT_RUN_FAILED : status;
   };
 
   return {
@@ -122,13 +238,21 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
           throw new DeferlabError('E_BAD_OPTION', e.message, 2);
         throw e;
       }
-      let report: Awaited<ReturnType<typeof checkStrategy>>;
+      let report: Awaited<ReturnType<typeof checkStrategy>> | 'interrupted';
       try {
-        report = await checkStrategy(ref);
+        // Ctrl-C stops waiting at once: the suite's verdict needs the whole run, so a partial one
+        // means nothing (its machine ends with the process).
+        const suite = checkStrategy(ref);
+        suite.catch(() => {}); // settled later, if at all, after an interrupt
+        report = await Promise.race([suite, interrupted(signal)]);
       } catch (e) {
         if (e instanceof StrategyLoadError || e instanceof StrategyOptionError)
           throw new DeferlabError('E_BAD_OPTION', e.message, 2);
         throw e;
+      }
+      if (report === 'interrupted') {
+        io.stderr('deferlab: interrupted; the conformance check stopped before its verdict\n');
+        return EXIT_INTERRUPTED;
       }
       io.stdout(`${formatConformance(report)}\n`);
       return report.passed ? EXIT_OK : EXIT_RUN_FAILED;
@@ -158,8 +282,19 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
           2,
         );
       await validateStrategies(config);
+      if (config.outDir) await prepareOut(config.outDir, argv);
+      // Did the scenario already say why it stopped? Then it needs no second line.
+      let saidWhy = false;
+      const sio: CliIo = {
+        ...io,
+        stderr: (text) => {
+          if (text.startsWith('deferlab:')) saidWhy = true;
+          io.stderr(text);
+        },
+      };
+      let code: number;
       try {
-        return await s.run({ config, io, signal, argv });
+        code = await s.run({ config, io: sio, signal, argv });
       } catch (e) {
         if (e instanceof MachineFaultError)
           throw new DeferlabError(
@@ -167,13 +302,26 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
             `${e.fault.message} [thread ${e.fault.thread}]`,
             e.fault.kind === 'bad-input' ? 2 : 1,
           );
+        const failed = writeFailure(e);
+        if (failed !== undefined) throw new DeferlabError('E_RUN_FAILED', failed, EXIT_RUN_FAILED);
         throw e;
       }
+      if ((code === EXIT_INTERRUPTED || signal.aborted) && !saidWhy) {
+        const where = config.outDir ? ` and under ${config.outDir}` : '';
+        io.stderr(`deferlab: interrupted; the trials finished so far are in the tables above${where}\n`);
+      }
+      return signal.aborted && code === EXIT_OK ? EXIT_INTERRUPTED : code;
     },
     async demo(config, io) {
       return runDemo(config, io, signal);
     },
   };
+}
+
+/** Resolves with 'interrupted' when `signal` aborts. */
+function interrupted(signal: AbortSignal): Promise<'interrupted'> {
+  if (signal.aborted) return Promise.resolve('interrupted');
+  return new Promise((res) => signal.addEventListener('abort', () => res('interrupted'), { once: true }));
 }
 
 /** Run the CLI in this process: returns the exit status. */
@@ -187,9 +335,13 @@ export async function start(argv: string[]): Promise<number> {
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
+  let saidInterrupted = false;
   const io: CliIo = {
     stdout: (s) => process.stdout.write(s),
-    stderr: (s) => process.stderr.write(s),
+    stderr: (s) => {
+      if (/^deferlab: .*interrupted/m.test(s)) saidInterrupted = true;
+      process.stderr.write(s);
+    },
     isTTY: !!process.stderr.isTTY,
     cwd: process.cwd(),
     env: process.env,
@@ -197,7 +349,10 @@ export async function start(argv: string[]): Promise<number> {
   const code = await main(argv, makeDeps(ac.signal, argv), io);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-  return ac.signal.aborted && code === EXIT_OK ? EXIT_INTERRUPTED : code;
+  const status = ac.signal.aborted && code === EXIT_OK ? EXIT_INTERRUPTED : code;
+  // Every command that ends interrupted says so in one line (the commands say more when they can).
+  if (status === EXIT_INTERRUPTED && !saidInterrupted) process.stderr.write('deferlab: interrupted\n');
+  return status;
 }
 
 export { EXIT_BAD_INPUT };

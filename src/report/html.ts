@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { Histogram } from 'hdr-histogram-js';
 import { decodeHistogram } from './decode.js';
-import { fmtRate, pointTitle, statusLine, summaryTable } from './table.js';
+import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext } from './table.js';
 import type { PointResult, RunResults, StageName } from './types.js';
 import { STAGE_DESCRIPTIONS, STAGE_NAMES } from './types.js';
 
@@ -262,8 +262,8 @@ function metaSection(results: RunResults): string {
   ].join('\n');
 }
 
-function summaryTableHtml(point: PointResult, baseline: string): string {
-  const t = summaryTable(point, baseline);
+function summaryTableHtml(point: PointResult, baseline: string, ctx: TableContext): string {
+  const t = summaryTable(point, baseline, ctx);
   const cls = (i: number): string => (t.align[i] === 'left' ? ' class="l"' : '');
   const rows = t.rows.map((row) => {
     const cells = [esc(row.label), ...row.cells.map(esc)];
@@ -286,6 +286,7 @@ function summaryTableHtml(point: PointResult, baseline: string): string {
     `<thead><tr>${t.header.map((h, i) => `<th${cls(i)}>${esc(h)}</th>`).join('')}</tr></thead>`,
     `<tbody>${rows.join('\n')}</tbody>`,
     '</table>',
+    ...t.notes.map((n) => `<p class="note">${esc(n)}</p>`),
     `<p class="note">${esc(t.deltaNote)}</p>`,
   ].join('\n');
 }
@@ -354,7 +355,7 @@ export function renderHtml(results: RunResults): string {
     return [
       `<section class="point" data-point="${pi}">`,
       `<h2>${esc(heading)}</h2>`,
-      summaryTableHtml(point, results.baseline),
+      summaryTableHtml(point, results.baseline, tableContext(results)),
       '<h3>Strategies</h3>',
       strategiesSection(point),
       plotsSection(point, pi),

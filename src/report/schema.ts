@@ -13,7 +13,7 @@ import { COMPARABLE_METRICS, SCHEMA_VERSION, STAGE_NAMES } from './types.js';
 
 /** A number, or null standing for NaN/±Infinity (as JSON.stringify writes them). */
 const num = z
-  .custom<number | null>((v) => v === null || typeof v === 'number', { message: 'expected a number (or null for NaN)' })
+  .custom<number | null>((v) => v === null || typeof v === 'number', { message: 'must be a number' })
   .transform((v): number => (v === null ? Number.NaN : v));
 const count = z.number().int().nonnegative();
 const stage = z.enum(STAGE_NAMES);
@@ -107,9 +107,107 @@ export const runResultsSchema = z.object({
   points: z.array(point),
 });
 
-/** Validate; returns the model (nulls read as NaN) or a readable list of what is wrong. */
-export function validateResults(data: unknown): { ok: true; results: RunResults } | { ok: false; problems: string } {
+type Issue = z.core.$ZodIssue;
+
+/** A JSON path as code would write it: `points[0].strategies[1].counters.handoffs`. */
+export function jsonPath(path: readonly PropertyKey[]): string {
+  let out = '';
+  for (const k of path) {
+    if (typeof k === 'number') out += `[${k}]`;
+    else if (typeof k === 'string' && /^[A-Za-z_$][\w$]*$/.test(k)) out += out ? `.${k}` : k;
+    else out += `[${JSON.stringify(String(k))}]`;
+  }
+  return out || 'the top level';
+}
+
+/** The value at `path` in `data`, or undefined. */
+function valueAt(data: unknown, path: readonly PropertyKey[]): unknown {
+  let v: unknown = data;
+  for (const k of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+const MAX_SHOWN = 60;
+
+/** A value as it appears after "got": JSON, cut short. */
+function shown(v: unknown): string {
+  if (v === undefined) return 'nothing';
+  let text: string;
+  try {
+    text = JSON.stringify(v) ?? String(v);
+  } catch {
+    text = String(v);
+  }
+  if (Array.isArray(v)) text = text.length > MAX_SHOWN ? `a list of ${v.length}` : text;
+  else if (v !== null && typeof v === 'object') text = text.length > MAX_SHOWN ? 'an object' : text;
+  return text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN - 1)}…` : text;
+}
+
+const A_TYPE: Record<string, string> = {
+  object: 'an object',
+  array: 'a list',
+  string: 'a string',
+  number: 'a number',
+  int: 'an integer',
+  boolean: 'a boolean',
+};
+
+/**
+ * One problem as a sentence: where (a JSON path), what is wrong, what was found:
+ * `points[0].strategies[1].trials[0].counters.handoffs must be a number (got "many")`.
+ */
+export function describeIssue(issue: Issue, data: unknown): string {
+  const where = jsonPath(issue.path);
+  const value = valueAt(data, issue.path);
+  const got = `(got ${shown(value)})`;
+  switch (issue.code) {
+    case 'invalid_type': {
+      const want = A_TYPE[issue.expected] ?? issue.expected;
+      return value === undefined ? `${where} is missing (expected ${want})` : `${where} must be ${want} ${got}`;
+    }
+    case 'invalid_value':
+      return issue.values.length === 1
+        ? `${where} must be ${shown(issue.values[0])} ${got}`
+        : `${where} must be one of ${issue.values.map((x) => shown(x)).join(', ')} ${got}`;
+    case 'too_small':
+    case 'too_big': {
+      const op = issue.code === 'too_small' ? (issue.inclusive ? '≥' : '>') : issue.inclusive ? '≤' : '<';
+      const bound = issue.code === 'too_small' ? issue.minimum : issue.maximum;
+      if (issue.origin === 'string' || issue.origin === 'array') {
+        const unit = issue.origin === 'string' ? 'characters' : 'items';
+        return `${where} must have ${op} ${String(bound)} ${unit} ${got}`;
+      }
+      return `${where} must be ${op} ${String(bound)} ${got}`;
+    }
+    case 'unrecognized_keys':
+      return `${where} has ${issue.keys.length === 1 ? 'an unknown key' : 'unknown keys'} ${issue.keys
+        .map((k) => JSON.stringify(k))
+        .join(', ')}`;
+    case 'invalid_union': {
+      const wants = issue.errors.map((e) => (e[0]?.code === 'invalid_type' ? A_TYPE[e[0].expected] : undefined));
+      return wants.length && wants.every(Boolean)
+        ? `${where} must be ${wants.join(' or ')} ${got}`
+        : `${where} matches none of the forms allowed here ${got}`;
+    }
+    case 'custom':
+      return issue.message.startsWith('must') ? `${where} ${issue.message} ${got}` : `${where}: ${issue.message}`;
+    default:
+      return `${where}: ${issue.message} ${got}`;
+  }
+}
+
+/**
+ * Validate; returns the model (nulls read as NaN) or what is wrong: `first`, the first problem
+ * as one sentence, and `problems`, every problem one per line (the same sentences).
+ */
+export function validateResults(
+  data: unknown,
+): { ok: true; results: RunResults } | { ok: false; first: string; count: number; problems: string } {
   const r = runResultsSchema.safeParse(data);
   if (r.success) return { ok: true, results: r.data as RunResults };
-  return { ok: false, problems: z.prettifyError(r.error) };
+  const lines = r.error.issues.map((i) => describeIssue(i, data));
+  return { ok: false, first: lines[0] ?? 'no details', count: lines.length, problems: lines.join('\n') };
 }

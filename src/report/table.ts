@@ -44,6 +44,95 @@ export interface SummaryTable {
   rows: SummaryRow[];
   /** One line explaining the Δ column. */
   deltaNote: string;
+  /**
+   * Lines shown under the table, each complete: `warning: ...` when strategies measured nothing,
+   * `note: ...` when a strategy's trials differ wildly in size (the Δ and the mean then disagree).
+   */
+  notes: string[];
+}
+
+/** What the table needs to know about the run beyond one point (from `RunResults.meta`). */
+export interface TableContext {
+  /** `tcp_lat`, `irq_only`, ... */
+  workload?: string;
+  cpus?: number;
+  trialMs?: number;
+  hostCores?: number;
+}
+
+/** The {@link TableContext} of a run, from its metadata (`meta.options` is the resolved config). */
+export function tableContext(results: Pick<RunResults, 'meta'>): TableContext {
+  const o = (results.meta.options ?? {}) as { workload?: unknown; cpus?: unknown; trialMs?: unknown };
+  const w = o.workload;
+  const kind =
+    typeof w === 'string'
+      ? w
+      : typeof (w as { kind?: unknown })?.kind === 'string'
+        ? (w as { kind: string }).kind
+        : undefined;
+  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+  return {
+    ...(kind ? { workload: kind } : {}),
+    ...(num(o.cpus) !== undefined ? { cpus: num(o.cpus) } : {}),
+    ...(num(o.trialMs) !== undefined ? { trialMs: num(o.trialMs) } : {}),
+    ...(num(results.meta.hostCores) !== undefined ? { hostCores: results.meta.hostCores } : {}),
+  };
+}
+
+/** A trial is flagged when it sent fewer than this fraction of the median trial's messages. */
+export const SHORT_TRIAL_FRACTION = 0.25;
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+const listOf = (xs: readonly string[]): string =>
+  xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+
+/**
+ * `note:` lines, one per strategy whose trials differ wildly in messages sent (`app_messages`):
+ * a trial under {@link SHORT_TRIAL_FRACTION} of the median trial. The pooled mean weighs such a
+ * trial by its few messages, the paired Δ as a whole trial: the two can then disagree.
+ */
+export function shortTrialNotes(point: PointResult): string[] {
+  const out: string[] = [];
+  for (const s of point.strategies) {
+    const counts = s.trials
+      .map((t) => ({ n: t.index + 1, msgs: t.counters.app_messages }))
+      .filter((t): t is { n: number; msgs: number } => typeof t.msgs === 'number' && Number.isFinite(t.msgs));
+    if (counts.length < 2) continue;
+    const med = median(counts.map((c) => c.msgs));
+    if (!(med > 0)) continue;
+    const short = counts.filter((c) => c.msgs < SHORT_TRIAL_FRACTION * med);
+    if (!short.length) continue;
+    const which = `${short.length === 1 ? 'trial' : 'trials'} ${listOf(short.map((c) => String(c.n)))} of ${s.trials.length}`;
+    out.push(
+      `note: ${s.label} ${which} sent ${listOf(short.map((c) => String(c.msgs)))} messages against a median of ` +
+        `${Math.round(med)} (a host stall?); Δ is averaged per trial, mean is pooled`,
+    );
+  }
+  return out;
+}
+
+/**
+ * A `warning:` line naming the strategies that ran trials but recorded no application latency
+ * (one_way) sample, while others did; undefined when there are none.
+ */
+export function noSamplesWarning(point: PointResult, ctx: TableContext = {}): string | undefined {
+  if (!point.strategies.some((s) => hasStage(s, 'one_way'))) return undefined;
+  const empty = point.strategies.filter((s) => s.trials.length > 0 && !hasStage(s, 'one_way')).map((s) => s.label);
+  if (!empty.length) return undefined;
+  const window = ctx.trialMs !== undefined ? `${ctx.trialMs} ms measured per trial` : 'measured window';
+  const machine =
+    ctx.cpus !== undefined
+      ? ` for ${ctx.cpus} emulated CPUs${ctx.hostCores !== undefined ? ` on ${ctx.hostCores} host cores` : ''}`
+      : '';
+  return (
+    `warning: no application latency (one_way) sample from ${listOf(empty)}: ` +
+    `the ${window} may be too short${machine}; raise --duration`
+  );
 }
 
 const hasStage = (s: StrategyResult, stage: StageName): boolean => (s.merged[stage]?.summary.count ?? 0) > 0;
@@ -83,8 +172,11 @@ export function markerOf(c: Comparison | undefined): Marker {
   return c.verdict === 'regression' ? 'worse' : c.verdict === 'improvement' ? 'better' : '~';
 }
 
-/** The table model of one point. Context: main thread; pure. */
-export function summaryTable(point: PointResult, baselineLabel: string): SummaryTable {
+/**
+ * The table model of one point. `ctx` (see {@link tableContext}) lets the notes say why a column
+ * is empty. Context: main thread; pure.
+ */
+export function summaryTable(point: PointResult, baselineLabel: string, ctx: TableContext = {}): SummaryTable {
   const stage = tableStage(point);
   const name = stage === 'one_way' ? 'one-way' : stage;
   const header = [
@@ -128,8 +220,17 @@ export function summaryTable(point: PointResult, baselineLabel: string): Summary
     deltaNote:
       `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, averaged over interleaved trial pairs, ` +
       'with a 95% paired-t interval; "worse"/"better" only when the interval excludes 0, "~" = within noise.',
+    notes: [],
   };
-  if (stage !== 'one_way') table.stageNote = `no one_way latency in this workload: showing ${stage} instead`;
+  if (stage !== 'one_way') {
+    table.stageNote =
+      ctx.workload === 'tcp_lat'
+        ? `no tcp_lat message completed in the measured window: one_way is empty; showing ${stage} instead; a longer --duration may let messages finish`
+        : `no one_way latency in this workload: showing ${stage} instead`;
+  }
+  const warning = noSamplesWarning(point, ctx);
+  if (warning) table.notes.push(warning);
+  table.notes.push(...shortTrialNotes(point));
   return table;
 }
 
@@ -156,6 +257,11 @@ function renderGrid(header: string[], align: SummaryTable['align'], body: string
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)];
 }
 
+/** `seed 123456 (replay: --seed 123456)`: the seed every random choice of the run came from. */
+export function seedLine(results: Pick<RunResults, 'meta'>): string {
+  return `seed ${results.meta.seed} (replay: --seed ${results.meta.seed})`;
+}
+
 /** The run status line: `completed`, or what went wrong. */
 export function statusLine(results: RunResults): string {
   if (results.status === 'completed') return 'status: completed';
@@ -174,8 +280,9 @@ export function statusLine(results: RunResults): string {
  */
 export function renderTable(results: RunResults): string {
   const out: string[] = [statusLine(results)];
+  const ctx = tableContext(results);
   results.points.forEach((point, pi) => {
-    const t = summaryTable(point, results.baseline);
+    const t = summaryTable(point, results.baseline, ctx);
     const title = pointTitle(point);
     out.push('');
     if (results.points.length > 1 || title) {
@@ -184,7 +291,9 @@ export function renderTable(results: RunResults): string {
     if (t.stageNote) out.push(`(${t.stageNote})`);
     const body = t.rows.map((r) => [termSafe(r.label), ...r.cells]);
     out.push(...renderGrid(t.header, t.align, body));
+    out.push(...t.notes.map(termSafe));
     out.push(termSafe(t.deltaNote));
   });
+  out.push(seedLine(results));
   return out.join('\n') + '\n';
 }

@@ -12,13 +12,14 @@
  * it by {@link reportFromDir}.
  */
 
-import { mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readFile, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderCsv } from './csv.js';
 import { decodeHistogram } from './decode.js';
 import { reportError } from './errors.js';
 import { formatHgrm } from './hgrm.js';
 import { renderHtml } from './html.js';
+import { errnoText, makeDirs, rescueDir } from './outdir.js';
 import { validateResults } from './schema.js';
 import { renderTable } from './table.js';
 import type { RunResults, StageName } from './types.js';
@@ -92,12 +93,14 @@ export async function writeFileAtomic(path: string, text: string): Promise<strin
   return path;
 }
 
+const more = (count: number): string => (count > 1 ? ` (and ${count - 1} more problem${count > 2 ? 's' : ''})` : '');
+
 function assertValid(results: RunResults): void {
   const v = validateResults(JSON.parse(JSON.stringify(results)));
   if (!v.ok) {
     throw reportError(
       'ERR_RESULTS_INVALID',
-      `writeResults: the results to write do not match the results model (src/report/types.ts); nothing was written:\n${v.problems}`,
+      `writeResults: the results to write do not match the results model (src/report/types.ts); nothing was written: ${v.first}${more(v.count)}\n${v.problems}`,
     );
   }
 }
@@ -115,17 +118,50 @@ export async function renderFiles(dir: string, results: RunResults): Promise<str
 }
 
 /**
- * Write a run's output directory (created if needed): results.json, results.csv, the .hgrm files
- * and report.html, each atomically. The results are validated first; if they do not match the
- * model nothing is written.
+ * Write a run's output directory (created if needed, one component at a time: never
+ * `mkdir -p`'s `recursive: true`, which hangs on Node 20 under /proc): results.json, results.csv,
+ * the .hgrm files and report.html, each atomically. The results are validated first; if they do
+ * not match the model nothing is written.
+ *
+ * Nothing measured is lost: when results.json cannot be written into `dir` (the disk is full, the
+ * directory was removed), a copy goes to a fresh directory under os.tmpdir() and the error
+ * (code `ERR_RESULTS_WRITE`, `rescuedTo` set) says where. When results.json is written but a
+ * derived file fails, the error says so (`deferlab report DIR` re-renders them).
  *
  * Context: main thread, after the run. Returns: the paths written, results.json first.
  */
 export async function writeResults(dir: string, results: RunResults): Promise<string[]> {
   assertValid(results);
-  await mkdir(dir, { recursive: true });
-  const json = await writeFileAtomic(join(dir, RESULTS_JSON), JSON.stringify(results, null, 2) + '\n');
-  return [json, ...(await renderFiles(dir, results))];
+  const jsonText = JSON.stringify(results, null, 2) + '\n';
+  const jsonPath = join(dir, RESULTS_JSON);
+  let json: string;
+  try {
+    await makeDirs(dir);
+    json = await writeFileAtomic(jsonPath, jsonText);
+  } catch (e) {
+    let rescuedTo: string | undefined;
+    let rescue: string;
+    try {
+      rescuedTo = await rescueDir();
+      await writeFileAtomic(join(rescuedTo, RESULTS_JSON), jsonText);
+      rescue = `a copy of results.json was saved in ${rescuedTo} instead ('deferlab report ${rescuedTo}' renders the rest)`;
+    } catch (e2) {
+      rescue = `saving a copy under the temp directory failed too (${errnoText(e2)}); only the table above remains`;
+      rescuedTo = undefined;
+    }
+    const err = reportError('ERR_RESULTS_WRITE', `could not write ${jsonPath}: ${errnoText(e)}; ${rescue}`, e);
+    if (rescuedTo) Object.assign(err, { rescuedTo });
+    throw err;
+  }
+  try {
+    return [json, ...(await renderFiles(dir, results))];
+  } catch (e) {
+    throw reportError(
+      'ERR_RESULTS_WRITE',
+      `wrote ${jsonPath}, but not all the files derived from it: ${errnoText(e)}; 'deferlab report ${dir}' re-renders them once that is fixed`,
+      e,
+    );
+  }
 }
 
 /**
@@ -175,7 +211,12 @@ export async function readResults(dir: string): Promise<RunResults> {
     );
   }
   const v = validateResults(data);
-  if (!v.ok) throw reportError('ERR_RESULTS_INVALID', `${path} is not a valid deferlab results file:\n${v.problems}`);
+  if (!v.ok) {
+    throw reportError(
+      'ERR_RESULTS_INVALID',
+      `${path} is not a valid deferlab results file: ${v.first}${more(v.count)}\n${v.problems}`,
+    );
+  }
   return v.results;
 }
 
@@ -186,6 +227,15 @@ export async function readResults(dir: string): Promise<RunResults> {
  */
 export async function reportFromDir(dir: string): Promise<{ results: RunResults; paths: string[]; table: string }> {
   const results = await readResults(dir);
-  const paths = await renderFiles(dir, results);
+  let paths: string[];
+  try {
+    paths = await renderFiles(dir, results);
+  } catch (e) {
+    throw reportError(
+      'ERR_RESULTS_WRITE',
+      `read ${join(dir, RESULTS_JSON)}, but could not write the files derived from it into ${dir}: ${errnoText(e)}`,
+      e,
+    );
+  }
   return { results, paths, table: renderTable(results) };
 }

@@ -214,8 +214,11 @@ describe('SIGINT', () => {
       expect(r.killedByTimeout).toBe(false);
       expect(r.code, `stderr:\n${r.stderr}`).toBe(130);
       expect(r.endedAt - signalledAt, 'ms from SIGINT to the exit').toBeLessThanOrEqual(5_000);
-      const line = expectOneLine(r);
-      expect(line).toMatch(/^deferlab: interrupted; the trials finished so far are in the results$/);
+      // A run this long (50 trials) first announces how long it would take: that line, then one.
+      expect.soft(stackLines(r.stderr), 'no stack trace').toEqual([]);
+      const [estimate, ...rest] = r.stderr.trimEnd().split('\n');
+      expect(estimate).toMatch(/^deferlab: 2 strategies × 50 trials × 1 sweep point, about \d+ (s|min) /);
+      expect(rest).toEqual(['deferlab: interrupted; the trials finished so far are in the results']);
       expect(r.stdout).toMatch(/^status: interrupted/m);
 
       const results = await readResults(out);

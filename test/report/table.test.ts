@@ -51,11 +51,84 @@ describe('terminal table', () => {
       return { ...s, stages };
     });
     const irqOnly = syntheticResults({ samples: 100, trials: 3, strategies: noOneWay });
+    irqOnly.meta.options = { workload: { kind: 'irq_only' } };
     const t = summaryTable(irqOnly.points[0], irqOnly.baseline);
     expect(t.stage).toBe<StageName>('handoff_to_start');
     const out = renderTable(irqOnly);
     expect(out).toContain('handoff_to_start mean µs');
     expect(out).toContain('no one_way latency in this workload: showing handoff_to_start instead');
+    expect(out).not.toMatch(/^warning:/m);
+  });
+
+  it('says that no tcp_lat message completed, not that the workload has none, when tcp_lat measured no one_way', () => {
+    const noOneWay = DEFAULT_STRATEGIES.slice(1, 3).map((s) => {
+      const { one_way: _drop, ...stages } = s.stages;
+      return { ...s, stages };
+    });
+    const r = syntheticResults({ samples: 100, trials: 2, strategies: noOneWay });
+    r.meta.options = { cpus: 2, trialMs: 100, workload: { kind: 'tcp_lat', msgSize: 268435456 } };
+    const out = renderTable(r);
+    expect(out).toContain(
+      '(no tcp_lat message completed in the measured window: one_way is empty; showing handoff_to_start instead; ' +
+        'a longer --duration may let messages finish)',
+    );
+    expect(out).not.toContain('in this workload');
+  });
+
+  it('warns, under the table, naming the strategies that recorded no one_way sample while others did', () => {
+    const strategies = DEFAULT_STRATEGIES.slice(0, 4).map((s, i) => {
+      if (i === 0 || i === 2) return s;
+      const { one_way: _drop, ...stages } = s.stages;
+      return { ...s, stages };
+    });
+    const r = syntheticResults({ samples: 100, trials: 2, strategies });
+    r.meta.options = { cpus: 64, trialMs: 50, workload: { kind: 'tcp_lat' } };
+    r.meta.hostCores = 2;
+    const lines = renderTable(r).split('\n');
+    const warning = lines.filter((l) => l.startsWith('warning:'));
+    expect(warning).toEqual([
+      'warning: no application latency (one_way) sample from workqueue and timer: the 50 ms measured per trial ' +
+        'may be too short for 64 emulated CPUs on 2 host cores; raise --duration',
+    ]);
+    // Under the table: after the last row, before the Δ note.
+    const at = lines.indexOf(warning[0]);
+    expect(lines[at - 1]).toMatch(/^timer\s/);
+    expect(lines[at + 1]).toMatch(/^Δ mean: /);
+    // The rows it names are the empty ones.
+    expect(lines.find((l) => l.startsWith('workqueue'))).toMatch(/^workqueue\s+-\s+-/);
+    // A complete run without empty rows has no warning.
+    expect(renderTable(syntheticResults({ samples: 100, trials: 2 }))).not.toMatch(/^warning:/m);
+  });
+
+  it('notes a trial with far fewer messages than the median trial (the pooled mean and the Δ then disagree)', () => {
+    const r = syntheticResults({ samples: 100, trials: 5 });
+    const counts = [42943, 43010, 2485, 42100, 44000];
+    for (const s of r.points[0].strategies)
+      s.trials.forEach((t, i) => {
+        t.counters.app_messages = s.label === 'workqueue' ? counts[i] : 40000 + i;
+      });
+    const notes = renderTable(r)
+      .split('\n')
+      .filter((l) => l.startsWith('note:'));
+    expect(notes).toEqual([
+      'note: workqueue trial 3 of 5 sent 2485 messages against a median of 42943 (a host stall?); ' +
+        'Δ is averaged per trial, mean is pooled',
+    ]);
+    // Two short trials of one strategy: still one line.
+    r.points[0].strategies[1].trials[4].counters.app_messages = 100;
+    const two = renderTable(r)
+      .split('\n')
+      .filter((l) => l.startsWith('note:'));
+    expect(two).toEqual([
+      'note: workqueue trials 3 and 5 of 5 sent 2485 and 100 messages against a median of 42100 (a host stall?); ' +
+        'Δ is averaged per trial, mean is pooled',
+    ]);
+  });
+
+  it('ends with the seed, to replay the run', () => {
+    const r = syntheticResults({ samples: 50, trials: 2, seed: 123456 });
+    const lines = renderTable(r).trimEnd().split('\n');
+    expect(lines.at(-1)).toBe('seed 123456 (replay: --seed 123456)');
   });
 
   it('says when there is no interval (one trial)', () => {

@@ -184,13 +184,87 @@ describe('readResults errors name the file and the fix', () => {
     });
   });
 
-  it('a wrong field', async () => {
+  /** The first line of readResults' error: what `deferlab report` prints. */
+  const firstLine = async (dir: string): Promise<string> => {
+    const e = await readResults(dir).then(
+      () => undefined,
+      (err: Error & { code?: string }) => err,
+    );
+    expect(e?.code).toBe('ERR_RESULTS_INVALID');
+    return e?.message.split('\n')[0] ?? '';
+  };
+
+  it('a wrong field: the first line says which and why', async () => {
     const r = syntheticResults({ samples: 10, trials: 1 }) as unknown as { status: string };
     r.status = 'done';
     const dir = await write('badfield', JSON.stringify(r));
-    await expect(readResults(dir)).rejects.toMatchObject({
-      code: 'ERR_RESULTS_INVALID',
-      message: expect.stringMatching(/results\.json is not a valid deferlab results file:[\s\S]*status/),
-    });
+    expect(await firstLine(dir)).toBe(
+      `${join(dir, 'results.json')} is not a valid deferlab results file: ` +
+        'status must be one of "completed", "interrupted", "failed" (got "done")',
+    );
+  });
+
+  it('a counter that is not a number: the JSON path of the field and the value', async () => {
+    const r = syntheticResults({ samples: 10, trials: 1 }) as unknown as {
+      points: Array<{ strategies: Array<{ trials: Array<{ counters: Record<string, unknown> }> }> }>;
+    };
+    r.points[0].strategies[1].trials[0].counters.handoffs = 'many';
+    const dir = await write('many', JSON.stringify(r));
+    expect(await firstLine(dir)).toBe(
+      `${join(dir, 'results.json')} is not a valid deferlab results file: ` +
+        'points[0].strategies[1].trials[0].counters.handoffs must be a number (got "many")',
+    );
+  });
+
+  it('a skeleton without meta: names the first missing field and counts the rest', async () => {
+    const dir = await write('skeleton', '{"schemaVersion":1,"points":[],"status":"completed"}');
+    const line = await firstLine(dir);
+    expect(line).toBe(
+      `${join(dir, 'results.json')} is not a valid deferlab results file: ` +
+        'meta is missing (expected an object) (and 2 more problems)',
+    );
+    // Every problem is listed on the following lines, for a reader of the whole message.
+    const all = await readResults(dir).catch((e: Error) => e.message);
+    expect(String(all).split('\n').slice(1)).toEqual([
+      'meta is missing (expected an object)',
+      'baseline is missing (expected a string)',
+      'sweep is missing (expected an object)',
+    ]);
+  });
+});
+
+describe('writeResults when the directory cannot take the results', () => {
+  it('never uses a recursive mkdir: a path under /proc fails at once instead of hanging', async () => {
+    if (!existsSync('/proc/self')) return; // Linux only
+    const r = syntheticResults({ samples: 10, trials: 1 });
+    const e = (await writeResults('/proc/deferlab-no-such/x', r).catch((err: unknown) => err)) as Error & {
+      code?: string;
+      rescuedTo?: string;
+    };
+    expect(e.code).toBe('ERR_RESULTS_WRITE');
+    if (e.rescuedTo) await rm(e.rescuedTo, { recursive: true, force: true });
+  }, 10_000);
+
+  it('saves a copy of results.json under the temp directory and says where', async () => {
+    const file = join(root, 'a-file');
+    await writeFile(file, 'in the way\n');
+    const r = syntheticResults({ samples: 10, trials: 1 });
+    const e = (await writeResults(file, r).catch((err: unknown) => err)) as Error & {
+      code?: string;
+      rescuedTo?: string;
+    };
+    expect(e.code).toBe('ERR_RESULTS_WRITE');
+    expect(e.rescuedTo).toBeDefined();
+    const rescued = e.rescuedTo!;
+    try {
+      expect(rescued.startsWith(tmpdir())).toBe(true);
+      expect(e.message.split('\n')[0]).toBe(
+        `could not write ${join(file, 'results.json')}: ${file} exists and is not a directory; ` +
+          `a copy of results.json was saved in ${rescued} instead ('deferlab report ${rescued}' renders the rest)`,
+      );
+      expect(await readResults(rescued)).toEqual(r);
+    } finally {
+      await rm(rescued, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,269 @@
+/**
+ * What the CLI says around a run, through the real CLI in a child process (test/fixtures/cli.ts):
+ * an output directory it cannot write is refused before anything runs (exit 2, one line, never a
+ * hang); results it cannot write after the run are saved elsewhere and the line says where;
+ * `report` on an invalid results.json names the first problem; Ctrl-C on `scenario` and
+ * `check-strategy` says one line; and the estimate a long run announces.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { estimateLine, prepareOut } from '../../src/app.js';
+import { resolveConfig } from '../../src/config/schema.js';
+import { syntheticResults } from '../../src/report/synthetic.js';
+import { readResults } from '../../src/report/write.js';
+import { type CliResult, limiter, runCli, stackLines } from '../fixtures/cli.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'deferlab-output-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** A test that runs the machine (a run takes ~3-10 s on 2 busy cores). */
+const RUN_TEST_TIMEOUT_MS = 90_000;
+/** Bad input must be refused without a run; a hang is killed after this and fails the test. */
+const BAD_INPUT_KILL_MS = 30_000;
+
+const SHORT_RUN = ['--trials', '1', '--duration', '100ms', '--warmup', '50ms'];
+const TWO = ['--strategy', 'inline', '--strategy', 'tasklet'];
+
+const aFile = join(tmp, 'a-file');
+writeFileSync(aFile, 'not a directory\n');
+
+/** Exactly one line on stderr, no stack trace, nothing on stdout: returns the line. */
+function oneLine(r: CliResult): string {
+  // Plain expect (not soft): this also runs inside concurrent tests.
+  expect(stackLines(r.stderr), 'no stack trace').toEqual([]);
+  const lines = r.stderr.trimEnd().split('\n');
+  expect(lines, `one line on stderr:\n${r.stderr}`).toHaveLength(1);
+  return lines[0];
+}
+
+describe('--out deferlab cannot write: exit 2 before anything runs, one line saying why', () => {
+  const slot = limiter(2);
+  const cases: Array<{ name: string; out: string; expect: string | RegExp; leaves?: string }> = [
+    {
+      name: 'an existing file',
+      out: aFile,
+      expect: `deferlab: --out must name a directory deferlab can write (got "${aFile}", which is a file); choose another path`,
+    },
+    {
+      name: 'a path under a file (ENOTDIR)',
+      out: join(aFile, 'sub'),
+      expect: `deferlab: --out must name a directory deferlab can write (got "${join(aFile, 'sub')}", and ${aFile} is a file, not a directory); choose another path`,
+    },
+    {
+      name: 'a name longer than NAME_MAX',
+      out: join(tmp, 'new', 'n'.repeat(300)),
+      leaves: join(tmp, 'new'), // refused before its parent is made
+      expect:
+        /^deferlab: --out must name a directory deferlab can write \(got ".*…, one of its names is 300 bytes long, more than the 255 a file name may have\); choose a shorter path$/,
+    },
+    {
+      // Node 20's mkdir(..., { recursive: true }) loops forever here: the kill timeout catches a hang.
+      name: 'a directory under /proc',
+      out: '/proc/deferlab-x',
+      expect:
+        'deferlab: --out must name a directory deferlab can write (got "/proc/deferlab-x", and the kernel refuses new directories in /proc (a virtual file system)); choose another path',
+    },
+  ];
+  for (const c of cases) {
+    it.concurrent.skipIf(c.out.startsWith('/proc') && !existsSync('/proc/self'))(c.name, async ({ expect }) => {
+      const r = await slot(() =>
+        runCli(['run', ...SHORT_RUN, ...TWO, '--out', c.out], { timeoutMs: BAD_INPUT_KILL_MS }),
+      );
+      expect(r.killedByTimeout, 'the process ended by itself (no hang)').toBe(false);
+      expect(r.code, `exit status; stderr:\n${r.stderr}`).toBe(2);
+      const line = oneLine(r);
+      if (typeof c.expect === 'string') expect(line).toBe(c.expect);
+      else expect(line).toMatch(c.expect);
+      expect(r.stdout, 'no run happened (no table)').toBe('');
+      if (c.leaves) expect(existsSync(c.leaves), `${c.leaves} was not made`).toBe(false);
+    });
+  }
+});
+
+describe('the default results directory, when it cannot be written', () => {
+  it('is named as such, with --out as the way out (no --out on the command line)', async () => {
+    const dir = join(aFile, 'deferlab-results', '20250101-120000');
+    await expect(prepareOut(dir, ['run', '--trials', '1'])).rejects.toMatchObject({
+      exitStatus: 2,
+      message: `the results directory must be one deferlab can write (got "${dir}", and ${aFile} is a file, not a directory); choose another path with --out DIR`,
+    });
+  });
+});
+
+describe('results that cannot be written after the run are not lost', () => {
+  it(
+    'prints the table and the seed, saves results.json under the temp directory, says where, exits 1',
+    async () => {
+      const out = join(tmp, 'replaced');
+      // The directory is made and probed before the machine boots; once the machine's threads
+      // exist (the process has many more threads than Node's own ~10), replace it with a file.
+      const threads = (pid: number | undefined): number => {
+        try {
+          return Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+        } catch {
+          return 0;
+        }
+      };
+      const r = await runCli(['run', ...SHORT_RUN, ...TWO, '--seed', '7', '--out', out], {
+        onSpawn: (child) => {
+          const poll = setInterval(() => {
+            if (child.exitCode !== null || child.signalCode !== null) clearInterval(poll);
+            else if (existsSync(out) && threads(child.pid) >= 18) {
+              clearInterval(poll);
+              rmSync(out, { recursive: true, force: true });
+              writeFileSync(out, 'in the way\n');
+            }
+          }, 10);
+        },
+      });
+      expect(r.killedByTimeout).toBe(false);
+      expect(r.code, `stderr:\n${r.stderr}`).toBe(1);
+      expect(r.stdout).toMatch(/^status: completed/m);
+      expect(r.stdout).toMatch(/^inline\s+\d/m);
+      expect(r.stdout).toMatch(/^seed 7 \(replay: --seed 7\)$/m);
+      const line = oneLine(r);
+      const m = line.match(
+        /^deferlab: could not write (\S+): .*; a copy of results\.json was saved in (\S+) instead \('deferlab report \2' renders the rest\)$/,
+      );
+      expect(m, line).not.toBeNull();
+      expect(m![1]).toBe(join(out, 'results.json'));
+      const rescued = m![2];
+      try {
+        const results = await readResults(rescued);
+        expect(results.status).toBe('completed');
+        expect(results.meta.seed).toBe(7);
+        expect(results.points[0].strategies.map((s) => s.label)).toEqual(['inline', 'tasklet']);
+      } finally {
+        rmSync(rescued, { recursive: true, force: true });
+      }
+    },
+    RUN_TEST_TIMEOUT_MS,
+  );
+});
+
+describe('report DIR on a results.json that fails the schema names the first problem', () => {
+  const cases = [
+    {
+      name: 'a skeleton without meta',
+      json: '{"schemaVersion":1,"points":[],"status":"completed"}',
+      reason: 'meta is missing (expected an object) (and 2 more problems)',
+    },
+    {
+      name: 'a counter set to "many"',
+      json: (() => {
+        const r = syntheticResults({ samples: 10, trials: 1 });
+        (r.points[0].strategies[1].trials[0].counters as Record<string, unknown>).handoffs = 'many';
+        return JSON.stringify(r);
+      })(),
+      reason: 'points[0].strategies[1].trials[0].counters.handoffs must be a number (got "many")',
+    },
+  ];
+  for (const [i, c] of cases.entries()) {
+    it.concurrent(c.name, async ({ expect }) => {
+      const dir = join(tmp, `rep-bad-${i}`);
+      mkdirSync(dir);
+      writeFileSync(join(dir, 'results.json'), c.json);
+      const r = await runCli(['report', dir], { timeoutMs: BAD_INPUT_KILL_MS });
+      expect(r.code, `stderr:\n${r.stderr}`).toBe(2);
+      expect(oneLine(r)).toBe(
+        `deferlab: ${join(dir, 'results.json')} is not a valid deferlab results file: ${c.reason}`,
+      );
+      expect(r.stdout).toBe('');
+    });
+  }
+});
+
+/** Send SIGINT once `ready()` says the command is under way. */
+function interruptWhen(ready: (stdout: string) => boolean) {
+  let sentAt = 0;
+  return {
+    sent: () => sentAt > 0,
+    onSpawn: (child: import('node:child_process').ChildProcess) => {
+      let stdout = '';
+      child.stdout?.on('data', (s: Buffer | string) => {
+        stdout += String(s);
+      });
+      const poll = setInterval(() => {
+        if (child.exitCode !== null || child.signalCode !== null) clearInterval(poll);
+        else if (ready(stdout)) {
+          clearInterval(poll);
+          sentAt = Date.now();
+          child.kill('SIGINT');
+        }
+      }, 20);
+    },
+  };
+}
+
+describe('Ctrl-C says one line on every command', () => {
+  it(
+    'scenario: exit 130 and one line',
+    async () => {
+      const sig = interruptWhen((out) => out.includes('== cpu-hog-nice-20 =='));
+      const r = await runCli(
+        ['scenario', 'cpu-hog', '--trials', '3', '--duration', '2s', '--warmup', '100ms', '--no-output'],
+        { onSpawn: sig.onSpawn },
+      );
+      expect(sig.sent(), `the scenario got under way (stderr: ${r.stderr})`).toBe(true);
+      expect(r.killedByTimeout).toBe(false);
+      expect(r.code, `stderr:\n${r.stderr}`).toBe(130);
+      expect(oneLine(r)).toBe('deferlab: interrupted; the trials finished so far are in the tables above');
+    },
+    RUN_TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'check-strategy: exit 130 and one line, without waiting for the suite',
+    async () => {
+      // A strategy that marks when it is constructed: on the main thread, once the CLI's signal
+      // handlers are installed and the check is under way.
+      const dir = mkdtempSync(join(tmp, 'check-'));
+      const file = join(dir, 'marks.mjs');
+      const mark = join(dir, 'mark');
+      writeFileSync(
+        file,
+        `import { writeFileSync } from 'node:fs';
+export default class Marks {
+  static description = 'test: inline, marking when constructed';
+  constructor() {
+    try { writeFileSync(process.env.DEFERLAB_TEST_MARK, 'x', { flag: 'wx' }); } catch {}
+  }
+  handoff(k, d) { d.run(k); return true; }
+}
+`,
+      );
+      const sig = interruptWhen(() => existsSync(mark));
+      const r = await runCli(['check-strategy', file], { env: { DEFERLAB_TEST_MARK: mark }, onSpawn: sig.onSpawn });
+      expect(sig.sent(), `the check got under way (stderr: ${r.stderr}, stdout: ${r.stdout})`).toBe(true);
+      expect(r.killedByTimeout).toBe(false);
+      expect(r.code, `stderr:\n${r.stderr}`).toBe(130);
+      expect(oneLine(r)).toBe('deferlab: interrupted; the conformance check stopped before its verdict');
+      expect(r.stdout, 'no verdict printed').toBe('');
+      expect(readFileSync(mark, 'utf8')).toBe('x');
+    },
+    RUN_TEST_TIMEOUT_MS,
+  );
+});
+
+describe('a long run announces how long it will take', () => {
+  const config = (flags: Record<string, unknown>) => resolveConfig({ flags: flags as never, cwd: tmp });
+
+  it('the default comparison: strategies × trials × points, and the total', () => {
+    expect(estimateLine(config({}))).toMatch(
+      /^deferlab: 9 strategies × 5 trials × 1 sweep point, about \d+ s \(Ctrl-C stops early and keeps the finished trials\)$/,
+    );
+  });
+
+  it('counts sweep points and grows with them', () => {
+    const line = estimateLine(config({ sweep: 'msg_size:4K:1024K:*2' }));
+    expect(line).toMatch(/^deferlab: 9 strategies × 5 trials × 9 sweep points, about \d+ min /);
+  });
+
+  it('says nothing about a run of a few seconds', () => {
+    expect(
+      estimateLine(config({ trials: 1, trialMs: 100, warmupMs: 50, strategies: ['inline', 'tasklet'] })),
+    ).toBeUndefined();
+  });
+});
