@@ -132,11 +132,22 @@ function flagValue(flag: ConfigFlag, given: string[] | true): unknown {
   return flag.repeatable ? given : given[given.length - 1];
 }
 
+/** What the parser may know besides the grammar. */
+export interface ParseContext {
+  /** The scenario names, for the message when `scenario` is given none. */
+  readonly scenarios?: readonly string[];
+}
+
+/** `a, b or c` */
+function orList(items: readonly string[]): string {
+  return items.length < 2 ? items.join('') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1]}`;
+}
+
 /**
  * Parse argv (without `node` and the script). Context: main thread. Returns the command;
  * throws a DeferlabError (exit status 2, usage) for anything malformed.
  */
-export function parseArgv(argv: readonly string[]): ParsedCommand {
+export function parseArgv(argv: readonly string[], context: ParseContext = {}): ParsedCommand {
   const args = respellQperf(argv);
   let command: CommandName = 'run';
   let named = false;
@@ -203,7 +214,13 @@ export function parseArgv(argv: readonly string[]): ParsedCommand {
 
   const wanted = grammar.positionals;
   if (positionals.length < wanted.length) {
-    throw missingArgument(command, WHAT[wanted[positionals.length]], grammar.example);
+    const missing = wanted[positionals.length];
+    const names = context.scenarios ?? [];
+    const what =
+      missing === 'NAME' && names.length > 0
+        ? `${WHAT.NAME} (${orList(names)}; 'deferlab scenario --help' describes them)`
+        : WHAT[missing];
+    throw missingArgument(command, what, grammar.example);
   }
   if (positionals.length > wanted.length) {
     const takes = wanted.length === 0 ? 'no arguments' : `one ${wanted[0]}`;

@@ -4,8 +4,13 @@
  * (config/flags.ts), so it cannot drift from what the parser accepts.
  */
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from '../config/errors.js';
-import { CONFIG_FLAGS } from '../config/flags.js';
+import { CONFIG_FLAGS, flagForPath } from '../config/flags.js';
+import { type CommandRules, DEMO_RULES } from '../config/rules.js';
+import { BUILTIN_STRATEGY_NAMES } from '../config/strategy-spec.js';
 import type { CommandName } from './args.js';
+
+/** The scenarios as help describes them (the CLI's `deps.scenarios`). */
+export type HelpScenarios = Readonly<Record<string, { readonly summary: string; readonly rules?: CommandRules }>>;
 
 const COLUMN = 26;
 const WIDTH = 96;
@@ -68,10 +73,15 @@ const EXAMPLES = {
   ],
   'check-strategy': [
     ['deferlab check-strategy ./my-strategy.ts --option batch=8', 'check a strategy file before comparing it'],
+    ['deferlab check-strategy ./my-strategy.ts:batch=8', 'the same, options after the colon'],
+    ['deferlab check-strategy timer:deferrable=true', 'check a built-in with its options'],
   ],
   report: [['deferlab report deferlab-results/20250101-120000', "print a finished run's report again"]],
-  scenario: [['deferlab scenario cpu-hog', 'a nice -20 hog on CPU 0 against a bound kworker (list shows all)']],
-  demo: [['deferlab demo', 'a short guided run']],
+  scenario: [
+    ['deferlab scenario cpu-hog', 'a nice -20 hog on CPU 0 against a bound kworker'],
+    ['deferlab scenario cpu-hog --trials 10 --duration 3s', 'the same, longer: tighter verdicts'],
+  ],
+  demo: [['deferlab demo --cpus 4 --irq-rate 50k', 'inline on 4 CPUs under 50k interrupts/s each, then the counters']],
   list: [['deferlab list', 'what can be compared']],
   help: [['deferlab help run', "the run command's options"]],
 } satisfies Record<CommandName, [string, string][]>;
@@ -98,7 +108,39 @@ const SWEEP_SYNTAX = `Sweep SPEC (qperf -oo): NAME:MIN:MAX:STEP with STEP *N (mu
 or NAME:V1,V2,... NAME is msg_size (4K = 4096), irq_rate (20k = 20000) or trigger;
 at most 64 points.`;
 
-const COMMAND_HELP: Record<CommandName, () => string> = {
+/** The flags of the settings a command does not take, tcp_lat's four as one item. */
+function notTaken(rules: CommandRules | undefined): string {
+  const fields = Object.keys(rules?.fixed ?? {});
+  const tcpLat = ['workload.msgSize', 'workload.clientCpu', 'workload.serverCpu', 'workload.ringBytes'];
+  const allTcpLat = tcpLat.every((f) => fields.includes(f));
+  const items = fields
+    .filter((f) => !(allTcpLat && tcpLat.includes(f)))
+    .map((f) => (f === 'outDir' ? '--out' : (flagForPath(f) ?? f)));
+  if (allTcpLat) items.push('the tcp_lat options');
+  if (rules?.sweeps) items.push(`a --sweep of anything but ${rules.sweeps.params.join(' or ')}`);
+  return items.length ? items.join(', ') : 'nothing';
+}
+
+function scenarioRows(scenarios: HelpScenarios | undefined): string {
+  if (!scenarios || Object.keys(scenarios).length === 0) return "  (none; 'deferlab list' names them)";
+  return Object.entries(scenarios)
+    .map(([name, s]) => {
+      const needs = s.rules?.minCpus ? `; needs ${s.rules.minCpus.count}+ CPUs` : '';
+      return `${row(name, s.summary)}\n${row('', `not: ${notTaken(s.rules)}${needs}`)}`;
+    })
+    .join('\n');
+}
+
+/** The flags demo takes: every config flag but those DEMO_RULES fixes (--no-output it allows). */
+function demoFlags(): string[] {
+  const fixed = Object.entries(DEMO_RULES.fixed ?? {});
+  return CONFIG_FLAGS.filter((f) => {
+    const rule = fixed.find(([path]) => path === f.path)?.[1];
+    return !rule || ('allows' in rule && f.sets === rule.allows);
+  }).map((f) => f.flag);
+}
+
+const COMMAND_HELP: Record<CommandName, (scenarios?: HelpScenarios) => string> = {
   run: () => `Usage: deferlab [run] [OPTIONS]
 
 Compare deferral strategies. Each trial runs the workload on emulated CPUs (one worker
@@ -129,14 +171,20 @@ and the named scenarios.
 Options:
 ${GLOBAL_OPTIONS}
 `,
-  'check-strategy': () => `Usage: deferlab check-strategy FILE [--option KEY=VALUE]...
+  'check-strategy': () => `Usage: deferlab check-strategy FILE[:KEY=VALUE,...] [--option KEY=VALUE]...
+       deferlab check-strategy NAME[:KEY=VALUE,...] [--option KEY=VALUE]...
 
-Load a strategy (a .ts/.js/.mjs/.mts FILE, or a built-in NAME) and run the conformance suite
-every strategy must pass: the work runs exactly once, a second queue while pending returns
-false, shutdown is honoured. Run this before comparing your own strategy.
+Load a strategy and run the conformance suite every strategy must pass: the work runs exactly
+once, a second queue while pending returns false, shutdown is honoured. Run this before
+comparing your own strategy.
+
+${wrap(
+  `FILE is a strategy file (.ts, .js, .mjs, .mts; relative to the current directory); NAME a built-in (${BUILTIN_STRATEGY_NAMES.join(', ')}). Its options follow a colon, as with --strategy (FILE:batch=8,eager=true), or come one per --option; true/false and numbers are typed.`,
+  WIDTH - 4,
+).join('\n')}
 
 Options:
-${row('--option KEY=VALUE', 'an option passed to the strategy (repeatable); same as FILE:KEY=VALUE')}
+${row('--option KEY=VALUE', 'an option for the strategy (repeatable): --option batch=8 is FILE:batch=8; each KEY once in all')}
 ${GLOBAL_OPTIONS}
 
 Examples:
@@ -155,20 +203,35 @@ ${GLOBAL_OPTIONS}
 Examples:
 ${examples('report')}
 `,
-  scenario: () => `Usage: deferlab scenario NAME [OPTIONS]
+  scenario: (scenarios) => `Usage: deferlab scenario NAME [OPTIONS]
 
-Run a named experiment: a preset of settings (and, for some, an extra task such as a CPU hog).
-Options and --config override the scenario's settings. 'deferlab list' names the scenarios.
+Run a named experiment: a seed thread, reproduced, ending with one VERDICT line per expectation
+(reproduced, not reproduced, or inconclusive when the data cannot decide). Options and --config
+override the scenario's settings (its trials, durations, rates), except the settings a scenario
+chooses itself or has no use for: giving one of those is an error that says why.
+docs/scenarios.md describes each scenario and what it measured.
 
-Options: those of 'deferlab run' (see deferlab run --help).
+Scenarios (each with the options of 'deferlab run' it does not take):
+${scenarioRows(scenarios)}
+
+Options: those of 'deferlab run' (deferlab run --help), but for each scenario's "not" list.
+Every scenario takes --trials, --duration, --warmup, --seed, --hz, --cpus, --watchdog, --out.
 
 Examples:
 ${examples('scenario')}
 `,
   demo: () => `Usage: deferlab demo [OPTIONS]
 
-A short run, narrated: what an interrupt, a deferral and a wakeup cost on this machine, and
-how the strategies differ. Accepts the options of 'deferlab run'.
+Boot the emulated machine with the inline strategy and background interrupts only (no
+application), run it for --duration (default 1s), and print its counters (interrupts, hand-offs,
+mixes, wakeups, context switches, ...). A quick check that the machine works on this host; to
+compare strategies, use 'deferlab run'.
+
+Options: the machine's options of 'deferlab run' (deferlab run --help):
+${wrap(`${demoFlags().join(', ')}, --config FILE.`, WIDTH - 2)
+  .map((l) => `  ${l}`)
+  .join('\n')}
+Not: ${notTaken(DEMO_RULES)}.
 
 Examples:
 ${examples('demo')}
@@ -192,8 +255,8 @@ ${row('run', 'compare deferral strategies (the default command)')}
 ${row('list', 'list the built-in strategies and the scenarios')}
 ${row('check-strategy FILE', 'run the conformance suite on a strategy file')}
 ${row('report DIR', "print a finished run's report")}
-${row('scenario NAME', 'run a named experiment, e.g. cpu-hog')}
-${row('demo', 'a short guided run')}
+${row('scenario NAME', 'reproduce a seed thread, e.g. cpu-hog (scenario --help lists them)')}
+${row('demo', 'boot the machine briefly and print its counters')}
 ${row('help [COMMAND]', "this text, or a command's own")}
 
 Options of run, scenario and demo:
@@ -216,7 +279,7 @@ Every flag and config-file field: docs/cli.md.
 `;
 }
 
-/** Help for one command, or the general help. */
-export function helpText(topic?: CommandName): string {
-  return topic ? COMMAND_HELP[topic]() : generalHelp();
+/** Help for one command, or the general help. `scenarios` feeds the scenario command's help. */
+export function helpText(topic?: CommandName, scenarios?: HelpScenarios): string {
+  return topic ? COMMAND_HELP[topic](scenarios) : generalHelp();
 }

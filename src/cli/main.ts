@@ -10,6 +10,7 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { checkBuiltinOptions } from '../config/checks.js';
 import {
   badOption,
   badValue,
@@ -20,6 +21,7 @@ import {
   unknownScenario,
 } from '../config/errors.js';
 import { loadConfigFile } from '../config/load.js';
+import { type CommandRules, type CommandRulesFor, DEMO_RULES } from '../config/rules.js';
 import { type PartialConfig, type ResolvedConfig, resolveConfig } from '../config/schema.js';
 import { parseOptionPairs, parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
 import { type ParsedCommand, parseArgv } from './args.js';
@@ -39,6 +41,8 @@ export interface CliIo {
 export interface ScenarioPreset {
   readonly summary: string;
   readonly config: PartialConfig;
+  /** The settings it does not take from the user, and the CPUs it needs (see config/rules.ts). */
+  readonly rules?: CommandRules;
 }
 
 /** The commands, implemented by the engine. Each returns the exit status. */
@@ -63,12 +67,14 @@ function resolveFor(
   cmd: { flags: PartialConfig; configFile?: string },
   io: CliIo,
   preset?: { name: string; config: PartialConfig },
+  rules?: CommandRulesFor,
 ): ResolvedConfig {
   const file = cmd.configFile === undefined ? undefined : loadConfigFile(cmd.configFile, io.cwd);
   return resolveConfig({
     flags: cmd.flags,
     ...(file ? { file: file.data, fileName: file.name } : {}),
     ...(preset ? { preset } : {}),
+    ...(rules ? { rules } : {}),
     cwd: io.cwd,
   });
 }
@@ -78,6 +84,8 @@ function strategyToCheck(spec: string, options: readonly string[], cwd: string):
   if (!pairs.ok) throw badValue('--option', pairs.problem, options.join(' '));
   const parsed = parseStrategySpec(spec, cwd, options);
   if (!parsed.ok) throw badValue('check-strategy FILE', parsed.problem, spec);
+  const given = options.length ? `${spec} --option ${options.join(' --option ')}` : spec;
+  checkBuiltinOptions('check-strategy', given, parsed.value);
   return parsed.value;
 }
 
@@ -102,7 +110,7 @@ function prepare(cmd: ParsedCommand, deps: CliDeps, io: CliIo): () => Promise<nu
   switch (cmd.command) {
     case 'help':
       return async () => {
-        io.stdout(helpText(cmd.topic));
+        io.stdout(helpText(cmd.topic, deps.scenarios));
         return EXIT_OK;
       };
     case 'version':
@@ -115,17 +123,19 @@ function prepare(cmd: ParsedCommand, deps: CliDeps, io: CliIo): () => Promise<nu
       return () => deps.run(config, io);
     }
     case 'demo': {
-      const config = resolveFor(cmd, io);
+      const config = resolveFor(cmd, io, undefined, { command: 'demo', rules: DEMO_RULES });
       return () => deps.demo(config, io);
     }
     case 'scenario': {
       let preset: { name: string; config: PartialConfig } | undefined;
+      let rules: CommandRulesFor | undefined;
       if (deps.scenarios) {
         const found = Object.hasOwn(deps.scenarios, cmd.name) ? deps.scenarios[cmd.name] : undefined;
         if (!found) throw unknownScenario(cmd.name, Object.keys(deps.scenarios));
         preset = { name: cmd.name, config: found.config };
+        if (found.rules) rules = { command: `scenario ${cmd.name}`, rules: found.rules };
       }
-      const config = resolveFor(cmd, io, preset);
+      const config = resolveFor(cmd, io, preset, rules);
       return () => deps.scenario(cmd.name, config, io);
     }
     case 'list':
@@ -160,7 +170,7 @@ export async function main(argv: string[], deps: CliDeps, io: CliIo): Promise<nu
   const debug = Boolean(io.env.DEFERLAB_DEBUG);
   let command: () => Promise<number>;
   try {
-    command = prepare(parseArgv(argv), deps, io);
+    command = prepare(parseArgv(argv, { scenarios: Object.keys(deps.scenarios ?? {}) }), deps, io);
   } catch (err) {
     printError(err, io, debug);
     return err instanceof DeferlabError ? err.exitStatus : EXIT_BAD_INPUT;

@@ -5,11 +5,14 @@
  * Context: main thread, while resolving the config (strategy files are looked up on disk).
  */
 
+import { StrategyOptionError } from '../strategies/options.js';
+import { builtin, instantiateBuiltin } from '../strategies/registry.js';
 import type { WorkloadKind } from './defaults.js';
-import { badOption, badValue, conflict } from './errors.js';
+import { badOption, badValue, closest, conflict, DeferlabError } from './errors.js';
 import { type ParsedPartial, WORKLOAD_FIELDS } from './input.js';
 import type { Layer, Origins, Path } from './origins.js';
-import { settingName } from './origins.js';
+import { pathText, settingName, valueAt } from './origins.js';
+import { type CommandRulesFor, DEFAULT_INSTEAD, fieldPath } from './rules.js';
 import { parseOptionPairs, parseStrategySpec, type StrategySpec, strategyLabel } from './strategy-spec.js';
 import type { Sweep } from './sweep.js';
 import { formatSize } from './units.js';
@@ -134,6 +137,7 @@ export function resolveStrategies(
       ? settingName(layer.source, layer.source.kind === 'flags' ? ['strategies'] : ['strategies', i])
       : '--strategy';
     if (!parsed.ok) throw badValue(name, parsed.problem, text);
+    checkBuiltinOptions(name, text, parsed.value);
     const twin = resolved.find((s) => s.label === parsed.value.label);
     if (twin) {
       const sameThing = twin.kind === 'builtin' || twin.file === parsed.value.file;
@@ -157,7 +161,50 @@ export function resolveStrategies(
   return resolved;
 }
 
-/** The baseline's label. A spec that names a listed strategy (`timer:deferrable=true`) is accepted too. */
+/**
+ * A built-in's options, checked where the spec was given: unknown keys by the built-in's table
+ * of keys, values by constructing it (the built-ins' constructors only read their options).
+ * A strategy file's options are checked when the file is loaded, before the run.
+ */
+export function checkBuiltinOptions(name: string, text: string, spec: StrategySpec): void {
+  if (spec.kind !== 'builtin') return;
+  const entry = builtin(spec.name);
+  if (!entry) return;
+  const known = entry.optionKeys;
+  const unknown = Object.keys(spec.options).find((key) => !known.includes(key));
+  if (unknown !== undefined) {
+    if (known.length === 0) {
+      throw badOption(
+        name,
+        `must give ${spec.name} no options`,
+        text,
+        `write just ${spec.name}`,
+        `${spec.name} takes none`,
+      );
+    }
+    const near = closest(unknown, known);
+    throw badOption(
+      name,
+      `must give ${spec.name} only its own options: ${known.join(', ')}`,
+      text,
+      near ? `did you mean ${near}?` : undefined,
+      `${spec.name} has no option ${unknown}`,
+    );
+  }
+  try {
+    instantiateBuiltin(spec.name, { ...spec.options });
+  } catch (e) {
+    if (!(e instanceof StrategyOptionError)) throw e;
+    // "strategy timer: option deferrable must be true or false (got "yes")" → after the spec.
+    const reason = e.message.replace(/^strategy [^:]+: /, '');
+    throw new DeferlabError('E_BAD_OPTION', `${name} ${text}: ${reason}`, 2, name.startsWith('-'));
+  }
+}
+
+/**
+ * The baseline's label. A spec that names a listed strategy (`timer:deferrable=true`) is accepted
+ * too. Left at its default, the baseline is inline when inline is listed, else the first strategy.
+ */
 export function resolveBaseline(
   origins: Origins<ParsedPartial>,
   baseline: string,
@@ -165,6 +212,7 @@ export function resolveBaseline(
 ): string {
   const labels = strategies.map((s) => s.label);
   if (labels.includes(baseline)) return baseline;
+  if (origins.isDefault(['baseline'])) return labels[0];
   const colon = baseline.indexOf(':');
   if (colon > 0 && !baseline.includes('/')) {
     const options = parseOptionPairs(baseline.slice(colon + 1).split(','));
@@ -207,5 +255,58 @@ export function checkSweep(
     origins.got(path, sweep),
     `raise the ring size to ${formatSize(nextPowerOfTwo(Math.max(...sweep.values)))} or lower the sweep's max`,
     `${formatSize(tooBig)} is larger`,
+  );
+}
+
+/**
+ * The settings a scenario (or the demo) does not take: given in the config file or as a flag,
+ * each is an error that says why (see rules.ts). The flags are checked first.
+ */
+export function checkCommandSettings(layers: Layers, { command, rules }: CommandRulesFor): void {
+  const user = layers.filter((l) => l.source.kind === 'flags' || l.source.kind === 'file').reverse();
+  for (const layer of user) {
+    const isFlag = layer.source.kind === 'flags';
+    for (const [field, fixed] of Object.entries(rules.fixed ?? {})) {
+      const path = fieldPath(field);
+      const value = valueAt(layer.data, path);
+      if (value === undefined) continue;
+      if ('allows' in fixed && Object.is(value, fixed.allows)) continue;
+      const shown = isFlag ? settingName(layer.source, path) : pathText(path);
+      const head = fixed.kind === 'sets' ? `${command} sets ${shown} itself` : `${command} takes no ${shown}`;
+      throw conflict(
+        `${head} (${fixed.why})`,
+        `drop ${settingName(layer.source, path)}, or ${fixed.instead ?? rules.instead ?? DEFAULT_INSTEAD}`,
+        isFlag,
+      );
+    }
+    const sweep = valueAt(layer.data, ['sweep']) as Sweep | null | undefined;
+    if (rules.sweeps && sweep && !rules.sweeps.params.includes(sweep.param)) {
+      const params = rules.sweeps.params;
+      throw badOption(
+        settingName(layer.source, ['sweep']),
+        `must sweep ${params.join(' or ')} for ${command}, ${rules.sweeps.why}`,
+        valueAt(layer.raw, ['sweep']),
+        `sweep ${params.join(' or ')}, like --sweep ${params[0]}:V1,V2,..., or ${rules.instead ?? DEFAULT_INSTEAD}`,
+      );
+    }
+  }
+}
+
+/** A scenario's machine needs this many CPUs (cpu-hog: one for the hog, one for the rest). */
+export function checkMinCpus(
+  origins: Origins<ParsedPartial>,
+  { command, rules }: CommandRulesFor,
+  cpus: number,
+  fromTopology: boolean,
+): void {
+  const min = rules.minCpus;
+  if (!min || cpus >= min.count) return;
+  const path: Path = ['cpus'];
+  throw badOption(
+    origins.name(path),
+    `must be at least ${min.count} for ${command}, ${min.why}`,
+    fromTopology ? cpus : origins.got(path, cpus),
+    `raise the CPU count to ${min.count} or more`,
+    fromTopology ? 'as the topology describes' : origins.defaultNote(path),
   );
 }

@@ -181,7 +181,25 @@ export function configSyntax(file: string, reason: string, where?: { line: numbe
   const at = where ? ` at line ${where.line}, column ${where.column}` : '';
   return new DeferlabError(
     'E_CONFIG_SYNTAX',
-    `${file} is not valid JSON${at}: ${reason}; JSON allows no comments and no trailing commas`,
+    `${file} is not valid JSON${at}: ${reason}; config files are JSON, which allows no comments and no trailing commas`,
+    2,
+  );
+}
+
+/** A config file in another format (by its extension: YAML, TOML) that is not JSON. */
+export function configFormat(file: string, format: string): DeferlabError {
+  return new DeferlabError(
+    'E_CONFIG_SYNTAX',
+    `${file} is not valid JSON: config files are JSON, not ${format}; convert ${file} to JSON, like {"cpus": 4, "irq": {"rate": "20k"}}`,
+    2,
+  );
+}
+
+/** A key given twice in one JSON object: JSON.parse would silently keep the last. */
+export function configDuplicateKey(setting: string, lines: readonly number[]): DeferlabError {
+  return new DeferlabError(
+    'E_CONFIG_SYNTAX',
+    `${setting} is given twice (${lines[0] === lines[1] ? `both on line ${lines[0]}` : `lines ${lines.join(' and ')}`}); give each setting once: JSON would keep only the last`,
     2,
   );
 }

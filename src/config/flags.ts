@@ -93,7 +93,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     example: 'workqueue',
     help: 'the strategy the others are compared against',
     accepts: 'the label of one of the strategies',
-    default: 'inline',
+    default: 'inline, or the first --strategy when inline is not among them',
   },
   {
     flag: '--workload',

@@ -8,7 +8,9 @@
  */
 import { resolve as resolvePath } from 'node:path';
 import {
+  checkCommandSettings,
   checkIrqCpus,
+  checkMinCpus,
   checkSweep,
   checkTcpLat,
   checkWorkloadFields,
@@ -26,6 +28,7 @@ import {
 } from './defaults.js';
 import { type ParsedPartial, type PartialConfig, validateLayer } from './input.js';
 import { type Layer, Origins, type Source } from './origins.js';
+import type { CommandRulesFor } from './rules.js';
 import type { StrategySpec } from './strategy-spec.js';
 import type { Sweep } from './sweep.js';
 import { checkTopology, defaultLevel, describedCpuCount, type Topology } from './topology.js';
@@ -33,6 +36,7 @@ import { checkTopology, defaultLevel, describedCpuCount, type Topology } from '.
 export type { FastMixVariant, Hz, IrqPattern, NotifyPolicy, WorkloadKind } from './defaults.js';
 export { DEFAULTS, HZ_VALUES, IRQ_PATTERNS, LIMITS, NOTIFY_POLICIES, WORKLOAD_KINDS } from './defaults.js';
 export type { PartialConfig } from './input.js';
+export type { CommandRules, CommandRulesFor, FixedSetting } from './rules.js';
 export { BUILTIN_STRATEGY_NAMES, DEFAULT_STRATEGY_SPECS, type StrategySpec } from './strategy-spec.js';
 export type { Sweep, SweepParam } from './sweep.js';
 export { type CpuGroups, TOPOLOGY_LEVELS, type Topology } from './topology.js';
@@ -107,6 +111,8 @@ export interface ResolveInput {
   fileName?: string;
   /** A scenario's settings: above the defaults, below the file and the flags. */
   preset?: { name: string; config: PartialConfig };
+  /** What the command (a scenario, the demo) does not take from the file and the flags. */
+  rules?: CommandRulesFor;
   /** Relative paths (strategy files, outDir) resolve against this. */
   cwd: string;
   /** For the default outDir's timestamp. */
@@ -149,12 +155,14 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   if (input.file !== undefined) addLayer({ kind: 'file', name: input.fileName ?? 'the config file' }, input.file);
   if (input.flags) addLayer({ kind: 'flags' }, input.flags);
   const origins = new Origins(layers);
+  if (input.rules) checkCommandSettings(layers, input.rules);
   const m = mergeLayers(layers);
 
   // The CPU count first: most other rules are about CPU ids.
   const described = m.topology ?? {};
   const cpusFromTopology = m.cpus === undefined ? describedCpuCount(described) : undefined;
   const cpus = m.cpus ?? cpusFromTopology ?? DEFAULTS.cpus;
+  if (input.rules) checkMinCpus(origins, input.rules, cpus, cpusFromTopology !== undefined);
   const cpusText =
     cpusFromTopology !== undefined
       ? `${cpus} CPUs, as the topology describes`

@@ -1,6 +1,9 @@
 /**
- * `deferlab demo`: the emulated machine by itself — N CPUs taking interrupts for a few seconds
- * with the inline strategy, then the counters. A quick check that the machine works here.
+ * `deferlab demo`: the emulated machine by itself — N CPUs taking background interrupts for
+ * --duration with the inline strategy, then the counters. A quick check that the machine works
+ * here. It takes the machine's settings; those it would ignore (--strategy, --workload,
+ * --trials, --warmup, --sweep, --out, ...) are rejected before it starts (DEMO_RULES in
+ * config/rules.ts; its --help lists what it takes).
  */
 import type { CliIo } from '../cli/main.js';
 import type { ResolvedConfig } from '../config/schema.js';
@@ -15,7 +18,7 @@ export async function runDemo(config: ResolvedConfig, io: CliIo, signal: AbortSi
     strategies: [{ label: 'inline', name: 'inline', kind: 'builtin' as const, options: {} }],
   };
   io.stdout(
-    `demo: ${opts.cpus} emulated CPUs, ${opts.irq.rate} interrupts/s each (${opts.irq.pattern}), HZ=${opts.hz}, for ${(config.trialMs / 1000).toFixed(1)} s\n`,
+    `demo: strategy inline on ${opts.cpus} emulated CPUs, ${opts.irq.rate} interrupts/s each (${opts.irq.pattern}) on CPUs ${opts.irq.cpus.join(',')}, HZ=${opts.hz}, for ${config.trialMs < 1000 ? `${config.trialMs} ms` : `${(config.trialMs / 1000).toFixed(1)} s`}\n`,
   );
   const m = await Machine.boot(opts);
   try {
@@ -25,6 +28,7 @@ export async function runDemo(config: ResolvedConfig, io: CliIo, signal: AbortSi
     m.setPhase(Phase.Drain);
     await m.drain(5000);
     const c = m.counters();
+    io.stdout('counters of strategy inline (non-zero; docs/results.md explains each):\n');
     for (const [k, v] of Object.entries(c)) if (v) io.stdout(`  ${k.padEnd(28)} ${v}\n`);
   } finally {
     await m.stop();

@@ -1,11 +1,16 @@
 /**
  * Shared pieces of the named scenarios: building sub-runs from the user's resolved config,
- * writing each sub-run's results, and verdict lines.
+ * writing each sub-run's results, deciding and printing verdict lines, and the option rules
+ * the scenarios share.
  *
- * A verdict line reads: `VERDICT <expectation>: reproduced|not reproduced — <the numbers that decided>`.
+ * A verdict line reads:
+ * `VERDICT <expectation>: reproduced|not reproduced|inconclusive — <the numbers that decided>`.
+ * `reproduced` and `not reproduced` are for data that decide; `inconclusive` for data that
+ * cannot (an interval too wide to tell, too few trials or samples), with how to get more.
  */
 import { join } from 'node:path';
 import type { CliIo } from '../cli/main.js';
+import type { FixedSetting } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
 import { type RunHooks, runExperiment } from '../harness/run.js';
@@ -13,11 +18,38 @@ import { renderTable } from '../report/table.js';
 import type { PointResult, RunResults, StageName, StrategyResult } from '../report/types.js';
 import { writeResults } from '../report/write.js';
 
+export type Outcome = 'reproduced' | 'not reproduced' | 'inconclusive';
+
 export interface Verdict {
   expectation: string;
-  reproduced: boolean;
+  outcome: Outcome;
   detail: string;
 }
+
+/**
+ * The size of effect the seeds argue about: random.c's regression was ~10%. An interval that
+ * stays below 10% of the baseline rules such an effect out; one that reaches past it does not.
+ */
+export const SEED_EFFECT = 0.1;
+
+/** The tcp_lat fields, for scenarios whose workload is not tcp_lat. */
+export function noTcpLat(why: string): Record<string, FixedSetting> {
+  const rule: FixedSetting = { kind: 'unused', why };
+  return {
+    'workload.msgSize': rule,
+    'workload.clientCpu': rule,
+    'workload.serverCpu': rule,
+    'workload.ringBytes': rule,
+  };
+}
+
+/** `--no-tracing` (`tracing: false`) for scenarios whose verdicts read traced stages. */
+export function needsTracing(why: string): FixedSetting {
+  return { kind: 'unused', why, allows: true };
+}
+
+/** `--sweep` for scenarios that run at one setting (`null`, no sweep, is what they do). */
+export const NO_SWEEP: FixedSetting = { kind: 'unused', why: 'it runs at one setting', allows: null };
 
 export interface ScenarioContext {
   config: ResolvedConfig;
@@ -53,6 +85,8 @@ export async function subRun(
   if (progress) io.stderr('\r\x1b[2K');
   io.stdout(`${renderTable(results)}\n`);
   if (ctx.config.outDir) await writeResults(join(ctx.config.outDir, name), results);
+  if (results.status === 'failed')
+    io.stderr(`deferlab: ${name} failed: ${results.error?.message ?? 'the run failed'}\n`);
   return results;
 }
 
@@ -82,10 +116,45 @@ export const us = (ns: number) => (Number.isFinite(ns) ? `${(ns / 1000).toFixed(
 export const ms = (ns: number) => (Number.isFinite(ns) ? `${(ns / 1e6).toFixed(2)} ms` : 'n/a');
 export const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a');
 
-export function printVerdicts(io: CliIo, verdicts: Verdict[]): void {
+/**
+ * Whether a paired interval (value − baseline, `ciLow`..`ciHigh`) shows an effect in
+ * `direction`: `shown` when it excludes 0 on that side; `ruled out` when it excludes an effect
+ * of `margin` × the baseline (it stays below it); `open` otherwise, or with no interval.
+ */
+export function effect(
+  c: { ciLow: number; ciHigh: number; baseline: number } | undefined,
+  direction: 'up' | 'down',
+  margin = SEED_EFFECT,
+): 'shown' | 'ruled out' | 'open' {
+  if (!c || !Number.isFinite(c.ciLow) || !Number.isFinite(c.ciHigh) || !Number.isFinite(c.baseline)) return 'open';
+  const [low, high] = direction === 'up' ? [c.ciLow, c.ciHigh] : [-c.ciHigh, -c.ciLow];
+  if (low > 0) return 'shown';
+  if (high < margin * Math.abs(c.baseline)) return 'ruled out';
+  return 'open';
+}
+
+/** Why an interval-based verdict is inconclusive, and how to get one that decides. */
+export function tooFewTrials(trials: number): string {
+  return trials < 10
+    ? `too few trials: ${trials}; try --trials 10`
+    : `the intervals are too wide at ${trials} trials; try --trials ${trials * 2} or a longer --duration`;
+}
+
+/**
+ * Print the verdicts, or, when the scenario did not complete (`status` 130: interrupted; 1:
+ * failed), one line saying they are skipped: partial data decide nothing.
+ */
+export function printVerdicts(io: CliIo, verdicts: Verdict[], status = 0): void {
   io.stdout('\n');
-  for (const v of verdicts)
-    io.stdout(`VERDICT ${v.expectation}: ${v.reproduced ? 'reproduced' : 'not reproduced'} — ${v.detail}\n`);
+  if (status === 130) {
+    io.stdout('VERDICTS skipped: the run was interrupted, and verdicts from partial data would mislead\n');
+    return;
+  }
+  if (status !== 0) {
+    io.stdout('VERDICTS skipped: the run failed, and verdicts from partial data would mislead\n');
+    return;
+  }
+  for (const v of verdicts) io.stdout(`VERDICT ${v.expectation}: ${v.outcome} — ${v.detail}\n`);
 }
 
 /** Exit status of a scenario: its sub-runs' worst status (verdicts never fail a run). */

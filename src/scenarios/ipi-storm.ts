@@ -10,16 +10,59 @@
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { CommandRules, FixedSetting } from '../config/rules.js';
 import { machineOptions } from '../harness/options.js';
 import { Phase } from '../machine/layout.js';
 import { Machine, MachineFaultError } from '../machine/machine.js';
 import { compare } from '../report/stats.js';
 import { writeFileAtomic } from '../report/write.js';
-import { printVerdicts, type ScenarioContext, type Verdict } from './common.js';
+import {
+  effect,
+  NO_SWEEP,
+  noTcpLat,
+  printVerdicts,
+  type ScenarioContext,
+  tooFewTrials,
+  us,
+  type Verdict,
+} from './common.js';
+
+const NO_IRQS: FixedSetting = { kind: 'unused', why: 'it raises no device interrupts: IPIs carry its work' };
+const NO_FAST_POOL: FixedSetting = {
+  kind: 'unused',
+  why: "it raises no device interrupts, so random.c's fast pool never runs",
+};
+
+/** Honoured: --cpus (2+), --hz, --duration, --warmup, --trials, --seed, --no-tracing and the machine's settings. */
+const RULES: CommandRules = {
+  minCpus: { count: 2, why: 'whose producer runs on CPU 0 and consumer on CPU 1' },
+  fixed: {
+    strategies: {
+      kind: 'unused',
+      why: 'it compares two IPI policies, always and if-idle, not deferral strategies',
+    },
+    baseline: { kind: 'unused', why: 'it compares the IPI policies always and if-idle' },
+    'workload.kind': { kind: 'sets', why: 'its workload is a producer on CPU 0 queuing items for a consumer on CPU 1' },
+    ...noTcpLat('its workload is a cross-CPU queue, not tcp_lat'),
+    'irq.rate': NO_IRQS,
+    'irq.pattern': NO_IRQS,
+    'irq.burstSize': NO_IRQS,
+    'irq.cpus': NO_IRQS,
+    'fastPool.trigger': NO_FAST_POOL,
+    'fastPool.variant': NO_FAST_POOL,
+    notify: {
+      kind: 'sets',
+      why: 'it runs both IPI policies, always and if-idle, on one machine; the doorbell policy stays if-idle so that only the IPI policy differs',
+      allows: 'if-idle',
+    },
+    sweep: NO_SWEEP,
+  },
+};
 
 export const ipiStormPreset = {
   summary: "seed 002: cross-CPU work queues; IPIs with 'always' vs 'if-idle' (Tempesta's fix) for the same work",
   config: { trials: 5, trialMs: '1s', warmupMs: '300ms', irq: { rate: 0 }, workload: { kind: 'irq_only' } },
+  rules: RULES,
 };
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -108,26 +151,31 @@ export async function runIpiStorm(
         .toFixed(0)
         .padStart(
           7,
-        )}  ${med(ts.map(perK)).toFixed(1).padStart(20)}  ${(med(ts.map((t) => t.p50)) / 1000).toFixed(1).padStart(14)} µs  ${(med(ts.map((t) => t.p99)) / 1000).toFixed(1)} µs\n`,
+        )}  ${med(ts.map(perK)).toFixed(1).padStart(20)}  ${us(med(ts.map((t) => t.p50))).padStart(17)}  ${us(med(ts.map((t) => t.p99)))}\n`,
     );
   }
   const ratio = med(a.map(perK)) / med(b.map(perK));
   const n = Math.min(a.length, b.length);
   const cmp = compare(a.slice(0, n).map(perK), b.slice(0, n).map(perK));
   const thr = compare(a.slice(0, n).map(rate), b.slice(0, n).map(rate), { better: 'higher' });
+  // Fewer IPIs: shown when the interval excludes 0 below; ruled out when it excludes a 10% cut.
+  const fewer = effect(cmp, 'down');
+  // Throughput lost: shown when the interval excludes 0 below; ruled out when it excludes a 10% loss.
+  const lost = effect(thr, 'down');
+  const inconclusive = ` (${tooFewTrials(n)})`;
   const verdicts: Verdict[] = [
     {
       expectation: "'if-idle' raises fewer IPIs than 'always' for the same work",
-      reproduced: cmp.verdict === 'improvement' && ratio > 1,
-      detail: `${ratio.toFixed(2)}x fewer IPIs per item (the seed: 1.8–2.4x); difference ${cmp.diff.toFixed(1)} per 1000 items [${cmp.ciLow.toFixed(1)}, ${cmp.ciHigh.toFixed(1)}]`,
+      outcome: fewer === 'shown' ? 'reproduced' : fewer === 'ruled out' ? 'not reproduced' : 'inconclusive',
+      detail: `${ratio.toFixed(2)}x fewer IPIs per item (the seed: 1.8–2.4x); difference ${cmp.diff.toFixed(1)} per 1000 items [${cmp.ciLow.toFixed(1)}, ${cmp.ciHigh.toFixed(1)}]${fewer === 'open' ? inconclusive : ''}`,
     },
     {
       expectation: 'throughput is not lost',
-      reproduced: thr.verdict !== 'regression',
-      detail: `items/s if-idle vs always: ${(med(b.map(rate)) / med(a.map(rate))).toFixed(2)}x, ${thr.verdict}`,
+      outcome: lost === 'ruled out' ? 'reproduced' : lost === 'shown' ? 'not reproduced' : 'inconclusive',
+      detail: `items/s if-idle vs always: ${(med(b.map(rate)) / med(a.map(rate))).toFixed(2)}x, difference ${thr.diff.toFixed(0)} items/s [${thr.ciLow.toFixed(0)}, ${thr.ciHigh.toFixed(0)}]${lost === 'open' ? inconclusive : ''}`,
     },
   ];
-  printVerdicts(io, verdicts);
+  printVerdicts(io, verdicts, status);
   if (c.outDir) {
     await mkdir(c.outDir, { recursive: true });
     await writeFileAtomic(join(c.outDir, 'ipi-storm.json'), `${JSON.stringify({ load, trials }, null, 2)}\n`);

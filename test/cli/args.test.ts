@@ -111,6 +111,14 @@ describe('parseArgv', () => {
     expect(caught).toMatchObject({ code: 'E_UNKNOWN_OPTION', exitStatus: 2, usage: true });
   });
 
+  it('scenario without a NAME names the scenarios it was told of', () => {
+    expect(() => parseArgv(['scenario', '--trials', '2'], { scenarios: ['cpu-hog', 'entropy', 'ipi-storm'] })).toThrow(
+      "'scenario' needs a scenario NAME (cpu-hog, entropy or ipi-storm; 'deferlab scenario --help' describes them), " +
+        'like: deferlab scenario cpu-hog',
+    );
+    expect(() => parseArgv(['scenario'])).toThrow("'scenario' needs a scenario NAME, like: deferlab scenario cpu-hog");
+  });
+
   it('help with an unknown topic is an unknown command', () => {
     expect(() => parseArgv(['help', 'rnu'])).toThrow(/unknown command "rnu".*did you mean 'run'\?/);
   });

@@ -35,6 +35,8 @@ const notJson = file('not-json.json', '{ "cpus": 2, }\n');
 const unknownKey = file('unknown-key.json', '{ "cpu": 2 }\n');
 const wrongType = file('wrong-type.json', '{ "trials": "many" }\n');
 const aFile = file('a-file.txt', 'not a directory\n');
+const yamlFile = file('lab.yaml', 'cpus: 4\n');
+const twiceFile = file('twice.json', '{ "trials": 3,\n  "trials": 4 }\n');
 const emptyDir = join(tmp, 'empty');
 mkdirSync(emptyDir);
 // Broken strategy files, in a directory whose package.json makes .ts files ES modules (so each
@@ -235,7 +237,7 @@ const BAD_INPUT: BadCase[] = [
   {
     name: 'check-strategy: unknown option of a built-in',
     args: ['check-strategy', 'timer:bogus=1'],
-    expect: [/strategy timer/, /unknown option bogus/, /deferrable/],
+    expect: [/check-strategy must give timer only its own options: deferrable/, /timer has no option bogus/],
   },
   {
     name: 'check-strategy: --option not key=value',
@@ -246,7 +248,12 @@ const BAD_INPUT: BadCase[] = [
   {
     name: 'run: unknown option of a built-in',
     args: run('--strategy', 'timer:bogus=1', '--strategy', 'inline'),
-    expect: [/strategy timer/, /unknown option bogus/, /deferrable/],
+    expect: [/--strategy must give timer only its own options: deferrable/, /timer has no option bogus/],
+  },
+  {
+    name: 'run: unknown option of the only built-in, before the baseline',
+    args: run('--strategy', 'timer:bogus=1', '--baseline', 'inline'),
+    expect: [/--strategy must give timer only its own options/, /"timer:bogus=1"/],
   },
   {
     name: 'run: bad option value of a built-in',
@@ -276,6 +283,36 @@ const BAD_INPUT: BadCase[] = [
     expect: [/scenario must be one of/, /cpu-hog/, /"nosuch"/],
   },
   { name: 'list with an argument', args: ['list', 'extra'], expect: [/'list' takes no arguments/, /"extra"/] },
+  {
+    name: 'scenario without NAME',
+    args: ['scenario'],
+    expect: [/'scenario' needs a scenario NAME/, /random-regression, ipi-storm, cpu-hog or entropy/],
+  },
+  {
+    name: 'scenario: an option it sets itself',
+    args: ['scenario', 'cpu-hog', '--strategy', 'tasklet', '--no-output'],
+    expect: [/scenario cpu-hog sets --strategy itself/, /drop --strategy/, /'deferlab run'/],
+  },
+  {
+    name: 'scenario: too few CPUs',
+    args: ['scenario', 'cpu-hog', '--cpus', '1', '--no-output'],
+    expect: [/--cpus must be at least 2 for scenario cpu-hog/, /got 1/],
+  },
+  {
+    name: 'demo: an option it would ignore',
+    args: ['demo', '--strategy', 'tasklet', '--strategy', 'workqueue'],
+    expect: [/demo sets --strategy itself/, /inline strategy only/],
+  },
+  {
+    name: 'config file in YAML',
+    args: run('--config', yamlFile),
+    expect: [/lab\.yaml is not valid JSON: config files are JSON, not YAML/, /convert .*lab\.yaml to JSON/],
+  },
+  {
+    name: 'config file with a key given twice',
+    args: run('--config', twiceFile),
+    expect: [/trials in .*twice\.json is given twice \(lines 1 and 2\)/],
+  },
 ];
 
 interface Row {

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { type CliDeps, type CliIo, main } from '../../src/cli/main.js';
 import { DeferlabError, runFailed } from '../../src/config/errors.js';
 import type { ResolvedConfig, StrategySpec } from '../../src/config/schema.js';
+import { SCENARIOS } from '../../src/scenarios/index.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'deferlab-main-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -171,6 +172,108 @@ describe('dispatch', () => {
   });
 });
 
+describe('the default baseline', () => {
+  it.each([
+    [['--strategy', 'tasklet'], 'tasklet'],
+    [['--strategy', 'workqueue', '--strategy', 'tasklet'], 'workqueue'],
+    [['--strategy', 'tasklet', '--strategy', 'inline'], 'inline'],
+    [['--strategy', 'timer:deferrable=true', '--strategy', 'tasklet'], 'timer(deferrable=true)'],
+    [[], 'inline'],
+  ])('%j: inline when listed, else the first strategy', async (argv, baseline) => {
+    const h = harness();
+    expect(await h.run(argv)).toBe(0);
+    expect(onlyConfig(h.calls).baseline).toBe(baseline);
+    expect(h.stderr()).toBe('');
+  });
+
+  it('a given --baseline is never replaced', async () => {
+    const h = harness();
+    expect(await h.run(['--strategy', 'workqueue', '--strategy', 'tasklet', '--baseline', 'tasklet'])).toBe(0);
+    expect(onlyConfig(h.calls).baseline).toBe('tasklet');
+  });
+});
+
+/**
+ * [scenario, argv after its name, what the command receives]: the options each scenario honours
+ * reach it, over the scenario's own settings (the real scenario definitions; nothing run).
+ */
+const SCENARIO_HONOURS: [string, string[], Record<string, unknown>][] = [
+  [
+    'cpu-hog',
+    [],
+    { trials: 3, trialMs: 2000, hz: 1000, irq: { rate: 200, cpus: [0] }, workload: { kind: 'irq_only' } },
+  ],
+  ['cpu-hog', ['--trials', '2', '--duration', '300ms', '--warmup', '0'], { trials: 2, trialMs: 300, warmupMs: 0 }],
+  ['cpu-hog', ['--seed', '7', '--hz', '250', '--cpus', '4'], { seed: 7, hz: 250, cpus: 4 }],
+  ['cpu-hog', ['--irq-rate', '500'], { irq: { rate: 500, cpus: [0] } }],
+  ['cpu-hog', ['--irq-pattern', 'bursts', '--irq-burst', '8'], { irq: { pattern: 'bursts', burstSize: 8 } }],
+  ['cpu-hog', ['--notify', 'always', '--unbound-workers', '1'], { notify: 'always', unboundWorkers: 1 }],
+  [
+    'cpu-hog',
+    ['--lock-spins', '10', '--idle-spin-ns', '500', '--watchdog', '5s'],
+    { lockSpins: 10, idleSpinNs: 500, watchdogMs: 5000 },
+  ],
+  ['cpu-hog', ['--no-output'], { outDir: null }],
+  ['entropy', [], { sweep: { param: 'irq_rate', values: [200, 2000, 20000] }, workload: { kind: 'irq_only' } }],
+  ['entropy', ['--sweep', 'irq_rate:5k'], { sweep: { param: 'irq_rate', values: [5000] } }],
+  ['entropy', ['--trigger', '16', '--fastmix', '32'], { fastPool: { trigger: 16, variant: '32' } }],
+  ['entropy', ['--irq-cpus', '0', '--irq-pattern', 'poisson'], { irq: { cpus: [0], pattern: 'poisson' } }],
+  ['entropy', ['--no-tracing', '--cpus', '3', '--trials', '4'], { tracing: false, cpus: 3, trials: 4 }],
+  ['ipi-storm', [], { trials: 5, irq: { rate: 0 }, notify: 'if-idle' }],
+  [
+    'ipi-storm',
+    ['--trials', '3', '--duration', '500ms', '--warmup', '0', '--seed', '9'],
+    { trials: 3, trialMs: 500, warmupMs: 0, seed: 9 },
+  ],
+  ['ipi-storm', ['--cpus', '3', '--hz', '100', '--no-tracing'], { cpus: 3, hz: 100, tracing: false }],
+  ['ipi-storm', ['--notify', 'if-idle'], { notify: 'if-idle' }],
+  ['random-regression', [], { trials: 3, trialMs: 800, workload: { kind: 'tcp_lat', msgSize: 64 }, sweep: null }],
+  [
+    'random-regression',
+    ['--client-cpu', '1', '--server-cpu', '0', '--ring-size', '16M'],
+    { workload: { clientCpu: 1, serverCpu: 0, ringBytes: 16 << 20 } },
+  ],
+  [
+    'random-regression',
+    ['--irq-rate', '50k', '--irq-cpus', '0', '--trigger', '64'],
+    { irq: { rate: 50_000, cpus: [0] }, fastPool: { trigger: 64 } },
+  ],
+  ['random-regression', ['-oo', 'msg_size:4K:16K:*2'], { sweep: { param: 'msg_size', values: [4096, 8192, 16384] } }],
+  ['random-regression', ['--sweep', 'irq_rate:1k,2k'], { sweep: { param: 'irq_rate', values: [1000, 2000] } }],
+  [
+    'random-regression',
+    ['--trials', '10', '--duration', '2s', '--seed', '1', '--cpus', '4'],
+    { trials: 10, trialMs: 2000, seed: 1, cpus: 4 },
+  ],
+];
+
+describe('a scenario honours the options it takes, over its own settings', () => {
+  it.each(SCENARIO_HONOURS)('scenario %s %j', async (name, argv, expected) => {
+    const h = harness({ scenarios: SCENARIOS });
+    expect(await h.run(['scenario', name, ...argv])).toBe(0);
+    expect(h.stderr()).toBe('');
+    expect(h.calls[0]).toMatchObject({ command: 'scenario', name, config: expected });
+  });
+
+  it('a config file may set what a scenario honours', async () => {
+    writeFileSync(join(cwd, 'hog.json'), JSON.stringify({ trials: 7, irq: { rate: 300 } }));
+    const h = harness({ scenarios: SCENARIOS });
+    expect(await h.run(['scenario', 'cpu-hog', '--config', 'hog.json'])).toBe(0);
+    expect(h.calls[0]).toMatchObject({ config: { trials: 7, irq: { rate: 300, cpus: [0] } } });
+  });
+
+  it('demo honours the machine options', async () => {
+    const h = harness();
+    expect(
+      await h.run(['demo', '--cpus', '3', '--irq-rate', '5k', '--duration', '200ms', '--seed', '1', '--no-output']),
+    ).toBe(0);
+    expect(h.calls[0]).toMatchObject({
+      command: 'demo',
+      config: { cpus: 3, irq: { rate: 5000 }, trialMs: 200, seed: 1, outDir: null },
+    });
+  });
+});
+
 describe('precedence: defaults < config file < flags', () => {
   it('takes each setting from the highest layer that sets it', async () => {
     writeFileSync(
@@ -227,6 +330,47 @@ describe('help and version', () => {
       expect(h.stdout()).toMatch(new RegExp(`^Usage: deferlab (\\[${command}\\]|${command})`));
     },
   );
+
+  it('scenario --help lists every scenario with its summary and the options it does not take', async () => {
+    const h = harness({ scenarios: SCENARIOS });
+    expect(await h.run(['scenario', '--help'])).toBe(0);
+    const text = h.stdout();
+    for (const name of Object.keys(SCENARIOS)) expect(text).toMatch(new RegExp(`^  ${name}\\s+seed`, 'm'));
+    expect(text).toMatch(/cpu-hog\s+seed 004[\s\S]*?not: --strategy, --baseline, --workload, --irq-cpus,/);
+    expect(text).toMatch(/entropy[\s\S]*a --sweep of anything but irq_rate; needs 2\+ CPUs/);
+    expect(text).toContain('Every scenario takes --trials, --duration, --warmup, --seed, --hz, --cpus');
+    expect(text).toContain('inconclusive');
+    expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
+  });
+
+  it('demo --help says what demo does and which options it takes', async () => {
+    const h = harness();
+    expect(await h.run(['help', 'demo'])).toBe(0);
+    const text = h.stdout();
+    expect(text).toContain('with the inline strategy and background interrupts only');
+    expect(text).toMatch(/--cpus, --hz, --duration, --irq-rate,/);
+    expect(text).toMatch(/Not: --strategy, --baseline, --workload, --trials, --warmup, --sweep, --out/);
+    expect(text).not.toContain('narrated');
+  });
+
+  it('check-strategy --help shows both ways to give options, and the built-in names', async () => {
+    const h = harness();
+    expect(await h.run(['check-strategy', '--help'])).toBe(0);
+    const text = h.stdout();
+    expect(text).toContain('Usage: deferlab check-strategy FILE[:KEY=VALUE,...] [--option KEY=VALUE]...');
+    expect(text).toContain('deferlab check-strategy NAME[:KEY=VALUE,...]');
+    expect(text).toMatch(/--option KEY=VALUE\s+an option for the strategy \(repeatable\)/);
+    expect(text).toContain('inline, workqueue, tasklet, timer, unbound, irq_work, bh_workqueue');
+    expect(text).toContain('deferlab check-strategy timer:deferrable=true');
+  });
+
+  it('run --help says how the default baseline is chosen', async () => {
+    const h = harness();
+    await h.run(['run', '--help']);
+    expect(h.stdout()).toMatch(
+      /--baseline LABEL[\s\S]*default: inline, or the first\s+--strategy when inline is not among them/,
+    );
+  });
 
   it.each([['--version'], ['-V'], ['list', '--version']])('%s prints the version and exits 0', async (...argv) => {
     const h = harness();

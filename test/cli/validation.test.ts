@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type CliDeps, type CliIo, main } from '../../src/cli/main.js';
+import { SCENARIOS } from '../../src/scenarios/index.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'deferlab-validation-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -19,7 +20,7 @@ function config(name: string, text: string): string {
   return name;
 }
 
-async function cli(argv: string[]) {
+async function cli(argv: string[], withScenarios = false) {
   const out: string[] = [];
   const err: string[] = [];
   let started = 0;
@@ -36,6 +37,7 @@ async function cli(argv: string[]) {
     report: command,
     scenario: command,
     demo: command,
+    ...(withScenarios ? { scenarios: SCENARIOS } : {}),
   };
   const status = await main(argv, deps, io);
   return { status, stdout: out.join(''), stderr: err.join(''), started };
@@ -90,8 +92,9 @@ const FLAG_RULES: [string, string[], string][] = [
   ],
   [
     'duplicate strategy, options in another order',
-    ['--strategy', 'timer:a=1,b=2', '--strategy', 'timer:b=2,a=1', '--baseline', 'timer(a=1,b=2)'],
-    '--strategy must not name the same strategy twice (got "timer:b=2,a=1", timer(a=1,b=2) is already in the list); ' +
+    ['--strategy', 'unbound:scope=cpu,strict=true', '--strategy', 'unbound:strict=true,scope=cpu'],
+    '--strategy must not name the same strategy twice ' +
+      '(got "unbound:strict=true,scope=cpu", unbound(scope=cpu,strict=true) is already in the list); ' +
       'remove one, or give them different options',
   ],
   [
@@ -107,10 +110,25 @@ const FLAG_RULES: [string, string[], string][] = [
       'choose one of those, or add the strategy tasklet',
   ],
   [
-    'default baseline dropped from the strategies',
-    ['--strategy', 'workqueue'],
-    '--baseline must be the label of one of the strategies: workqueue (got "inline", the default); ' +
-      'add --strategy inline, or choose one with --baseline workqueue',
+    'unknown option of a built-in, alone (checked before the baseline)',
+    ['--strategy', 'timer:bogus=1'],
+    '--strategy must give timer only its own options: deferrable (got "timer:bogus=1", timer has no option bogus)',
+  ],
+  [
+    'misspelt option of a built-in, before a baseline that is not listed',
+    ['--strategy', 'timer:deferable=true', '--baseline', 'inline'],
+    '--strategy must give timer only its own options: deferrable ' +
+      '(got "timer:deferable=true", timer has no option deferable); did you mean deferrable?',
+  ],
+  [
+    'an option for a built-in that takes none',
+    ['--strategy', 'tasklet', '--strategy', 'inline:x=1'],
+    '--strategy must give inline no options (got "inline:x=1", inline takes none); write just inline',
+  ],
+  [
+    'a bad value of a built-in option, before a baseline that is not listed',
+    ['--strategy', 'timer:deferrable=yes', '--baseline', 'inline'],
+    '--strategy timer:deferrable=yes: option deferrable must be true or false (got "yes")',
   ],
   [
     'msg-size larger than the ring',
@@ -303,7 +321,33 @@ const FILE_RULES: [string, string, string, string][] = [
     'syntax.json',
     '{\n  "cpus": 4,\n}\n',
     'syntax.json is not valid JSON at line 3, column 1: Expected double-quoted property name; ' +
-      'JSON allows no comments and no trailing commas',
+      'config files are JSON, which allows no comments and no trailing commas',
+  ],
+  [
+    'a YAML file',
+    'lab.yaml',
+    'cpus: 4\nirq:\n  rate: 20k\n',
+    'lab.yaml is not valid JSON: config files are JSON, not YAML; convert lab.yaml to JSON, ' +
+      'like {"cpus": 4, "irq": {"rate": "20k"}}',
+  ],
+  [
+    'a TOML file',
+    'lab.toml',
+    'cpus = 4\n',
+    'lab.toml is not valid JSON: config files are JSON, not TOML; convert lab.toml to JSON, ' +
+      'like {"cpus": 4, "irq": {"rate": "20k"}}',
+  ],
+  [
+    'a top-level key given twice',
+    'twice.json',
+    '{\n  "trials": 10,\n  "cpus": 4,\n  "trials": 3\n}\n',
+    'trials in twice.json is given twice (lines 2 and 4); give each setting once: JSON would keep only the last',
+  ],
+  [
+    'a nested key given twice',
+    'twice-nested.json',
+    '{"irq": {"rate": "20k", "rate": "50k"}}',
+    'irq.rate in twice-nested.json is given twice (both on line 1); give each setting once: JSON would keep only the last',
   ],
   [
     'unknown top-level key',
@@ -450,11 +494,285 @@ describe('other input', () => {
     expect(r.status).toBe(2);
   });
 
+  it("check-strategy checks a built-in's options", async () => {
+    const r = await cli(['check-strategy', 'timer', '--option', 'bogus=1']);
+    expect(r.stderr).toBe(
+      'deferlab: check-strategy must give timer only its own options: deferrable ' +
+        '(got "timer --option bogus=1", timer has no option bogus)\n',
+    );
+    expect(r.status).toBe(2);
+    expect(r.started).toBe(0);
+  });
+
+  it('a YAML-named file that holds JSON is read', async () => {
+    const r = await cli(['--config', config('json.yml', '{"cpus": 4}')]);
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+
+  it('scenario without NAME names the scenarios', async () => {
+    const r = await cli(['scenario'], true);
+    expect(r.stderr).toBe(
+      "deferlab: 'scenario' needs a scenario NAME (random-regression, ipi-storm, cpu-hog or entropy; " +
+        "'deferlab scenario --help' describes them), like: deferlab scenario cpu-hog\n" +
+        HINT,
+    );
+    expect(r.status).toBe(2);
+  });
+
   it('check-strategy FILE must exist', async () => {
     const r = await cli(['check-strategy', 'gone.mjs']);
     expect(r.stderr).toBe(
       `deferlab: check-strategy FILE must name an existing strategy file (got "gone.mjs", resolved to ${join(cwd, 'gone.mjs')}, which does not exist)\n`,
     );
     expect(r.status).toBe(2);
+  });
+});
+
+const RUN_INSTEAD = "use 'deferlab run' for your own comparison";
+const NO_TCP_LAT_OPTIONS: [string, string][] = [
+  ['--msg-size', '4K'],
+  ['--client-cpu', '1'],
+  ['--server-cpu', '0'],
+  ['--ring-size', '8M'],
+];
+
+/**
+ * [scenario, argv after the name, message]: the settings a scenario chooses itself or has no use
+ * for are rejected, not ignored (the real scenario definitions, nothing run).
+ */
+const SCENARIO_REJECTS: [string, string[], string][] = [
+  [
+    'cpu-hog',
+    ['--strategy', 'tasklet', '--strategy', 'inline'],
+    `scenario cpu-hog sets --strategy itself (it compares workqueue:wq=system with unbound:scope=system); drop --strategy, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'cpu-hog',
+    ['--baseline', 'unbound'],
+    `scenario cpu-hog sets --baseline itself (it compares unbound:scope=system against workqueue:wq=system); drop --baseline, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'cpu-hog',
+    ['--workload', 'tcp_lat'],
+    `scenario cpu-hog sets --workload itself (its workload is a CPU hog and a driver, both on CPU 0); drop --workload, or ${RUN_INSTEAD}`,
+  ],
+  ...NO_TCP_LAT_OPTIONS.map(([flag, value]): [string, string[], string] => [
+    'cpu-hog',
+    [flag, value],
+    `scenario cpu-hog takes no ${flag} (its workload is a CPU hog and a driver, not tcp_lat); drop ${flag}, or ${RUN_INSTEAD}`,
+  ]),
+  [
+    'cpu-hog',
+    ['--irq-cpus', '1'],
+    `scenario cpu-hog sets --irq-cpus itself (the driver's interrupts arrive on CPU 0, the hog's CPU); drop --irq-cpus, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'cpu-hog',
+    ['--trigger', '16'],
+    `scenario cpu-hog takes no --trigger (each interrupt queues the driver's 20 µs work item, not random.c's mix); drop --trigger, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'cpu-hog',
+    ['--fastmix', '32'],
+    `scenario cpu-hog takes no --fastmix (each interrupt queues the driver's 20 µs work item, not random.c's mix); drop --fastmix, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'cpu-hog',
+    ['-oo', 'irq_rate:100,200'],
+    `scenario cpu-hog takes no --sweep (it runs at one setting); drop --sweep, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'cpu-hog',
+    ['--no-tracing'],
+    `scenario cpu-hog takes no --no-tracing (its verdicts read the traced queue → start delays); drop --no-tracing, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'cpu-hog',
+    ['--cpus', '1'],
+    '--cpus must be at least 2 for scenario cpu-hog, whose hog holds CPU 0 while the unbound worker runs on another CPU ' +
+      '(got 1); raise the CPU count to 2 or more',
+  ],
+  [
+    'entropy',
+    ['--irq-rate', '5k', '--strategy', 'inline'],
+    'scenario entropy sets --strategy itself (it compares inline, workqueue, tasklet, timer, timer:deferrable=true, ' +
+      `unbound, irq_work:target=next and bh_workqueue); drop --strategy, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'entropy',
+    ['--irq-rate', '5k'],
+    'scenario entropy sets --irq-rate itself (it sweeps the rate: 200, 2000, 20000 per CPU per second); ' +
+      'drop --irq-rate, or choose the rates with --sweep irq_rate:V1,V2,...',
+  ],
+  [
+    'entropy',
+    ['--baseline', 'tasklet'],
+    `scenario entropy sets --baseline itself (it compares each strategy's entropy with inline's); drop --baseline, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'entropy',
+    ['--workload', 'tcp_lat'],
+    `scenario entropy sets --workload itself (it runs background interrupts only, no application); drop --workload, or ${RUN_INSTEAD}`,
+  ],
+  ...NO_TCP_LAT_OPTIONS.map(([flag, value]): [string, string[], string] => [
+    'entropy',
+    [flag, value],
+    `scenario entropy takes no ${flag} (it runs no tcp_lat, only background interrupts); drop ${flag}, or ${RUN_INSTEAD}`,
+  ]),
+  [
+    'entropy',
+    ['--sweep', 'trigger:16,1024'],
+    '--sweep must sweep irq_rate for scenario entropy, which compares the strategies across interrupt rates ' +
+      `(got "trigger:16,1024"); sweep irq_rate, like --sweep irq_rate:V1,V2,..., or ${RUN_INSTEAD}`,
+  ],
+  [
+    'entropy',
+    ['--cpus', '1'],
+    '--cpus must be at least 2 for scenario entropy, whose irq_work(target=next) and unbound strategies need a second CPU ' +
+      'to run a mix off its own (got 1); raise the CPU count to 2 or more',
+  ],
+  [
+    'ipi-storm',
+    ['--notify', 'always'],
+    'scenario ipi-storm sets --notify itself (it runs both IPI policies, always and if-idle, on one machine; ' +
+      `the doorbell policy stays if-idle so that only the IPI policy differs); drop --notify, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'ipi-storm',
+    ['--workload', 'tcp_lat'],
+    'scenario ipi-storm sets --workload itself (its workload is a producer on CPU 0 queuing items for a consumer on CPU 1); ' +
+      `drop --workload, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'ipi-storm',
+    ['--strategy', 'tasklet'],
+    'scenario ipi-storm takes no --strategy (it compares two IPI policies, always and if-idle, not deferral strategies); ' +
+      `drop --strategy, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'ipi-storm',
+    ['--baseline', 'inline'],
+    `scenario ipi-storm takes no --baseline (it compares the IPI policies always and if-idle); drop --baseline, or ${RUN_INSTEAD}`,
+  ],
+  ...[
+    ['--irq-rate', '5k'],
+    ['--irq-pattern', 'poisson'],
+    ['--irq-burst', '8'],
+    ['--irq-cpus', '0'],
+  ].map(([flag, value]): [string, string[], string] => [
+    'ipi-storm',
+    [flag, value],
+    `scenario ipi-storm takes no ${flag} (it raises no device interrupts: IPIs carry its work); drop ${flag}, or ${RUN_INSTEAD}`,
+  ]),
+  ...[
+    ['--trigger', '16'],
+    ['--fastmix', '32'],
+  ].map(([flag, value]): [string, string[], string] => [
+    'ipi-storm',
+    [flag, value],
+    `scenario ipi-storm takes no ${flag} (it raises no device interrupts, so random.c's fast pool never runs); drop ${flag}, or ${RUN_INSTEAD}`,
+  ]),
+  ...NO_TCP_LAT_OPTIONS.map(([flag, value]): [string, string[], string] => [
+    'ipi-storm',
+    [flag, value],
+    `scenario ipi-storm takes no ${flag} (its workload is a cross-CPU queue, not tcp_lat); drop ${flag}, or ${RUN_INSTEAD}`,
+  ]),
+  [
+    'ipi-storm',
+    ['--sweep', 'trigger:16,1024'],
+    `scenario ipi-storm takes no --sweep (it runs at one setting); drop --sweep, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'ipi-storm',
+    ['--cpus', '1'],
+    '--cpus must be at least 2 for scenario ipi-storm, whose producer runs on CPU 0 and consumer on CPU 1 (got 1); ' +
+      'raise the CPU count to 2 or more',
+  ],
+  [
+    'random-regression',
+    ['--workload', 'irq_only'],
+    `scenario random-regression sets --workload itself (it measures qperf's tcp_lat, as the seed did); drop --workload, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'random-regression',
+    ['--strategy', 'tasklet'],
+    'scenario random-regression sets --strategy itself (it compares inline, workqueue, workqueue:wq=system, tasklet, ' +
+      `timer and timer:deferrable=true, then inline with workqueue); drop --strategy, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'random-regression',
+    ['--baseline', 'tasklet'],
+    `scenario random-regression sets --baseline itself (it compares every strategy with inline, as the seed did); drop --baseline, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'random-regression',
+    ['--msg-size', '1K'],
+    'scenario random-regression sets --msg-size itself (it sweeps msg_size, 4K and 64K, then runs its rate grid at 64 bytes); ' +
+      'drop --msg-size, or choose the sizes with --sweep msg_size:4K:1M:*2',
+  ],
+  [
+    'random-regression',
+    ['--no-tracing'],
+    `scenario random-regression takes no --no-tracing (its verdicts compare traced one-way latencies); drop --no-tracing, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'random-regression',
+    ['--cpus', '1'],
+    "--cpus must be at least 2 for scenario random-regression, whose tcp_lat client and server need a CPU each (the seed's qperf) " +
+      '(got 1); raise the CPU count to 2 or more',
+  ],
+];
+
+describe('a scenario rejects the settings it chooses itself or has no use for: one line, exit status 2', () => {
+  it.each(SCENARIO_REJECTS)('scenario %s %j', async (name, argv, message) => {
+    const r = await cli(['scenario', name, ...argv], true);
+    expect(r.stderr).toBe(`deferlab: ${message}\n${HINT}`);
+    expect(r.status).toBe(2);
+    expect(r.started).toBe(0);
+  });
+
+  it('names a setting from the config file by its field and the file', async () => {
+    const r = await cli(['scenario', 'cpu-hog', '--config', config('hog.json', '{"strategies": ["tasklet"]}')], true);
+    expect(r.stderr).toBe(
+      'deferlab: scenario cpu-hog sets strategies itself (it compares workqueue:wq=system with unbound:scope=system); ' +
+        `drop strategies in hog.json, or ${RUN_INSTEAD}\n`,
+    );
+    expect(r.status).toBe(2);
+  });
+});
+
+const DEMO_INSTEAD = "use 'deferlab run' to compare strategies";
+
+/** [argv after demo, message]: demo rejects the settings it would ignore. */
+const DEMO_REJECTS: [string[], string][] = [
+  [
+    ['--strategy', 'tasklet', '--strategy', 'workqueue'],
+    `demo sets --strategy itself (it runs the inline strategy only); drop --strategy, or ${DEMO_INSTEAD}`,
+  ],
+  [['--baseline', 'inline'], `demo takes no --baseline (it compares nothing); drop --baseline, or ${DEMO_INSTEAD}`],
+  [
+    ['--workload', 'tcp_lat'],
+    `demo sets --workload itself (it runs background interrupts only, no application); drop --workload, or ${DEMO_INSTEAD}`,
+  ],
+  [
+    ['--msg-size', '4K'],
+    `demo takes no --msg-size (it runs no tcp_lat, only background interrupts); drop --msg-size, or ${DEMO_INSTEAD}`,
+  ],
+  [['--trials', '3'], `demo takes no --trials (it runs once, for --duration); drop --trials, or ${DEMO_INSTEAD}`],
+  [
+    ['--warmup', '1s'],
+    `demo takes no --warmup (it counts from boot, with no warm-up); drop --warmup, or ${DEMO_INSTEAD}`,
+  ],
+  [['-oo', 'irq_rate:1k,2k'], `demo takes no --sweep (it runs once, at one setting); drop --sweep, or ${DEMO_INSTEAD}`],
+  [['--out', 'x'], `demo takes no --out (it writes no files, it prints its counters); drop --out, or ${DEMO_INSTEAD}`],
+];
+
+describe('demo rejects the settings it would ignore: one line, exit status 2', () => {
+  it.each(DEMO_REJECTS)('demo %j', async (argv, message) => {
+    const r = await cli(['demo', ...argv]);
+    expect(r.stderr).toBe(`deferlab: ${message}\n${HINT}`);
+    expect(r.status).toBe(2);
+    expect(r.started).toBe(0);
   });
 });

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfigFile } from '../../src/config/load.js';
+import { duplicateKey, loadConfigFile } from '../../src/config/load.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'deferlab-load-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -37,7 +37,7 @@ describe('loadConfigFile', () => {
   it('a trailing comma: line and column', () => {
     expect(messageOf(() => loadConfigFile(write('comma.json', '{\n  "cpus": 4,\n  "hz": 100,\n}'), cwd))).toEqual({
       message:
-        'comma.json is not valid JSON at line 4, column 1: Expected double-quoted property name; JSON allows no comments and no trailing commas',
+        'comma.json is not valid JSON at line 4, column 1: Expected double-quoted property name; config files are JSON, which allows no comments and no trailing commas',
       code: 'E_CONFIG_SYNTAX',
       exitStatus: 2,
     });
@@ -47,14 +47,41 @@ describe('loadConfigFile', () => {
     expect(
       messageOf(() => loadConfigFile(write('comment.json', '{\n  // four CPUs\n  "cpus": 4\n}'), cwd)).message,
     ).toBe(
-      "comment.json is not valid JSON at line 2, column 3: Expected property name or '}'; JSON allows no comments and no trailing commas",
+      "comment.json is not valid JSON at line 2, column 3: Expected property name or '}'; config files are JSON, which allows no comments and no trailing commas",
     );
   });
 
   it('an empty file', () => {
     expect(messageOf(() => loadConfigFile(write('empty.json', ''), cwd)).message).toBe(
-      'empty.json is not valid JSON at line 1, column 1: Unexpected end of JSON input; JSON allows no comments and no trailing commas',
+      'empty.json is not valid JSON at line 1, column 1: Unexpected end of JSON input; config files are JSON, which allows no comments and no trailing commas',
     );
+  });
+
+  it.each([
+    ['lab.yaml', 'YAML'],
+    ['lab.yml', 'YAML'],
+    ['lab.TOML', 'TOML'],
+  ])('%s that is not JSON: says config files are JSON, in one line', (name, format) => {
+    expect(messageOf(() => loadConfigFile(write(name, 'cpus: 4\n# a comment\n'), cwd))).toEqual({
+      message: `${name} is not valid JSON: config files are JSON, not ${format}; convert ${name} to JSON, like {"cpus": 4, "irq": {"rate": "20k"}}`,
+      code: 'E_CONFIG_SYNTAX',
+      exitStatus: 2,
+    });
+  });
+
+  it('a .yaml file that holds JSON is read', () => {
+    expect(loadConfigFile(write('json.yaml', '{"cpus": 4}'), cwd).data).toEqual({ cpus: 4 });
+  });
+
+  it('a key given twice: JSON.parse would keep the last; the file is rejected, naming both lines', () => {
+    expect(
+      messageOf(() => loadConfigFile(write('twice.json', '{\n  "cpus": 4,\n  "hz": 100,\n  "cpus": 2\n}'), cwd)),
+    ).toEqual({
+      message:
+        'cpus in twice.json is given twice (lines 2 and 4); give each setting once: JSON would keep only the last',
+      code: 'E_CONFIG_SYNTAX',
+      exitStatus: 2,
+    });
   });
 
   it('a missing file names the resolved path', () => {
@@ -63,5 +90,26 @@ describe('loadConfigFile', () => {
       code: 'E_CONFIG_NOT_FOUND',
       exitStatus: 2,
     });
+  });
+});
+
+describe('duplicateKey', () => {
+  it.each([
+    ['{"cpus": 4, "hz": 100}', undefined],
+    ['{"cpus": 4, "cpus": 2}', { path: ['cpus'], lines: [1, 1] }],
+    ['{"irq": {"rate": 1}, "workload": {"rate": 2}}', undefined],
+    ['{"irq": {"rate": 1,\n "rate": 2}}', { path: ['irq', 'rate'], lines: [1, 2] }],
+    [
+      '{"sweep": {"param": "a", "values": [{"k": 1}, {"k": 2, "k": 3}]}}',
+      { path: ['sweep', 'values', 1, 'k'], lines: [1, 1] },
+    ],
+    // Braces, colons, quotes and escapes inside strings are not structure.
+    ['{"a": "x\\"y\\": {", "b": 1, "c": "\\"b\\": 2"}', undefined],
+    // Keys compare as JSON reads them: "\u0041" is "A".
+    ['{"\\u0041": 1, "A": 2}', { path: ['A'], lines: [1, 1] }],
+    ['[{"a": 1}, {"a": 2}]', undefined],
+  ])('%s', (text, expected) => {
+    JSON.parse(text); // each case is valid JSON
+    expect(duplicateKey(text)).toEqual(expected);
   });
 });

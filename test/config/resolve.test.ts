@@ -237,6 +237,47 @@ describe('errors', () => {
   });
 });
 
+describe("a command's rules (scenarios, demo)", () => {
+  const rules = {
+    command: 'scenario test',
+    rules: {
+      fixed: {
+        strategies: { kind: 'sets' as const, why: 'it compares a and b' },
+        outDir: { kind: 'unused' as const, why: 'it writes nothing', allows: null },
+      },
+      minCpus: { count: 3, why: 'which needs three' },
+    },
+  };
+  const withRules = (flags: PartialConfig, file?: unknown) =>
+    resolveConfig({ flags, file, fileName: 'cfg.json', cwd, now, random: () => 0.5, rules });
+
+  it('reject a fixed setting from the flags before one from the file, and accept an allowed value', () => {
+    expect(errorOf(() => withRules({ strategies: ['tasklet'] }, { strategies: ['inline'] })).message).toBe(
+      "scenario test sets --strategy itself (it compares a and b); drop --strategy, or use 'deferlab run' for your own comparison",
+    );
+    expect(errorOf(() => withRules({ cpus: 3 }, { outDir: 'x' })).message).toMatch(
+      /^scenario test takes no outDir \(it writes nothing\); drop outDir in cfg.json, or /,
+    );
+    expect(withRules({ cpus: 3, outDir: null }).outDir).toBeNull();
+  });
+
+  it('the CPU count, also when a topology implies it', () => {
+    expect(errorOf(() => withRules({ cpus: 2 })).message).toBe(
+      '--cpus must be at least 3 for scenario test, which needs three (got 2); raise the CPU count to 3 or more',
+    );
+    expect(errorOf(() => withRules({}, {})).message).toBe(
+      '--cpus must be at least 3 for scenario test, which needs three (got 2, the default); raise the CPU count to 3 or more',
+    );
+    expect(errorOf(() => withRules({ topology: 'smt=0-1' })).message).toBe(
+      '--cpus must be at least 3 for scenario test, which needs three (got 2, as the topology describes); raise the CPU count to 3 or more',
+    );
+  });
+
+  it('without rules, nothing is fixed', () => {
+    expect(resolve({ strategies: ['tasklet'], cpus: 1, workload: { kind: 'irq_only' } }).baseline).toBe('tasklet');
+  });
+});
+
 describe('docs/cli.md', () => {
   it('its complete config file example resolves', () => {
     const doc = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');

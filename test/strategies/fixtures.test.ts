@@ -24,7 +24,11 @@ const CASES: [fixture: string, fails: CheckKey, detail: RegExp][] = [
     /0 runs: a deferred mix handed off on CPU \d has not run 1000 ms after the run \(an accepted hand-off never ran\)/,
   ],
   ['might-sleep', 'mightSleep', /^BUG: sleeping function called from invalid context \(hardirq\) on CPU \d/],
-  ['returns-nothing', 'noFault', /^handoff\(\) returned undefined \(no return value\), not a boolean: return true when/],
+  [
+    'returns-nothing',
+    'noFault',
+    /^handoff\(\) returned undefined \(no return value\), not a boolean: return true when/,
+  ],
   ['bad-handle', 'noFault', /^queueWorkOn: expected a workqueue returned by s\.workqueue\(\) or s\.allocWorkqueue\(\)/],
 ];
 

@@ -1,0 +1,76 @@
+/**
+ * What a command that is not `run` takes from the user's settings (`scenario NAME`, `demo`).
+ *
+ * A scenario (or the demo) sets some settings itself (cpu-hog compares two fixed strategies)
+ * and has no use for others (ipi-storm raises no device interrupts). Silently ignoring such a
+ * setting would mislead, so giving one, as a flag or in the config file, is an error that says
+ * why and what to do instead. Every other setting is honoured, with the usual precedence.
+ *
+ * Checked by `resolveConfig` on the user's layers only (the config file and the flags; a
+ * scenario's own preset may set anything), before the rules between settings.
+ */
+import type { Path } from './origins.js';
+import type { SweepParam } from './sweep.js';
+
+/** A setting the command does not take from the user. */
+export interface FixedSetting {
+  /**
+   * `sets`: the command chooses it itself ("scenario cpu-hog sets --strategy itself");
+   * `unused`: the command has no use for it ("scenario ipi-storm takes no --irq-rate").
+   */
+  readonly kind: 'sets' | 'unused';
+  /** Why, said in parentheses: `it compares workqueue:wq=system with unbound:scope=system`. */
+  readonly why: string;
+  /** What to do instead, after "drop X, or": defaults to the rules' `instead`. */
+  readonly instead?: string;
+  /** A value the user may give anyway, because it is what the command does (`null` for outDir). */
+  readonly allows?: unknown;
+}
+
+export interface CommandRules {
+  /** The settings the command does not take, by field path (`strategies`, `workload.msgSize`). */
+  readonly fixed?: Readonly<Record<string, FixedSetting>>;
+  /** What to do instead of giving a fixed setting, after "drop X, or". */
+  readonly instead?: string;
+  /** The fewest CPUs the command's machine makes sense on, and why (after "whose"/"which"). */
+  readonly minCpus?: { readonly count: number; readonly why: string };
+  /** The only sweep parameters the command honours, and why. */
+  readonly sweeps?: { readonly params: readonly SweepParam[]; readonly why: string };
+}
+
+/** The command as messages name it (`scenario cpu-hog`, `demo`), with its rules. */
+export interface CommandRulesFor {
+  readonly command: string;
+  readonly rules: CommandRules;
+}
+
+export const DEFAULT_INSTEAD = "use 'deferlab run' for your own comparison";
+
+/** `workload.msgSize` → `['workload', 'msgSize']`. */
+export function fieldPath(field: string): Path {
+  return field.split('.');
+}
+
+const NO_TCP_LAT = 'it runs no tcp_lat, only background interrupts';
+
+/**
+ * `deferlab demo` boots the machine with the inline strategy and background interrupts only,
+ * runs it for --duration, and prints its counters (harness/demo.ts). It takes the machine's
+ * settings; the comparison's settings, which it would ignore, are rejected.
+ */
+export const DEMO_RULES: CommandRules = {
+  instead: "use 'deferlab run' to compare strategies",
+  fixed: {
+    strategies: { kind: 'sets', why: 'it runs the inline strategy only' },
+    baseline: { kind: 'unused', why: 'it compares nothing' },
+    'workload.kind': { kind: 'sets', why: 'it runs background interrupts only, no application' },
+    'workload.msgSize': { kind: 'unused', why: NO_TCP_LAT },
+    'workload.clientCpu': { kind: 'unused', why: NO_TCP_LAT },
+    'workload.serverCpu': { kind: 'unused', why: NO_TCP_LAT },
+    'workload.ringBytes': { kind: 'unused', why: NO_TCP_LAT },
+    trials: { kind: 'unused', why: 'it runs once, for --duration' },
+    warmupMs: { kind: 'unused', why: 'it counts from boot, with no warm-up' },
+    sweep: { kind: 'unused', why: 'it runs once, at one setting', allows: null },
+    outDir: { kind: 'unused', why: 'it writes no files, it prints its counters', allows: null },
+  },
+};
