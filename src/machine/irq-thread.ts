@@ -21,6 +21,7 @@ import { attachShm } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
 import { IrqChip, Vector } from './irqchip.js';
 import {
+  C_GEN_INFLIGHT,
   C_JIFFIES,
   C_PHASE,
   C_STOP,
@@ -31,6 +32,7 @@ import {
   CpuCounter,
   CpuFlag,
   GlobalCounter,
+  genEnter,
   Phase,
 } from './layout.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
@@ -115,7 +117,9 @@ export async function startIrqThread(data: StartupData): Promise<void> {
       if (active && !wasActive) for (const c of targets) next[c] = now + rand() * gap;
       wasActive = active;
       let wake = (j + 1) * tickNs;
-      if (active) {
+      // A generation step (C_GEN_INFLIGHT): the phase is read again after entering, so a raise
+      // never lands after the drain has checked the rings.
+      if (active && genEnter(i32, R.control)) {
         for (const c of targets) {
           if (now - next[c] > IRQ_MAX_LAG_NS) {
             Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_skipped, Math.floor((now - next[c]) / gap));
@@ -129,6 +133,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
           }
           if (next[c] < wake) wake = next[c];
         }
+        Atomics.sub(i32, R.control + C_GEN_INFLIGHT, 1);
       }
       // Wait for the next event.
       const delta = wake - nowNs();

@@ -57,6 +57,15 @@ export const C_TRIAL = 4; // M: trial number (for messages)
 export const C_TRIGGER = 5;
 /** M: test switches (TestFlag), for the strategy conformance suite; 0 in real runs. */
 export const C_TEST = 6;
+/**
+ * R: load generators inside a generation step (the irq thread raising device interrupts, the
+ * tcp_lat client sending, the cross_cpu producer pushing). A generator Atomics.add(+1)s it,
+ * THEN loads C_PHASE and generates only in Warmup/Measure, then Atomics.sub(-1)s it. The main
+ * thread stores Phase.Drain and then waits for this word to read 0: from then on no generator
+ * can act on an older phase (seq-cst: a later +1 is followed by a load that sees Drain), so
+ * whatever it pushed is already visible to the drain's checks.
+ */
+export const C_GEN_INFLIGHT = 7;
 
 export enum TestFlag {
   /** Each accepted hand-off is followed at once by a second one: while the first is still
@@ -76,6 +85,17 @@ export enum Phase {
   Drain = 3,
   /** Idle between trials. */
   Pause = 4,
+}
+
+/** Enter a generation step on the control region at `ctl` (C_GEN_INFLIGHT): true when the
+ *  phase, read after entering, generates load (then leave with Atomics.sub once what was
+ *  generated is pushed); false when it does not (already left). */
+export function genEnter(i32: Int32Array, ctl: number): boolean {
+  Atomics.add(i32, ctl + C_GEN_INFLIGHT, 1);
+  const p = Atomics.load(i32, ctl + C_PHASE);
+  if (p === Phase.Warmup || p === Phase.Measure) return true;
+  Atomics.sub(i32, ctl + C_GEN_INFLIGHT, 1);
+  return false;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -442,6 +462,7 @@ export const RECORD_FIELDS: Record<string, RecordFields> = {
       C_TRIAL: [C_TRIAL, 1],
       C_TRIGGER: [C_TRIGGER, 1],
       C_TEST: [C_TEST, 1],
+      C_GEN_INFLIGHT: [C_GEN_INFLIGHT, 1],
       C_JIFFIES: [C_JIFFIES, 1],
       C_FAULT: [C_FAULT, 1],
     },

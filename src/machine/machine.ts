@@ -22,6 +22,7 @@ import {
   C_ACTIVE,
   C_EPOCH,
   C_FAULT,
+  C_GEN_INFLIGHT,
   C_PHASE,
   C_STOP,
   C_TEST,
@@ -495,21 +496,12 @@ export class Machine {
    */
   busy(): string {
     const i32 = this.i32;
-    for (let c = 0; c < this.opts.cpus; c++) {
-      const b = this.R.cpu + c * CPU_WORDS;
-      if (Atomics.load(i32, b + CPU_DEFERRED) !== 0) return `a deferred mix handed off on CPU ${c} has not run`;
-      if (Atomics.load(i32, b + CPU_SOFTIRQ) !== 0) return `softirqs pending on CPU ${c}`;
-      if (new MpscRing(i32, this.R.irqRings[c]).length() !== 0) return `interrupts pending on CPU ${c}`;
-      if (new MpscRing(i32, this.R.irqWorkLists[c]).length() !== 0) return `irq_work pending on CPU ${c}`;
-    }
-    for (const p of this.plan.pools)
-      if (new MpscRing(i32, this.R.poolLists[p.id]).length() !== 0)
-        return `work queued on pool ${p.id} (${p.kind}, CPU ${p.cpu})`;
-    // A job popped from its list is done only once it has been counted.
-    const c = this.counters();
-    if (c.mixes < c.handoffs) return `${c.handoffs - c.mixes} accepted hand-offs have not finished running`;
-    if (c.works_run < c.works_queued)
-      return `${c.works_queued - c.works_run} queued work items have not finished running`;
+    // The order of the loads matters: each stage of a job is published (Atomics) before the
+    // stage that feeds it lets go, so reading upstream first cannot miss a job in between.
+    // 1. Generators: none may still act on the measuring phase (C_GEN_INFLIGHT).
+    if (Atomics.load(i32, this.R.control + C_GEN_INFLIGHT) !== 0) return 'a load generator is still generating';
+    // 1b. The workload's own messages: a tcp_lat exchange ends when the client consumes the
+    //     reply, in NET_RX after the reply's interrupt was handled (and its hand-off published).
     const w = this.opts.workload;
     if (w.kind === 'tcp_lat') {
       const req = new SpscRing(i32, this.R.workload['tcp:ring0']);
@@ -521,6 +513,26 @@ export class Machine {
         if (new MpscRing(i32, this.R.workload[`xcpu:ring${c}`]).length() !== 0)
           return `cross_cpu items queued for CPU ${c}`;
     }
+    // 2. Queues: an interrupt record leaves its ring only after its handler ran (runtime.ts,
+    //    drainIrqRing), so a hand-off it made is in CPU_DEFERRED below before the ring shows 0.
+    for (let c = 0; c < this.opts.cpus; c++) {
+      if (new MpscRing(i32, this.R.irqRings[c]).length() !== 0) return `interrupts pending on CPU ${c}`;
+      if (new MpscRing(i32, this.R.irqWorkLists[c]).length() !== 0) return `irq_work pending on CPU ${c}`;
+    }
+    for (const p of this.plan.pools)
+      if (new MpscRing(i32, this.R.poolLists[p.id]).length() !== 0)
+        return `work queued on pool ${p.id} (${p.kind}, CPU ${p.cpu})`;
+    // 3. Per-CPU deferred jobs and softirqs.
+    for (let c = 0; c < this.opts.cpus; c++) {
+      const b = this.R.cpu + c * CPU_WORDS;
+      if (Atomics.load(i32, b + CPU_DEFERRED) !== 0) return `a deferred mix handed off on CPU ${c} has not run`;
+      if (Atomics.load(i32, b + CPU_SOFTIRQ) !== 0) return `softirqs pending on CPU ${c}`;
+    }
+    // 4. A job popped from its list is done only once it has been counted.
+    const c = this.counters();
+    if (c.mixes < c.handoffs) return `${c.handoffs - c.mixes} accepted hand-offs have not finished running`;
+    if (c.works_run < c.works_queued)
+      return `${c.works_queued - c.works_run} queued work items have not finished running`;
     return '';
   }
 

@@ -51,6 +51,7 @@ import { IrqChip, recordTime, Vector } from './irqchip.js';
 import {
   C_ACTIVE,
   C_EPOCH,
+  C_GEN_INFLIGHT,
   C_JIFFIES,
   C_PHASE,
   C_STOP,
@@ -75,6 +76,7 @@ import {
   CPUF_SWITCH_NS,
   CpuCounter,
   CpuFlag,
+  genEnter,
   MAX_OBJECTS,
   MAX_TIMERS_PER_CPU,
   type MachineRegions,
@@ -468,7 +470,6 @@ export class Runtime {
       const vector = i32[idx];
       const arg = i32[idx + 1];
       const raised = recordTime(i32, idx);
-      ring.release();
       const t = nowNs();
       tr.record(St.IrqEntry, t - raised);
       if (vector === Vector.Ipi) {
@@ -478,6 +479,10 @@ export class Runtime {
         this.deviceInterrupt(arg, t);
         if (vector === Vector.Net) this.raiseSoftirq(Softirq.NetRx);
       }
+      // Released only once handled: until then the record keeps the ring non-empty, so the
+      // drain (Machine.busy) cannot miss an interrupt that is being handled. What the handler
+      // left behind (a hand-off's CPU_DEFERRED, a raised softirq) is published before this.
+      ring.release();
       if (tr.on) tr.record(St.Hardirq, nowNs() - t);
     }
   }
@@ -1154,6 +1159,18 @@ export class Runtime {
   /** A collect epoch was announced that this thread has not reported yet. */
   newEpochPending(): boolean {
     return Atomics.load(this.i32, this.ctl + C_EPOCH) !== this.epoch;
+  }
+
+  /**
+   * Enter a generation step (see C_GEN_INFLIGHT): true when the phase, read after entering,
+   * still generates load; then call genExit() once what was generated is pushed. False: do not
+   * generate (already exited).
+   */
+  genEnter(): boolean {
+    return genEnter(this.i32, this.ctl);
+  }
+  genExit(): void {
+    Atomics.sub(this.i32, this.ctl + C_GEN_INFLIGHT, 1);
   }
 
   /** The phase word differs from the last one this thread acted on. */

@@ -109,12 +109,15 @@ class Producer implements HostedTask {
         continue;
       }
       burn(rt, w.produceNs);
+      // A generation step (C_GEN_INFLIGHT): nothing is pushed after the drain looked.
+      if (!rt.genEnter()) continue;
       const k = this.next;
       this.next = (k + 1) % w.consumers.length;
       const cons = w.consumers[k];
       const ring = this.rings[k];
       const idx = ring.claim();
       if (idx < 0) {
+        rt.genExit();
         rt.globalCount(GlobalCounter.items_refused);
         continue;
       }
@@ -127,6 +130,7 @@ class Producer implements HostedTask {
       rt.globalCount(GlobalCounter.items_produced);
       if (Atomics.load(i32, this.policyWord) !== IF_IDLE || Atomics.load(i32, this.flag(cons)) === 1)
         rt.irqWorkQueueOn(this.ipis[k], cons);
+      rt.genExit();
     }
   }
 }

@@ -168,9 +168,14 @@ class ClientTask extends Endpoint implements HostedTask {
         if (rt.sleepCurrent(this.recheckPhase)) return;
         continue;
       }
+      // A generation step (C_GEN_INFLIGHT): a message is sent only if the phase, read again
+      // after entering, still generates, so none is sent after the drain looked.
+      if (!rt.genEnter()) continue;
       const now = rt.now();
       this.sentAt = now;
-      if (!this.send(++this.seq, now)) throw new Error('tcp_lat: client ring full with one message in flight');
+      const sent = this.send(++this.seq, now);
+      rt.genExit();
+      if (!sent) throw new Error('tcp_lat: client ring full with one message in flight');
       rt.globalCount(GlobalCounter.app_messages);
       this.waiting = true;
     }
