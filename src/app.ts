@@ -330,7 +330,11 @@ export async function start(argv: string[]): Promise<number> {
   let signals = 0;
   const onSignal = () => {
     signals++;
-    if (signals > 1) process.exit(EXIT_INTERRUPTED); // a second Ctrl-C: leave now
+    if (signals > 1) {
+      // A second Ctrl-C: leave now, saying what is lost.
+      process.stderr.write('\ndeferlab: interrupted twice: leaving at once; results not yet written are lost\n');
+      process.exit(EXIT_INTERRUPTED);
+    }
     ac.abort();
   };
   process.on('SIGINT', onSignal);

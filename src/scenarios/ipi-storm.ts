@@ -8,12 +8,12 @@
  * Both policies run on one machine, trials interleaved (always, if-idle, always, ...): the
  * policy is a word the main thread switches between trials.
  */
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { CommandRules, FixedSetting } from '../config/rules.js';
 import { machineOptions } from '../harness/options.js';
 import { Phase } from '../machine/layout.js';
 import { Machine, MachineFaultError } from '../machine/machine.js';
+import { makeDirs } from '../report/outdir.js';
 import { compare } from '../report/stats.js';
 import { writeFileAtomic } from '../report/write.js';
 import {
@@ -177,7 +177,7 @@ export async function runIpiStorm(
   ];
   printVerdicts(io, verdicts, status);
   if (c.outDir) {
-    await mkdir(c.outDir, { recursive: true });
+    await makeDirs(c.outDir); // never mkdir -p: Node 20's recursive mkdir loops under /proc
     await writeFileAtomic(join(c.outDir, 'ipi-storm.json'), `${JSON.stringify({ load, trials }, null, 2)}\n`);
   }
   return status;
