@@ -30,6 +30,8 @@ import { startWatchdog } from './watchdog.js';
 
 /** Trigger during the warm-up pass: 128 times more hand-offs than random.c's 1024. */
 export const WARMUP_TRIGGER = 8;
+/** The warm-up pass (before a strategy's first trial) runs at least this long. */
+export const WARMUP_PASS_MIN_MS = 150;
 /** How long deferred work may take to finish after a trial before the run fails (at least: see
  *  drainTimeoutMs). */
 export const DRAIN_TIMEOUT_MS = 5_000;
@@ -164,7 +166,7 @@ async function runPoint(
           m.setTrigger(Math.min(WARMUP_TRIGGER, opts.fastPool.trigger));
           m.setActiveStrategy(s);
           m.setPhase(Phase.Warmup);
-          await guard(Math.max(150, config.warmupMs));
+          await guard(Math.max(WARMUP_PASS_MIN_MS, config.warmupMs));
           await endTrial(m, acc.result.label, drainTimeoutMs(config.watchdogMs));
           m.setTrigger(opts.fastPool.trigger);
         }

@@ -9,8 +9,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { estimateLine, prepareOut } from '../../src/app.js';
+import { prepareOut } from '../../src/app.js';
 import { resolveConfig } from '../../src/config/schema.js';
+import { estimateLine } from '../../src/harness/estimate.js';
 import { syntheticResults } from '../../src/report/synthetic.js';
 import { readResults } from '../../src/report/write.js';
 import { type CliResult, limiter, runCli, stackLines } from '../fixtures/cli.js';

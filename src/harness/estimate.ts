@@ -1,0 +1,53 @@
+/**
+ * How long a run will take, said before it starts: a rough guide from the resolved config, not
+ * a promise (a busy host takes longer).
+ */
+import type { ResolvedConfig } from '../config/schema.js';
+import { WARMUP_PASS_MIN_MS } from './run.js';
+
+/**
+ * Seconds to boot a machine and stop it again: each emulated CPU brings about five threads (the
+ * CPU, its kworkers, ksoftirqd), ~0.1 s each to start (measured on 2 busy cores: 1.6 s for 2
+ * CPUs, 12 s for 16).
+ */
+const bootSeconds = (cpus: number) => 0.5 + 0.5 * cpus;
+/** Per trial: drain, collect and reset (measured: tens of ms). */
+const PER_TRIAL_S = 0.05;
+/** The estimate is printed only above this. */
+export const ESTIMATE_SHOWN_ABOVE_S = 10;
+
+/**
+ * How long `run` will take, in seconds, from the resolved config: per sweep point, a boot (longer
+ * with more CPUs), one warm-up pass per strategy, then strategies × trials × (warm-up + duration
+ * + drain). A rough guide for the user, not a promise: a busy host takes longer.
+ */
+export function estimateSeconds(config: ResolvedConfig): number {
+  const points = config.sweep ? config.sweep.values.length : 1;
+  const n = config.strategies.length;
+  const warmupPass = (n * Math.max(WARMUP_PASS_MIN_MS, config.warmupMs)) / 1000;
+  const trials = n * config.trials * ((config.warmupMs + config.trialMs) / 1000 + PER_TRIAL_S);
+  return points * (bootSeconds(config.cpus) + warmupPass + trials);
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/** `about 65 s`, `about 4 min`, `about 1.5 h`. */
+export function aboutDuration(seconds: number): string {
+  if (seconds < 100) return `about ${Math.max(5, Math.round(seconds / 5) * 5)} s`;
+  if (seconds < 90 * 60) return `about ${Math.round(seconds / 60)} min`;
+  return `about ${(seconds / 3600).toFixed(1)} h`;
+}
+
+/**
+ * The line announcing a long run (stderr), or undefined when the run should take at most
+ * {@link ESTIMATE_SHOWN_ABOVE_S}: `deferlab: 9 strategies × 5 trials × 1 sweep point, about 65 s ...`.
+ */
+export function estimateLine(config: ResolvedConfig): string | undefined {
+  const s = estimateSeconds(config);
+  if (s <= ESTIMATE_SHOWN_ABOVE_S) return undefined;
+  const points = config.sweep ? config.sweep.values.length : 1;
+  return (
+    `deferlab: ${plural(config.strategies.length, 'strategy', 'strategies')} × ${plural(config.trials, 'trial')} × ` +
+    `${plural(points, 'sweep point')}, ${aboutDuration(s)} (Ctrl-C stops early and keeps the finished trials)`
+  );
+}
