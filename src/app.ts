@@ -19,28 +19,36 @@ import { estimateLine } from './harness/estimate.js';
 import { strategyRefs } from './harness/options.js';
 import { runExperiment } from './harness/run.js';
 import { MachineFaultError } from './machine/machine.js';
+import type { StrategyRef } from './machine/options.js';
 import { OutDirError, prepareOutputDir, removeIfEmpty } from './report/outdir.js';
 import { renderTable } from './report/table.js';
 import type { RunResults } from './report/types.js';
 import { reportFromDir, writeResults } from './report/write.js';
 import { SCENARIOS } from './scenarios/index.js';
-import { instantiate, loadStrategyClass, StrategyLoadError } from './strategies/load.js';
+import { StrategyLoadError } from './strategies/load.js';
 import { StrategyOptionError } from './strategies/options.js';
 import { BUILTINS } from './strategies/registry.js';
+import { ValidationInterrupted, validateStrategiesIsolated } from './strategies/validate.js';
 import { VERSION } from './version.js';
 
-/** Load and instantiate every strategy on the main thread first: bad input fails in one line, before any thread starts. */
-async function validateStrategies(config: ResolvedConfig): Promise<void> {
-  for (const ref of strategyRefs(config)) {
-    try {
-      instantiate(ref, await loadStrategyClass(ref));
-    } catch (e) {
-      if (e instanceof StrategyLoadError || e instanceof StrategyOptionError)
-        throw new DeferlabError('E_BAD_OPTION', e.message, 2);
-      throw e;
-    }
+/**
+ * Load and construct every strategy before any machine thread starts, in a thread of its own
+ * (src/strategies/validate.ts): bad input fails in one line, a file that never finishes loading
+ * is named after a timeout, and Ctrl-C is heard meanwhile. False when interrupted.
+ */
+async function validateStrategies(refs: StrategyRef[], signal: AbortSignal): Promise<boolean> {
+  try {
+    await validateStrategiesIsolated(refs, { signal });
+    return true;
+  } catch (e) {
+    if (e instanceof ValidationInterrupted) return false;
+    if (e instanceof StrategyLoadError || e instanceof StrategyOptionError)
+      throw new DeferlabError('E_BAD_OPTION', e.message, 2);
+    throw e;
   }
 }
+
+const INTERRUPTED_EARLY = 'deferlab: interrupted before anything ran\n';
 
 function statusOf(results: RunResults): number {
   if (results.status === 'completed') return EXIT_OK;
@@ -112,7 +120,10 @@ function writeFailure(e: unknown): string | undefined {
 
 export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
   const run = async (config: ResolvedConfig, io: CliIo): Promise<number> => {
-    await validateStrategies(config);
+    if (!(await validateStrategies(strategyRefs(config), signal))) {
+      io.stderr(INTERRUPTED_EARLY);
+      return EXIT_INTERRUPTED;
+    }
     const created = config.outDir ? await prepareOut(config.outDir, argv) : [];
     const estimate = estimateLine(config);
     if (estimate) io.stderr(`${estimate}\n`);
@@ -183,12 +194,9 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     async checkStrategy(spec: StrategySpec, io) {
       const { checkStrategy, formatConformance } = await import('./conformance/index.js');
       const [ref] = strategyRefs({ strategies: [spec] } as unknown as ResolvedConfig);
-      try {
-        instantiate(ref, await loadStrategyClass(ref));
-      } catch (e) {
-        if (e instanceof StrategyLoadError || e instanceof StrategyOptionError)
-          throw new DeferlabError('E_BAD_OPTION', e.message, 2);
-        throw e;
+      if (!(await validateStrategies([ref], signal))) {
+        io.stderr(INTERRUPTED_EARLY);
+        return EXIT_INTERRUPTED;
       }
       let report: Awaited<ReturnType<typeof checkStrategy>> | 'interrupted';
       try {
@@ -233,7 +241,10 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
           `unknown scenario ${name} (known: ${Object.keys(SCENARIOS).join(', ')})`,
           2,
         );
-      await validateStrategies(config);
+      if (!(await validateStrategies(strategyRefs(config), signal))) {
+        io.stderr(INTERRUPTED_EARLY);
+        return EXIT_INTERRUPTED;
+      }
       if (config.outDir) await prepareOut(config.outDir, argv);
       // Did the scenario already say why it stopped? Then it needs no second line.
       let saidWhy = false;

@@ -17,7 +17,7 @@ import type { Histogram } from 'hdr-histogram-js';
 import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { Phase } from '../machine/layout.js';
-import { Machine, type MachineFault, MachineFaultError } from '../machine/machine.js';
+import { BootInterrupted, Machine, type MachineFault, MachineFaultError } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
 import { newHistogram, type Stage } from '../machine/trace.js';
@@ -103,7 +103,7 @@ export async function runExperiment(config: ResolvedConfig, hooks: RunHooks = {}
       if (results.status !== 'completed') break;
     }
   } catch (e) {
-    if (e instanceof Interrupted) results.status = 'interrupted';
+    if (e instanceof Interrupted || e instanceof BootInterrupted) results.status = 'interrupted';
     else throw e;
   }
   results.meta.finishedAt = new Date().toISOString();
@@ -140,7 +140,7 @@ async function runPoint(
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
   say(`booting ${opts.cpus} CPUs${pname ? ` (${pname})` : ''}...`);
-  const m = await Machine.boot(opts);
+  const m = await Machine.boot(opts, hooks.signal); // Ctrl-C during boot: BootInterrupted
   results.meta.threads = m.plan.threads.length;
   const watchdog = startWatchdog(m, config.watchdogMs, () => accs[activeIndex]?.result.label);
   let activeIndex = 0;

@@ -66,6 +66,11 @@ const ENTRY = {
 
 /** How long threads may take to start (from TypeScript source each loads esbuild: ~0.3 s). */
 export const BOOT_TIMEOUT_MS = 60_000;
+/** How long one strategy's setup() may run on a thread (it only creates kernel objects). */
+export const SETUP_TIMEOUT_MS = 10_000;
+
+/** Machine.boot was interrupted (its signal fired): the threads are stopped. */
+export class BootInterrupted extends Error {}
 /** Old-generation heap limit of each machine thread (MiB). */
 export const WORKER_HEAP_MB = 512;
 /**
@@ -135,7 +140,7 @@ export class Machine {
   }
 
   /** Build the shared memory and start every thread; resolves when all are ready. */
-  static async boot(opts: MachineOptions): Promise<Machine> {
+  static async boot(opts: MachineOptions, signal?: AbortSignal): Promise<Machine> {
     const plan = planMachineTasks(opts);
     const wl = workloadRegions(opts);
     const { sab, regions } = planMachine({
@@ -149,7 +154,7 @@ export class Machine {
     initClock(epochNs);
     const m = new Machine(opts, sab, regions, plan, epochNs);
     m.init();
-    await m.start();
+    await m.start(signal);
     return m;
   }
 
@@ -187,8 +192,10 @@ export class Machine {
     i32[R.control + C_PHASE] = Phase.Boot;
   }
 
-  private async start(): Promise<void> {
+  private async start(signal?: AbortSignal): Promise<void> {
     const ready = new Set<number>();
+    /** Per thread: the strategy whose setup() it is running, and since when (ms). */
+    const inSetup = new Map<number, { strategy: number; since: number }>();
     let resolveReady!: () => void;
     let rejectReady!: (e: Error) => void;
     const allReady = new Promise<void>((res, rej) => {
@@ -226,6 +233,9 @@ export class Machine {
             this.clockErrorNs = Math.max(this.clockErrorNs, m.clockErrorNs);
           }
           if (ready.size === this.plan.threads.length) resolveReady();
+        } else if (m.type === 'setup') {
+          if (m.strategy < 0) inSetup.delete(m.thread);
+          else inSetup.set(m.thread, { strategy: m.strategy, since: Date.now() });
         } else if (m.type === 'report') {
           this.reports.set(m.thread, m);
           if (this.reportWaiter && this.reports.size >= this.reportingThreads()) this.reportWaiter();
@@ -282,14 +292,45 @@ export class Machine {
       () => rejectReady(new Error(`machine threads did not start within ${BOOT_TIMEOUT_MS / 1000} s`)),
       BOOT_TIMEOUT_MS,
     );
+    // A strategy's setup() that does not return: name it (and the threads stuck in it).
+    const setupWatch = setInterval(() => {
+      const now = Date.now();
+      const stuck = [...inSetup.entries()].filter(([, s]) => now - s.since > SETUP_TIMEOUT_MS);
+      if (!stuck.length) return;
+      const ref = this.opts.strategies[stuck[0][1].strategy];
+      const who = ref?.url ? fileURLToPath(ref.url) : (ref?.label ?? 'a strategy');
+      const threads = stuck.map(([t]) => this.plan.threads[t]?.name ?? `#${t}`);
+      const on =
+        threads.length === 1
+          ? threads[0]
+          : `${threads.length} threads (${threads.slice(0, 3).join(', ')}${threads.length > 3 ? ', ...' : ''})`;
+      rejectReady(
+        new MachineFaultError({
+          thread: threads[0],
+          message: `${who}: setup() did not return within ${SETUP_TIMEOUT_MS / 1000} s on ${on} (an endless loop or a blocking wait in setup()?)`,
+          cpu: -1,
+          task: 'setup',
+          context: 'setup',
+          ...(ref ? { strategy: ref.label } : {}),
+          kind: 'bad-input',
+        }),
+      );
+    }, 250);
+    const onAbort = () => rejectReady(new BootInterrupted('interrupted while the machine was starting'));
+    if (signal?.aborted) onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
     try {
       await allReady;
     } catch (e) {
       clearTimeout(timer);
-      await this.stop();
+      clearInterval(setupWatch);
+      signal?.removeEventListener('abort', onAbort);
+      await this.stop(e instanceof MachineFaultError || e instanceof BootInterrupted ? 200 : undefined);
       throw e;
     }
     clearTimeout(timer);
+    clearInterval(setupWatch);
+    signal?.removeEventListener('abort', onAbort);
     const sigs = this.objectsSignature.filter((s) => s !== undefined);
     const differs = (sigs[0] ?? []).findIndex((_, i) => new Set(sigs.map((s) => s[i])).size > 1);
     if (differs >= 0) {

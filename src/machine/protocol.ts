@@ -29,6 +29,12 @@ export type WorkerMessage =
       clockErrorNs: number;
     }
   | {
+      /** A strategy's setup() starts on this thread (index into opts.strategies), or -1: all done. */
+      type: 'setup';
+      thread: number;
+      strategy: number;
+    }
+  | {
       type: 'report';
       thread: number;
       epoch: number;

@@ -37,9 +37,11 @@ export async function startTaskThread(data: StartupData): Promise<void> {
       r.strategies.push(s);
       r.strategyLabels.push(opts.strategies[i].label);
       r.inStrategy = i;
+      post({ type: 'setup', thread: threadId, strategy: i }); // the boot watchdog names a setup that never returns
       s.setup?.(r.setupFor(i, opts.strategies[i].options));
       r.inStrategy = -1;
     });
+    post({ type: 'setup', thread: threadId, strategy: -1 });
     const wl = attachWorkload(r, opts);
     r.workload = wl.hooks;
     const tasks: HostedTask[] = [];
