@@ -237,6 +237,8 @@ export const CPU_COUNTER_NAMES = [
   'net_rx_packets', // messages delivered by NET_RX
   'bh_works_run', // WQ_BH items run in softirq context
   'nohz_kicks', // idle CPU woken for a timer
+  'handoffs_lost', // hand-offs refused while nothing was pending: the job is lost (random.c's pool stays in flight)
+  'kthread_switches', // context switches into a kthread (kworker, unbound worker, ksoftirqd)
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;

@@ -193,6 +193,8 @@ export class Runtime {
   private readonly gc: number;
   /** > 0: the hand-off payload is a driver work item of this many ns, not random.c's mix. */
   private readonly driverWorkNs: number;
+  /** Per task id: a kthread (kworker, unbound worker, ksoftirqd), for kthread_switches. */
+  private readonly isKthread: Uint8Array;
 
   constructor(
     readonly sab: SharedArrayBuffer,
@@ -208,6 +210,9 @@ export class Runtime {
     this.ctl = R.control;
     this.gc = R.globalCounters;
     this.driverWorkNs = opts.payload?.kind === 'driver_work' ? Math.max(1, opts.payload.workNs) : 0;
+    this.isKthread = Uint8Array.from(plan.tasks, (t) =>
+      t.kind === 'kworker' || t.kind === 'unbound' || t.kind === 'ksoftirqd' ? 1 : 0,
+    );
     this.rqs = RunQueues.of(this.i32, this.f64, R, opts.cpus, opts.lockSpins);
     for (let t = 0; t < plan.threads.length; t++)
       this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
@@ -325,6 +330,7 @@ export class Runtime {
     this.rqs.unlock(c);
     if (next === this.task) return;
     this.count(CpuCounter.ctx_switches);
+    if (this.isKthread[next]) this.count(CpuCounter.kthread_switches);
     this.switchTo(c, next, now);
   }
 
@@ -507,7 +513,8 @@ export class Runtime {
     }
     const dw = this.cw(c, CPU_DEFERRED);
     // The hand-off time of the pending job; not overwritten by a hand-off that will be refused.
-    if (Atomics.add(this.i32, dw, 1) === 0) this.f64[this.cf(c, CPUF_HANDOFF_NS)] = t;
+    const pendingBefore = Atomics.add(this.i32, dw, 1);
+    if (pendingBefore === 0) this.f64[this.cf(c, CPUF_HANDOFF_NS)] = t;
     const active = Atomics.load(this.i32, this.ctl + C_ACTIVE);
     const s = this.strategies[Math.max(active, 0)];
     this.inStrategy = Math.max(active, 0);
@@ -519,6 +526,8 @@ export class Runtime {
     if (this.tracer.on) this.tracer.record(St.HandoffCall, nowNs() - t1);
     if (!ok) Atomics.sub(this.i32, dw, 1);
     this.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
+    // Refused with nothing pending: no job will run, and random.c's MIX_INFLIGHT stays set.
+    if (!ok && pendingBefore === 0) this.count(CpuCounter.handoffs_lost);
     if (ok && (Atomics.load(this.i32, this.ctl + C_TEST) & TestFlag.DoubleHandoff) !== 0) this.secondHandoff(s, c);
     this.inStrategy = -1;
   }
