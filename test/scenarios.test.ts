@@ -3,15 +3,22 @@
  * themselves (reproduced or not) are measurements of this machine and are not asserted; how a
  * verdict is decided from given numbers is (pure functions, no run).
  */
-import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../src/cli/main.js';
 import { resolveConfig } from '../src/config/schema.js';
-import { effect, printVerdicts, type Verdict } from '../src/scenarios/common.js';
+import { TRACING_OFF_NOTE } from '../src/report/table.js';
+import { effect, printVerdicts, resultsLine, type Verdict } from '../src/scenarios/common.js';
 import { boundVerdict, type Delays, runCpuHog, unboundVerdict } from '../src/scenarios/cpu-hog.js';
 import { runEntropy } from '../src/scenarios/entropy.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
-import { runIpiStorm } from '../src/scenarios/ipi-storm.js';
-import { runRandomRegression } from '../src/scenarios/random-regression.js';
+import { intervalText, ipiRatioText, runIpiStorm } from '../src/scenarios/ipi-storm.js';
+import { kthreadSwitchesPerHandoff, runRandomRegression } from '../src/scenarios/random-regression.js';
+
+const tmp = mkdtempSync(join(tmpdir(), 'deferlab-scenarios-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 function capture(): { io: CliIo; out: () => string } {
   let text = '';
@@ -28,7 +35,7 @@ function capture(): { io: CliIo; out: () => string } {
   return { io, out: () => text };
 }
 
-function ctxFor(name: string, extra: Record<string, unknown> = {}) {
+function ctxFor(name: string, extra: Record<string, unknown> = {}, signal = new AbortController().signal) {
   const preset = SCENARIOS[name];
   const config = resolveConfig({
     preset: { name, config: preset.config },
@@ -36,7 +43,7 @@ function ctxFor(name: string, extra: Record<string, unknown> = {}) {
     cwd: process.cwd(),
   });
   const { io, out } = capture();
-  return { ctx: { config, io, signal: new AbortController().signal, argv: [] }, out };
+  return { ctx: { config, io, signal, argv: ['scenario', name] }, out };
 }
 
 const verdictLines = (text: string) => text.split('\n').filter((l) => l.startsWith('VERDICT '));
@@ -61,16 +68,46 @@ describe('scenarios at a tiny size', () => {
       ).toBe(true);
     }
     for (const l of v) expect(l).toMatch(/: (reproduced|not reproduced|inconclusive) — \S/);
+    // The cost per hand-off: kthread switches counted directly, no noise footnote.
+    expect(out()).toMatch(/^point +strategy +hand-offs\/s +kthread switches per hand-off +hand-off call p50/m);
+    expect(out()).not.toContain('+ctx switches');
+    expect(out()).not.toMatch(/^\* negative/m);
   });
 
-  it('ipi-storm emits its verdicts', async () => {
-    const { ctx, out } = ctxFor('ipi-storm');
+  it('ipi-storm with one trial: its verdicts, no NaN, its seed, and ipi-storm.json with seed, command and status', async () => {
+    const dir = join(tmp, 'ipi');
+    const { ctx, out } = ctxFor('ipi-storm', { trials: 1, outDir: dir });
     const code = await runIpiStorm(ctx);
-    const v = verdictLines(out());
-    expect(code, out()).toBe(0);
-    expect(v.some((l) => l.includes('fewer IPIs'))).toBe(true);
+    const text = out();
+    const v = verdictLines(text);
+    expect(code, text).toBe(0);
+    expect(v.some((l) => l.includes('IPIs per item') || l.includes('IPIs with'))).toBe(true);
     expect(v.some((l) => l.includes('throughput'))).toBe(true);
     for (const l of v) expect(l).toMatch(/: (reproduced|not reproduced|inconclusive) — \S/);
+    for (const l of v) expect(l).toContain('[no CI: n<2]');
+    expect(text).not.toContain('NaN');
+    expect(text).toMatch(/^seed 1 \(replay: --seed 1\)$/m);
+    const file = join(dir, 'ipi-storm.json');
+    expect(text).toContain(`results: ${file}`);
+    const json = JSON.parse(readFileSync(file, 'utf8'));
+    expect(json).toMatchObject({ seed: 1, command: ['deferlab', 'scenario', 'ipi-storm'], status: 'completed' });
+    expect(json.trials).toHaveLength(2);
+  });
+
+  it('ipi-storm interrupted says so like the other scenarios, and records it', async () => {
+    const dir = join(tmp, 'ipi-int');
+    const ac = new AbortController();
+    ac.abort();
+    const { ctx, out } = ctxFor('ipi-storm', { outDir: dir }, ac.signal);
+    const code = await runIpiStorm(ctx);
+    expect(code).toBe(130);
+    const file = join(dir, 'ipi-storm.json');
+    expect(out()).toContain(
+      `\ndeferlab: interrupted; the trials finished so far are in the table above and in ${file}\n`,
+    );
+    expect(out()).not.toContain('stopped');
+    expect(out()).toContain('VERDICTS skipped: the run was interrupted');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ status: 'interrupted', trials: [] });
   });
 
   it('cpu-hog emits its verdicts', async () => {
@@ -81,14 +118,30 @@ describe('scenarios at a tiny size', () => {
     expect(v.filter((l) => l.includes('bound kworker delayed')).length).toBe(2);
     expect(v.filter((l) => l.includes('unbound worker waits')).length).toBe(2);
     for (const l of v) expect(l).toMatch(/: (reproduced|not reproduced|inconclusive) — \S/);
+    // The setup line says what ran: the hog and the driver, not "irq_only".
+    const setup = out()
+      .split('\n')
+      .filter((l) => l.startsWith('a CPU hog on CPU 0'));
+    expect(setup).toEqual([
+      expect.stringMatching(
+        /^a CPU hog on CPU 0 at nice -20 and a driver: 200 interrupts\/s \(constant\) on CPU 0, each queuing 20 µs of work; 2 CPUs, HZ 1000; 2 trials of 150 ms/,
+      ),
+      expect.stringMatching(/^a CPU hog on CPU 0 SCHED_FIFO 50 and a driver: /),
+    ]);
   });
 
-  it('entropy emits its verdicts and a row per strategy and rate', async () => {
-    const { ctx, out } = ctxFor('entropy');
+  it('entropy, untraced: a row per strategy and rate, the tracing note, and where its results are', async () => {
+    const dir = join(tmp, 'entropy-out');
+    const { ctx, out } = ctxFor('entropy', { outDir: dir, tracing: false });
     const code = await runEntropy(ctx, [2000]);
     expect(code, out()).toBe(0);
     expect(verdictLines(out()).length).toBeGreaterThan(0);
     expect(out()).toMatch(/2000 {3}inline/);
+    expect(out()).toContain(`\n${TRACING_OFF_NOTE}\n`);
+    expect(out()).toContain(
+      `\nresults: ${dir} (sub-run: entropy/; 'deferlab report ${join(dir, 'entropy')}' re-renders it)\n`,
+    );
+    expect(existsSync(join(dir, 'entropy', 'results.json'))).toBe(true);
   });
 });
 
@@ -186,5 +239,40 @@ describe('printing verdicts', () => {
     const { io, out } = capture();
     printVerdicts(io, verdicts, 130);
     expect(out()).toBe('\nVERDICTS skipped: the run was interrupted, and verdicts from partial data would mislead\n');
+  });
+});
+
+describe('scenario tables from given numbers', () => {
+  it('kthread switches per hand-off: summed switches over summed hand-offs, n/a without either', () => {
+    expect(kthreadSwitchesPerHandoff({ counters: { kthread_switches: 250, handoffs: 100 } })).toBe('2.50');
+    expect(kthreadSwitchesPerHandoff({ counters: { kthread_switches: 0, handoffs: 100 } })).toBe('0.00');
+    expect(kthreadSwitchesPerHandoff({ counters: { handoffs: 100 } })).toBe('n/a'); // older results
+    expect(kthreadSwitchesPerHandoff({ counters: { kthread_switches: 3, handoffs: 0 } })).toBe('n/a');
+    expect(kthreadSwitchesPerHandoff({ counters: { kthread_switches: Number.NaN, handoffs: 5 } })).toBe('n/a');
+  });
+
+  it.each([
+    [600, 250, '2.40x fewer IPIs per item'],
+    [100, 141, '1.41x more IPIs per item'],
+    [100, 0, 'no IPIs with if-idle against 100.0 per 1000 items with always'],
+    [0, 0, 'no IPIs with either policy'],
+    [Number.NaN, 3, 'IPIs per item not measured'],
+  ])('ipi-storm: always %d, if-idle %d per 1000 items: %s', (always, ifIdle, text) => {
+    expect(ipiRatioText(always, ifIdle)).toBe(text);
+  });
+
+  it('ipi-storm intervals: the bounds, or no CI with one trial', () => {
+    expect(intervalText(-563.61, -522.3, 1)).toBe('[-563.6, -522.3]');
+    expect(intervalText(Number.NaN, Number.NaN, 0)).toBe('[no CI: n<2]');
+  });
+
+  it("where a scenario's results went", () => {
+    expect(resultsLine(null, ['entropy'])).toBeUndefined();
+    expect(resultsLine('/r/hog', ['cpu-hog-nice-20', 'cpu-hog-fifo'])).toBe(
+      "results: /r/hog (sub-runs: cpu-hog-nice-20/, cpu-hog-fifo/; 'deferlab report /r/hog/<sub-run>' re-renders one)",
+    );
+    expect(resultsLine('/r/e', ['entropy'])).toBe(
+      "results: /r/e (sub-run: entropy/; 'deferlab report /r/e/entropy' re-renders it)",
+    );
   });
 });

@@ -8,8 +8,8 @@
  * A command's DeferlabError keeps its own status; anything else a command throws is a failed
  * run (status 1), printed as one line; its stack only with DEFERLAB_DEBUG=1.
  */
-import { statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { checkBuiltinOptions } from '../config/checks.js';
 import {
   badOption,
@@ -80,6 +80,14 @@ function resolveFor(
 }
 
 function strategyToCheck(spec: string, options: readonly string[], cwd: string): StrategySpec {
+  if (spec.trim() === '') {
+    throw badOption(
+      'check-strategy FILE',
+      'must not be empty',
+      spec,
+      'give a strategy file or a built-in NAME, like deferlab check-strategy ./my-strategy.ts',
+    );
+  }
   const pairs = parseOptionPairs(options);
   if (!pairs.ok) throw badValue('--option', pairs.problem, options.join(' '));
   const parsed = parseStrategySpec(spec, cwd, options);
@@ -89,7 +97,30 @@ function strategyToCheck(spec: string, options: readonly string[], cwd: string):
   return parsed.value;
 }
 
+/** Sub-runs named in one message, at most. */
+const MAX_LISTED = 6;
+
+/** The subdirectories of `path` that hold a results.json (a scenario's sub-runs), sorted. */
+function subRuns(path: string): string[] {
+  try {
+    return readdirSync(path, { withFileTypes: true })
+      .filter((e) => e.isDirectory() && existsSync(join(path, e.name, 'results.json')))
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
 function resultsDir(dir: string, cwd: string): string {
+  if (dir.trim() === '') {
+    throw badOption(
+      'report DIR',
+      'must not be empty',
+      dir,
+      "give a run's results directory, like deferlab report deferlab-results/20250101-120000",
+    );
+  }
   const path = resolve(cwd, dir);
   let isDir = false;
   try {
@@ -99,6 +130,33 @@ function resultsDir(dir: string, cwd: string): string {
   }
   if (!isDir)
     throw badOption('report DIR', 'must be a results directory', dir, undefined, `${path} is not a directory`);
+  if (!existsSync(join(path, 'results.json'))) {
+    const runs = subRuns(path);
+    if (runs.length > 0) {
+      // deferlab-results/ holds timestamped runs (show the newest); a scenario's directory, its sub-runs.
+      const stamped = runs.every((r) => /^\d{8}-\d{6}$/.test(r));
+      const shown = (stamped ? runs.slice(-MAX_LISTED) : runs.slice(0, MAX_LISTED)).map((r) => join(dir, r));
+      const more = runs.length > MAX_LISTED ? ` (${runs.length} in all)` : '';
+      throw badOption(
+        'report DIR',
+        "must be one run's results directory",
+        dir,
+        `give one of ${stamped && more ? '…, ' : ''}${shown.join(', ')}${!stamped && more ? ', …' : ''}${more}`,
+        stamped
+          ? `which holds ${runs.length} runs' directories, not one run`
+          : "which holds a scenario's sub-runs, not one run",
+      );
+    }
+    if (existsSync(join(path, 'ipi-storm.json'))) {
+      throw badOption(
+        'report DIR',
+        "must be a run's results directory, with a results.json",
+        dir,
+        `read ${join(dir, 'ipi-storm.json')}, or re-run the scenario for its table`,
+        'which holds ipi-storm.json: the ipi-storm scenario writes no results.json',
+      );
+    }
+  }
   return path;
 }
 

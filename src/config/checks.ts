@@ -5,6 +5,7 @@
  * Context: main thread, while resolving the config (strategy files are looked up on disk).
  */
 
+import { realpathSync } from 'node:fs';
 import { StrategyOptionError } from '../strategies/options.js';
 import { builtin, instantiateBuiltin } from '../strategies/registry.js';
 import type { WorkloadKind } from './defaults.js';
@@ -13,7 +14,7 @@ import { type ParsedPartial, WORKLOAD_FIELDS } from './input.js';
 import type { Layer, Origins, Path } from './origins.js';
 import { pathText, settingName, valueAt } from './origins.js';
 import { type CommandRulesFor, DEFAULT_INSTEAD, fieldPath } from './rules.js';
-import { parseOptionPairs, parseStrategySpec, type StrategySpec, strategyLabel } from './strategy-spec.js';
+import { parseStrategySpec, type StrategySpec, strategyLabel } from './strategy-spec.js';
 import type { Sweep } from './sweep.js';
 import { formatSize } from './units.js';
 
@@ -201,33 +202,64 @@ export function checkBuiltinOptions(name: string, text: string, spec: StrategySp
   }
 }
 
+/** The real path of a file, or the path itself when it cannot be resolved (for comparing two files). */
+function realFile(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /**
- * The baseline's label. A spec that names a listed strategy (`timer:deferrable=true`) is accepted
- * too. Left at its default, the baseline is inline when inline is listed, else the first strategy.
+ * The strategy among `strategies` that a spec names: same built-in or same file (relative or
+ * absolute, through symbolic links), and same options. Undefined when it names none, or is not
+ * a spec at all.
+ */
+function listedBySpec(text: string, strategies: readonly StrategySpec[], cwd: string): StrategySpec | undefined {
+  const parsed = parseStrategySpec(text, cwd);
+  if (!parsed.ok) return undefined;
+  const wanted = parsed.value;
+  if (wanted.kind === 'builtin') return strategies.find((s) => s.kind === 'builtin' && s.label === wanted.label);
+  const file = realFile(wanted.file ?? '');
+  return strategies.find(
+    (s) =>
+      s.kind === 'file' &&
+      s.file !== undefined &&
+      realFile(s.file) === file &&
+      strategyLabel('', s.options) === strategyLabel('', wanted.options),
+  );
+}
+
+/**
+ * The baseline's label. The label itself, or a spec that names a listed strategy
+ * (`timer:deferrable=true`, `./s/mine.ts:b=2`, an absolute path; files resolved against `cwd`,
+ * as --strategy's are), is accepted. Left at its default, the baseline is inline when inline is
+ * listed, else the first strategy.
+ *
+ * `specTexts` are the strategies as they were written, in the same order as `strategies`.
  */
 export function resolveBaseline(
   origins: Origins<ParsedPartial>,
   baseline: string,
   strategies: readonly StrategySpec[],
+  cwd: string,
+  specTexts: readonly string[] = [],
 ): string {
   const labels = strategies.map((s) => s.label);
   if (labels.includes(baseline)) return baseline;
   if (origins.isDefault(['baseline'])) return labels[0];
-  const colon = baseline.indexOf(':');
-  if (colon > 0 && !baseline.includes('/')) {
-    const options = parseOptionPairs(baseline.slice(colon + 1).split(','));
-    const label = options.ok ? strategyLabel(baseline.slice(0, colon), options.value) : undefined;
-    if (label !== undefined && labels.includes(label)) return label;
-  }
+  const given = baseline.trim();
+  const written = specTexts.findIndex((t) => t.trim() === given);
+  if (written >= 0 && written < strategies.length) return strategies[written].label;
+  const listed = listedBySpec(given, strategies, cwd);
+  if (listed) return listed.label;
   const path: Path = ['baseline'];
-  const fix = origins.isDefault(path)
-    ? `add --strategy ${baseline}, or choose one with --baseline ${labels[0]}`
-    : `choose one of those, or add the strategy ${baseline}`;
   throw badOption(
     origins.name(path),
-    `must be the label of one of the strategies: ${labels.join(', ')}`,
+    `must be the label or spec of one of the strategies: ${labels.join(', ')}`,
     origins.got(path, baseline),
-    fix,
+    `choose one of those, or add the strategy ${baseline}`,
     origins.defaultNote(path),
   );
 }

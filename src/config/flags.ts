@@ -92,7 +92,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     value: 'LABEL',
     example: 'workqueue',
     help: 'the strategy the others are compared against',
-    accepts: 'the label of one of the strategies',
+    accepts: 'the label (or spec) of one of the strategies',
     default: 'inline, or the first --strategy when inline is not among them',
   },
   {

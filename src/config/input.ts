@@ -112,6 +112,18 @@ const fastMixVariant = (input: unknown): Parsed<FastMixVariant> => {
   return variant ? ok(variant) : fail(`must be ${FAST_MIX_VARIANTS.join(' or ')}`);
 };
 
+/** A directory path (not empty, not only spaces), or null: write nothing. */
+const outDirInput = (input: unknown): Parsed<string | null> => {
+  if (input === null) return ok(null);
+  if (typeof input !== 'string') return fail('must be a directory path, or null for no output');
+  if (input.trim() === '') {
+    return fail('must not be empty', {
+      fix: 'name a directory, or write no files with --no-output ("outDir": null in a config file)',
+    });
+  }
+  return ok(input);
+};
+
 const sweepInput = (input: unknown): Parsed<Sweep | null> => {
   if (input === null) return ok(null);
   if (typeof input === 'string') return parseSweep(input);
@@ -205,11 +217,7 @@ const CONFIG_SHAPE = {
   idleSpinNs: field(integerIn(LIMITS.idleSpinNs.min, LIMITS.idleSpinNs.max)).optional(),
   watchdogMs: field(durationMsIn(LIMITS.watchdogMs.min, LIMITS.watchdogMs.max)).optional(),
   tracing: z.boolean({ error: 'must be true or false' }).optional(),
-  outDir: z
-    .string({ error: 'must be a directory path, or null for no output' })
-    .min(1, { error: 'must not be empty' })
-    .nullable()
-    .optional(),
+  outDir: field(outDirInput).optional(),
   sweep: field(sweepInput).optional(),
 };
 

@@ -7,7 +7,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
-import { configDuplicateKey, configFormat, configNotFound, configSyntax, configUnreadable } from './errors.js';
+import {
+  badOption,
+  configDuplicateKey,
+  configFormat,
+  configNotFound,
+  configSyntax,
+  configUnreadable,
+} from './errors.js';
 import { type Path, pathText } from './origins.js';
 
 export interface LoadedConfigFile {
@@ -55,6 +62,14 @@ function syntaxReason(message: string): string {
  * throws a DeferlabError when the file is missing, unreadable or not JSON.
  */
 export function loadConfigFile(given: string, cwd: string): LoadedConfigFile {
+  if (given.trim() === '') {
+    throw badOption(
+      '--config',
+      'must not be empty',
+      given,
+      'give the path of a JSON config file, like --config lab.json',
+    );
+  }
   const path = resolve(cwd, given);
   let text: string;
   try {

@@ -205,8 +205,9 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   };
   checkIrqCpus(origins, irq.cpus, cpus, cpusText);
 
-  const strategies = resolveStrategies(origins, m.strategies ?? DEFAULTS.strategies, input.cwd);
-  const baseline = resolveBaseline(origins, m.baseline ?? DEFAULTS.baseline, strategies);
+  const specTexts = m.strategies ?? DEFAULTS.strategies;
+  const strategies = resolveStrategies(origins, specTexts, input.cwd);
+  const baseline = resolveBaseline(origins, m.baseline ?? DEFAULTS.baseline, strategies, input.cwd, specTexts);
 
   const sweep = m.sweep ?? null;
   if (sweep) checkSweep(origins, sweep, workload);

@@ -119,6 +119,11 @@ export function parseStrategySpec(
   cwd: string,
   extraOptions: readonly string[] = [],
 ): Parsed<StrategySpec> {
+  if (text.trim() === '') {
+    return fail('must not be empty', {
+      fix: `give a built-in strategy (${BUILTIN_STRATEGY_NAMES.join(', ')}) or the path of a strategy file`,
+    });
+  }
   const { head, optionText } = splitSpec(text.trim());
   if (head === '') {
     return fail(`must be a built-in strategy (${BUILTIN_STRATEGY_NAMES.join(', ')}) or a path to a strategy file`);

@@ -101,6 +101,7 @@ export const runResultsSchema = z.object({
     command: z.array(z.string()),
     topology: z.unknown(),
     options: z.unknown(),
+    workload: z.string().optional(),
   }),
   baseline: z.string(),
   sweep: z.object({ param: z.string(), values: z.array(z.number()) }).nullable(),

@@ -58,11 +58,18 @@ export interface TableContext {
   cpus?: number;
   trialMs?: number;
   hostCores?: number;
+  /** False when the run recorded counters only (`--no-tracing`): no latency at all. */
+  tracing?: boolean;
 }
 
 /** The {@link TableContext} of a run, from its metadata (`meta.options` is the resolved config). */
 export function tableContext(results: Pick<RunResults, 'meta'>): TableContext {
-  const o = (results.meta.options ?? {}) as { workload?: unknown; cpus?: unknown; trialMs?: unknown };
+  const o = (results.meta.options ?? {}) as {
+    workload?: unknown;
+    cpus?: unknown;
+    trialMs?: unknown;
+    tracing?: unknown;
+  };
   const w = o.workload;
   const kind =
     typeof w === 'string'
@@ -76,6 +83,7 @@ export function tableContext(results: Pick<RunResults, 'meta'>): TableContext {
     ...(num(o.cpus) !== undefined ? { cpus: num(o.cpus) } : {}),
     ...(num(o.trialMs) !== undefined ? { trialMs: num(o.trialMs) } : {}),
     ...(num(results.meta.hostCores) !== undefined ? { hostCores: results.meta.hostCores } : {}),
+    ...(typeof o.tracing === 'boolean' ? { tracing: o.tracing } : {}),
   };
 }
 
@@ -121,6 +129,7 @@ export function shortTrialNotes(point: PointResult): string[] {
  * (one_way) sample, while others did; undefined when there are none.
  */
 export function noSamplesWarning(point: PointResult, ctx: TableContext = {}): string | undefined {
+  if (ctx.tracing === false) return undefined; // nothing was traced: TRACING_OFF_NOTE says so
   if (!point.strategies.some((s) => hasStage(s, 'one_way'))) return undefined;
   const empty = point.strategies.filter((s) => s.trials.length > 0 && !hasStage(s, 'one_way')).map((s) => s.label);
   if (!empty.length) return undefined;
@@ -133,6 +142,40 @@ export function noSamplesWarning(point: PointResult, ctx: TableContext = {}): st
     `warning: no application latency (one_way) sample from ${listOf(empty)}: ` +
     `the ${window} may be too short${machine}; raise --duration`
   );
+}
+
+/** Under the table of a run with tracing off: why every latency cell is '-'. */
+export const TRACING_OFF_NOTE = '(tracing off (--no-tracing): no latencies were recorded; the counters are complete)';
+
+/** A word for a shell command line: quoted when it holds anything a shell would read. */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `"${s.replace(/["$`\\]/g, '\\$&')}"`;
+}
+
+/** `deferlab check-strategy` for a strategy of the results: its file (or name) and its options. */
+function checkCommand(s: StrategyResult): string {
+  const keys = Object.keys(s.options ?? {}).sort();
+  const options = keys.length ? `:${keys.map((k) => `${k}=${String(s.options[k])}`).join(',')}` : '';
+  return `deferlab check-strategy ${shellWord(`${s.kind === 'file' && s.file ? s.file : s.name}${options}`)}`;
+}
+
+/**
+ * `warning:` lines, one per strategy that refused hand-offs while nothing was pending for that
+ * CPU (counter `handoffs_lost`): each such job is lost, and random.c's fast pool stays in flight,
+ * so that CPU gives no more entropy. Results without the counter (older files) give none.
+ */
+export function handoffsLostWarnings(point: PointResult): string[] {
+  const out: string[] = [];
+  for (const s of point.strategies) {
+    const n = s.counters?.handoffs_lost;
+    if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) continue;
+    const jobs =
+      n === 1
+        ? 'hand-off while nothing was pending: that job was lost'
+        : 'hand-offs while nothing was pending: those jobs were lost';
+    out.push(`warning: ${s.label} refused ${n} ${jobs} (its CPU stops giving entropy); run '${checkCommand(s)}'`);
+  }
+  return out;
 }
 
 const hasStage = (s: StrategyResult, stage: StageName): boolean => (s.merged[stage]?.summary.count ?? 0) > 0;
@@ -218,11 +261,13 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
     align,
     rows,
     deltaNote:
-      `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, averaged over interleaved trial pairs, ` +
-      'with a 95% paired-t interval; "worse"/"better" only when the interval excludes 0, "~" = within noise.',
+      `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, averaged over interleaved trial pairs ` +
+      '(the mean column pools all samples instead, so the two can disagree), with a 95% paired-t interval; ' +
+      '"worse"/"better" only when the interval excludes 0, "~" = within noise.',
     notes: [],
   };
-  if (stage !== 'one_way') {
+  if (ctx.tracing === false) table.notes.push(TRACING_OFF_NOTE);
+  else if (stage !== 'one_way') {
     table.stageNote =
       ctx.workload === 'tcp_lat'
         ? `no tcp_lat message completed in the measured window: one_way is empty; showing ${stage} instead; a longer --duration may let messages finish`
@@ -230,6 +275,7 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
   }
   const warning = noSamplesWarning(point, ctx);
   if (warning) table.notes.push(warning);
+  table.notes.push(...handoffsLostWarnings(point));
   table.notes.push(...shortTrialNotes(point));
   return table;
 }
@@ -257,6 +303,103 @@ function renderGrid(header: string[], align: SummaryTable['align'], body: string
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)];
 }
 
+/** `64 B`, `4 KiB`, `1 MiB`. */
+function bytesText(n: number): string {
+  if (n >= 2 ** 20 && n % 2 ** 20 === 0) return `${n / 2 ** 20} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} B`;
+}
+
+/** `20k`, `1.5k`, `1M`, `200`: events per second, as the flags take them. */
+function rateText(n: number): string {
+  if (n >= 1e6 && n % 1e5 === 0) return `${n / 1e6}M`;
+  if (n >= 1000 && n % 100 === 0) return `${n / 1000}k`;
+  return String(n);
+}
+
+/** `1 s`, `1.5 s`, `200 ms`. */
+function msText(ms: number): string {
+  return ms >= 1000 && ms % 100 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+/**
+ * What was measured, in one line, from the resolved config in `meta.options`:
+ * `tcp_lat 64 B between CPU 0 and CPU 1; 2 CPUs, HZ 250; background interrupts 20k/s per CPU
+ * (poisson) on CPUs 0,1; random.c trigger 1024; 5 trials of 1 s (+ 200 ms warm-up) per strategy,
+ * interleaved`. A swept setting says `per point` (each point's title gives its value). When a
+ * scenario replaced the workload (`meta.workload`), that text stands for the workload, the
+ * interrupts and the trigger. Undefined when the options say nothing usable.
+ */
+export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string | undefined {
+  const o = (results.meta.options ?? {}) as Record<string, unknown>;
+  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+  const obj = (x: unknown) => (x && typeof x === 'object' ? (x as Record<string, unknown>) : {});
+  const swept = typeof obj(o.sweep).param === 'string' ? (obj(o.sweep).param as string) : undefined;
+  const parts: string[] = [];
+  const custom = typeof results.meta.workload === 'string' ? results.meta.workload : undefined;
+
+  const w = obj(o.workload);
+  const kind = typeof o.workload === 'string' ? o.workload : typeof w.kind === 'string' ? w.kind : undefined;
+  if (custom) parts.push(custom);
+  else if (kind === 'tcp_lat') {
+    const size =
+      swept === 'msg_size'
+        ? 'msg_size per point'
+        : num(w.msgSize) !== undefined
+          ? bytesText(w.msgSize as number)
+          : undefined;
+    const client = num(w.clientCpu);
+    const server = num(w.serverCpu);
+    const cpus = client !== undefined && server !== undefined ? ` between CPU ${client} and CPU ${server}` : '';
+    parts.push(`tcp_lat${size ? ` ${size}` : ''}${cpus}`);
+  } else if (kind === 'irq_only') parts.push('irq_only: background interrupts only, no application');
+  else if (kind) parts.push(kind);
+
+  const cpus = num(o.cpus);
+  const hz = num(o.hz);
+  const machine = [cpus !== undefined ? plural(cpus, 'CPU') : '', hz !== undefined ? `HZ ${hz}` : ''].filter(Boolean);
+  if (machine.length) parts.push(machine.join(', '));
+
+  const irq = obj(o.irq);
+  const rate = num(irq.rate);
+  if (!custom && (rate !== undefined || swept === 'irq_rate')) {
+    if (rate === 0 && swept !== 'irq_rate') parts.push('no background interrupts');
+    else {
+      const burst = num(irq.burstSize);
+      const pattern =
+        irq.pattern === 'bursts' && burst !== undefined
+          ? ` (bursts of ${burst})`
+          : typeof irq.pattern === 'string'
+            ? ` (${irq.pattern})`
+            : '';
+      const where = Array.isArray(irq.cpus)
+        ? ` on ${irq.cpus.length === 1 ? 'CPU' : 'CPUs'} ${irq.cpus.join(',')}`
+        : irq.cpus === 'all'
+          ? ' on all CPUs'
+          : '';
+      const at = swept === 'irq_rate' ? 'at irq_rate per point' : `${rateText(rate as number)}/s`;
+      parts.push(`background interrupts ${at} per CPU${pattern}${where}`);
+    }
+  }
+  const trigger = num(obj(o.fastPool).trigger);
+  if (!custom && swept === 'trigger') parts.push('random.c trigger per point');
+  else if (!custom && trigger !== undefined) parts.push(`random.c trigger ${trigger}`);
+
+  const trials = num(o.trials);
+  const trialMs = num(o.trialMs);
+  const warmupMs = num(o.warmupMs);
+  if (trials !== undefined && trialMs !== undefined) {
+    const count = results.points[0]?.strategies.length ?? (Array.isArray(o.strategies) ? o.strategies.length : 0);
+    const warm = warmupMs ? ` (+ ${msText(warmupMs)} warm-up)` : '';
+    parts.push(
+      `${plural(trials, 'trial')} of ${msText(trialMs)}${warm} per strategy${count > 1 ? ', interleaved' : ''}`,
+    );
+  }
+  return parts.length ? parts.join('; ') : undefined;
+}
+
 /** `seed 123456 (replay: --seed 123456)`: the seed every random choice of the run came from. */
 export function seedLine(results: Pick<RunResults, 'meta'>): string {
   return `seed ${results.meta.seed} (replay: --seed ${results.meta.seed})`;
@@ -280,6 +423,8 @@ export function statusLine(results: RunResults): string {
  */
 export function renderTable(results: RunResults): string {
   const out: string[] = [statusLine(results)];
+  const setup = setupLine(results);
+  if (setup) out.push(termSafe(setup));
   const ctx = tableContext(results);
   results.points.forEach((point, pi) => {
     const t = summaryTable(point, results.baseline, ctx);

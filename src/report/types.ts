@@ -148,6 +148,11 @@ export interface RunMeta {
   topology: unknown;
   /** The resolved config. */
   options: unknown;
+  /**
+   * What ran instead of `options.workload`, in words, when a scenario replaced the machine's
+   * workload (cpu-hog: a CPU hog and a driver); the table's setup line shows it.
+   */
+  workload?: string;
 }
 
 export interface RunResults {

@@ -66,12 +66,17 @@ export function specs(texts: readonly string[]): StrategySpec[] {
   });
 }
 
-/** Run one sub-experiment; print its table; write its results under outDir/<name>. */
+/**
+ * Run one sub-experiment; print its table; write its results under outDir/<name>. `workload`:
+ * what the machine runs, in words, when `adjust` replaces the configured workload (recorded as
+ * `meta.workload`, shown in the table's setup line).
+ */
 export async function subRun(
   ctx: ScenarioContext,
   name: string,
   config: ResolvedConfig,
   adjust?: RunHooks['adjust'],
+  workload?: string,
 ): Promise<RunResults> {
   const { io } = ctx;
   io.stdout(`\n== ${name} ==\n`);
@@ -83,11 +88,29 @@ export async function subRun(
     adjust,
   });
   if (progress) io.stderr('\r\x1b[2K');
+  if (workload) results.meta.workload = workload;
   io.stdout(`${renderTable(results)}\n`);
   if (ctx.config.outDir) await writeResults(join(ctx.config.outDir, name), results);
   if (results.status === 'failed')
     io.stderr(`deferlab: ${name} failed: ${results.error?.message ?? 'the run failed'}\n`);
   return results;
+}
+
+/**
+ * The line that says where a scenario wrote its sub-runs (nothing without an output directory):
+ * `results: DIR (sub-runs: a/, b/; 'deferlab report DIR/<sub-run>' re-renders one)`.
+ */
+export function resultsLine(outDir: string | null, subRuns: readonly string[]): string | undefined {
+  if (!outDir || subRuns.length === 0) return undefined;
+  if (subRuns.length === 1)
+    return `results: ${outDir} (sub-run: ${subRuns[0]}/; 'deferlab report ${join(outDir, subRuns[0])}' re-renders it)`;
+  return `results: ${outDir} (sub-runs: ${subRuns.map((r) => `${r}/`).join(', ')}; 'deferlab report ${join(outDir, '<sub-run>')}' re-renders one)`;
+}
+
+/** Print {@link resultsLine}, if there is one. */
+export function printResults(ctx: ScenarioContext, subRuns: readonly string[]): void {
+  const line = resultsLine(ctx.config.outDir, subRuns);
+  if (line) ctx.io.stdout(`\n${line}\n`);
 }
 
 export function strategy(point: PointResult | undefined, label: string): StrategyResult | undefined {

@@ -18,6 +18,7 @@ import {
   NO_SWEEP,
   needsTracing,
   noTcpLat,
+  printResults,
   printVerdicts,
   type ScenarioContext,
   scenarioStatus,
@@ -60,6 +61,8 @@ export const cpuHogPreset = {
   rules: RULES,
 };
 
+/** The driver's work item, queued by each interrupt. */
+const DRIVER_WORK_NS = 20_000;
 const BOUND = 'workqueue(wq=system)';
 const UNBOUND = 'unbound(scope=system)';
 /** Fewer started work items than this cannot show a delay's absence (a max of a few samples). */
@@ -148,19 +151,21 @@ export async function runCpuHog(ctx: ScenarioContext): Promise<number> {
     sweep: null,
   };
   const variants = [
-    { name: 'cpu-hog-nice-20', hog: { policy: 'normal' as const, nice: -20, rtPrio: 0 } },
-    { name: 'cpu-hog-fifo', hog: { policy: 'fifo' as const, nice: 0, rtPrio: 50 } },
+    { name: 'cpu-hog-nice-20', hog: { policy: 'normal' as const, nice: -20, rtPrio: 0 }, what: 'at nice -20' },
+    { name: 'cpu-hog-fifo', hog: { policy: 'fifo' as const, nice: 0, rtPrio: 50 }, what: 'SCHED_FIFO 50' },
   ];
+  const pattern = c.irq.pattern === 'bursts' ? `bursts of ${c.irq.burstSize}` : c.irq.pattern;
+  const driver = `a driver: ${c.irq.rate} interrupts/s (${pattern}) on CPU 0, each queuing ${DRIVER_WORK_NS / 1000} µs of work`;
   const runs = [];
   const verdicts: Verdict[] = [];
   for (const v of variants) {
     const adjust = (o: MachineOptions): MachineOptions => ({
       ...o,
       workload: { kind: 'custom', tasks: [{ kind: 'hog', cpu: 0, ...v.hog }] },
-      payload: { kind: 'driver_work', workNs: 20_000 },
+      payload: { kind: 'driver_work', workNs: DRIVER_WORK_NS },
       irq: { ...o.irq, cpus: [0] },
     });
-    const r = await subRun(ctx, v.name, base, adjust);
+    const r = await subRun(ctx, v.name, base, adjust, `a CPU hog on CPU 0 ${v.what} and ${driver}`);
     runs.push(r);
     if (r.status !== 'completed') break;
     const p = r.points[0];
@@ -174,5 +179,9 @@ export async function runCpuHog(ctx: ScenarioContext): Promise<number> {
   }
   const status = scenarioStatus(runs);
   printVerdicts(ctx.io, verdicts, status);
+  printResults(
+    ctx,
+    runs.map((_, i) => variants[i].name),
+  );
   return status;
 }

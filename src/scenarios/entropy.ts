@@ -8,6 +8,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import {
   ms,
   noTcpLat,
+  printResults,
   printVerdicts,
   type ScenarioContext,
   scenarioStatus,
@@ -118,5 +119,6 @@ export async function runEntropy(ctx: ScenarioContext, rates?: number[]): Promis
     );
   const status = scenarioStatus([r]);
   printVerdicts(ctx.io, verdicts, status);
+  printResults(ctx, ['entropy']);
   return status;
 }

@@ -15,6 +15,7 @@ import { Phase } from '../machine/layout.js';
 import { Machine, MachineFaultError } from '../machine/machine.js';
 import { makeDirs } from '../report/outdir.js';
 import { compare } from '../report/stats.js';
+import { TRACING_OFF_NOTE } from '../report/table.js';
 import { writeFileAtomic } from '../report/write.js';
 import {
   effect,
@@ -65,7 +66,19 @@ export const ipiStormPreset = {
   rules: RULES,
 };
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+/** Sleeps `ms`, or less when `signal` aborts first (Ctrl-C stops a trial at once). */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
 
 interface Trial {
   policy: 'always' | 'if-idle';
@@ -74,6 +87,30 @@ interface Trial {
   seconds: number;
   p50: number;
   p99: number;
+}
+
+class Interrupted extends Error {
+  constructor() {
+    super('interrupted');
+  }
+}
+
+/** `[lo, hi]` with `digits` decimals, or `[no CI: n<2]` without an interval (one trial), as the tables say. */
+export function intervalText(lo: number, hi: number, digits: number): string {
+  if (!Number.isFinite(lo) || !Number.isFinite(hi)) return '[no CI: n<2]';
+  return `[${lo.toFixed(digits)}, ${hi.toFixed(digits)}]`;
+}
+
+/**
+ * IPIs per item with 'if-idle' against 'always', in words: `2.41x fewer IPIs per item`, or
+ * `1.41x more IPIs per item` when if-idle raised more.
+ */
+export function ipiRatioText(alwaysPerK: number, ifIdlePerK: number): string {
+  if (!Number.isFinite(alwaysPerK) || !Number.isFinite(ifIdlePerK)) return 'IPIs per item not measured';
+  if (ifIdlePerK === 0 && alwaysPerK === 0) return 'no IPIs with either policy';
+  if (ifIdlePerK === 0) return `no IPIs with if-idle against ${alwaysPerK.toFixed(1)} per 1000 items with always`;
+  const ratio = alwaysPerK / ifIdlePerK;
+  return ratio >= 1 ? `${ratio.toFixed(2)}x fewer IPIs per item` : `${(1 / ratio).toFixed(2)}x more IPIs per item`;
 }
 
 export async function runIpiStorm(
@@ -86,47 +123,60 @@ export async function runIpiStorm(
     irq: { rate: 0, pattern: 'constant' as const, burstSize: 8, cpus: [] },
     workload: { kind: 'cross_cpu' as const, producers: [0], consumers: [1], policy: 'always' as const, ...load },
   };
+  const warm = c.warmupMs ? ` (+ ${c.warmupMs} ms warm-up)` : '';
   io.stdout(
-    `\n== ipi-storm ==\nproducer CPU 0 → consumer CPU 1; ${load.produceNs} ns of work per item produced, ${load.consumeNs} ns per item consumed, NET_TX budget ${load.budget}\n`,
+    `\n== ipi-storm ==\nproducer CPU 0 → consumer CPU 1; ${load.produceNs} ns of work per item produced, ${load.consumeNs} ns per item consumed, NET_TX budget ${load.budget}; ${c.cpus} CPUs, HZ ${c.hz}; ${c.trials} ${c.trials === 1 ? 'trial' : 'trials'} of ${c.trialMs} ms${warm} per policy, interleaved\n`,
   );
   const m = await Machine.boot(opts);
   const trials: Trial[] = [];
   let status = 0;
+  let error: string | undefined;
+  const check = () => {
+    if (ctx.signal.aborted) throw new Interrupted();
+  };
   try {
     const policies = ['always', 'if-idle'] as const;
     for (const p of policies) {
+      check();
       m.setCrossCpuPolicy(p);
       m.setPhase(Phase.Warmup);
-      await sleep(c.warmupMs);
+      await sleep(c.warmupMs, ctx.signal);
       await settle(m);
     }
     for (let r = 0; r < c.trials; r++) {
       for (const p of policies) {
-        if (ctx.signal.aborted) throw new Error('interrupted');
+        check();
         m.setCrossCpuPolicy(p);
         m.setPhase(Phase.Warmup);
-        await sleep(c.warmupMs);
+        await sleep(c.warmupMs, ctx.signal);
+        check();
         const c0 = m.counters();
         const t0 = m.nowNs();
         m.setPhase(Phase.Measure);
-        await sleep(c.trialMs);
+        await sleep(c.trialMs, ctx.signal);
+        check(); // a trial cut short by Ctrl-C is not kept
         const c1 = m.counters();
         const t1 = m.nowNs();
         const h = await settle(m);
         if (m.fault) throw new MachineFaultError(m.fault);
+        const oneWay = h.one_way && h.one_way.totalCount > 0 ? h.one_way : undefined;
         trials.push({
           policy: p,
           items: c1.items_consumed - c0.items_consumed,
           ipis: c1.ipis_sent - c0.ipis_sent,
           seconds: (t1 - t0) / 1e9,
-          p50: h.one_way?.getValueAtPercentile(50) ?? Number.NaN,
-          p99: h.one_way?.getValueAtPercentile(99) ?? Number.NaN,
+          p50: oneWay?.getValueAtPercentile(50) ?? Number.NaN,
+          p99: oneWay?.getValueAtPercentile(99) ?? Number.NaN,
         });
       }
     }
   } catch (e) {
-    status = ctx.signal.aborted ? 130 : 1;
-    io.stderr(`deferlab: ipi-storm stopped: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (e instanceof Interrupted || ctx.signal.aborted) status = 130;
+    else {
+      status = 1;
+      error = e instanceof Error ? e.message : String(e);
+      io.stderr(`deferlab: ipi-storm failed: ${error}\n`);
+    }
   } finally {
     await m.stop();
   }
@@ -139,22 +189,23 @@ export async function runIpiStorm(
     const s = xs.filter(Number.isFinite).sort((x, y) => x - y);
     return s.length ? s[Math.floor(s.length / 2)] : Number.NaN;
   };
+  const fixed = (x: number, digits: number) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
   io.stdout('\npolicy    trials   items/s   IPIs/s   IPIs per 1000 items   item latency p50   p99\n');
   for (const [p, ts] of [
     ['always', a],
     ['if-idle', b],
   ] as const) {
     io.stdout(
-      `${p.padEnd(8)}  ${String(ts.length).padStart(6)}  ${med(ts.map(rate)).toFixed(0).padStart(8)}  ${med(
-        ts.map((t) => t.ipis / t.seconds),
-      )
-        .toFixed(0)
-        .padStart(
-          7,
-        )}  ${med(ts.map(perK)).toFixed(1).padStart(20)}  ${us(med(ts.map((t) => t.p50))).padStart(17)}  ${us(med(ts.map((t) => t.p99)))}\n`,
+      `${p.padEnd(8)}  ${String(ts.length).padStart(6)}  ${fixed(med(ts.map(rate)), 0).padStart(8)}  ${fixed(
+        med(ts.map((t) => t.ipis / t.seconds)),
+        0,
+      ).padStart(
+        7,
+      )}  ${fixed(med(ts.map(perK)), 1).padStart(20)}  ${us(med(ts.map((t) => t.p50))).padStart(17)}  ${us(med(ts.map((t) => t.p99)))}\n`,
     );
   }
-  const ratio = med(a.map(perK)) / med(b.map(perK));
+  if (!c.tracing) io.stdout(`${TRACING_OFF_NOTE}\n`);
+  io.stdout(`seed ${c.seed} (replay: --seed ${c.seed})\n`);
   const n = Math.min(a.length, b.length);
   const cmp = compare(a.slice(0, n).map(perK), b.slice(0, n).map(perK));
   const thr = compare(a.slice(0, n).map(rate), b.slice(0, n).map(rate), { better: 'higher' });
@@ -167,19 +218,33 @@ export async function runIpiStorm(
     {
       expectation: "'if-idle' raises fewer IPIs than 'always' for the same work",
       outcome: fewer === 'shown' ? 'reproduced' : fewer === 'ruled out' ? 'not reproduced' : 'inconclusive',
-      detail: `${ratio.toFixed(2)}x fewer IPIs per item (the seed: 1.8–2.4x); difference ${cmp.diff.toFixed(1)} per 1000 items [${cmp.ciLow.toFixed(1)}, ${cmp.ciHigh.toFixed(1)}]${fewer === 'open' ? inconclusive : ''}`,
+      detail: `${ipiRatioText(med(a.map(perK)), med(b.map(perK)))} (the seed: 1.8–2.4x fewer); difference ${fixed(cmp.diff, 1)} per 1000 items ${intervalText(cmp.ciLow, cmp.ciHigh, 1)}${fewer === 'open' ? inconclusive : ''}`,
     },
     {
       expectation: 'throughput is not lost',
       outcome: lost === 'ruled out' ? 'reproduced' : lost === 'shown' ? 'not reproduced' : 'inconclusive',
-      detail: `items/s if-idle vs always: ${(med(b.map(rate)) / med(a.map(rate))).toFixed(2)}x, difference ${thr.diff.toFixed(0)} items/s [${thr.ciLow.toFixed(0)}, ${thr.ciHigh.toFixed(0)}]${lost === 'open' ? inconclusive : ''}`,
+      detail: `items/s if-idle vs always: ${fixed(med(b.map(rate)) / med(a.map(rate)), 2)}x, difference ${fixed(thr.diff, 0)} items/s ${intervalText(thr.ciLow, thr.ciHigh, 0)}${lost === 'open' ? inconclusive : ''}`,
     },
   ];
   printVerdicts(io, verdicts, status);
-  if (c.outDir) {
+  const file = c.outDir ? join(c.outDir, 'ipi-storm.json') : undefined;
+  if (c.outDir && file) {
     await makeDirs(c.outDir); // never mkdir -p: Node 20's recursive mkdir loops under /proc
-    await writeFileAtomic(join(c.outDir, 'ipi-storm.json'), `${JSON.stringify({ load, trials }, null, 2)}\n`);
+    const record = {
+      seed: c.seed,
+      command: ['deferlab', ...ctx.argv],
+      status: status === 0 ? 'completed' : status === 130 ? 'interrupted' : 'failed',
+      ...(error ? { error } : {}),
+      load,
+      trials,
+    };
+    await writeFileAtomic(file, `${JSON.stringify(record, null, 2)}\n`);
+    io.stdout(`\nresults: ${file}\n`);
   }
+  if (status === 130)
+    io.stderr(
+      `deferlab: interrupted; the trials finished so far are in the table above${file ? ` and in ${file}` : ''}\n`,
+    );
   return status;
 }
 

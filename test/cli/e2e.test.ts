@@ -309,6 +309,17 @@ const BAD_INPUT: BadCase[] = [
     expect: [/lab\.yaml is not valid JSON: config files are JSON, not YAML/, /convert .*lab\.yaml to JSON/],
   },
   {
+    name: 'empty --config',
+    args: run('--config', ''),
+    expect: [/^deferlab: --config must not be empty \(got ""\)/],
+  },
+  { name: 'empty report DIR', args: ['report', ''], expect: [/^deferlab: report DIR must not be empty \(got ""\)/] },
+  {
+    name: 'empty check-strategy FILE',
+    args: ['check-strategy', ''],
+    expect: [/^deferlab: check-strategy FILE must not be empty \(got ""\)/],
+  },
+  {
     name: 'config file with a key given twice',
     args: run('--config', twiceFile),
     expect: [/trials in .*twice\.json is given twice \(lines 1 and 2\)/],

@@ -186,6 +186,18 @@ describe('the default baseline', () => {
     expect(h.stderr()).toBe('');
   });
 
+  it.each([
+    ['the spec as given to --strategy', './my-strategy.ts:delay=2'],
+    ['the spec with an absolute path', `${join(cwd, 'my-strategy.ts')}:delay=2`],
+    ['the label', 'my-strategy.ts(delay=2)'],
+  ])('--baseline names a strategy file by %s', async (_what, baseline) => {
+    const h = harness();
+    const argv = ['run', '--strategy', './my-strategy.ts:delay=2', '--strategy', 'inline', '--baseline', baseline];
+    expect(await h.run(argv)).toBe(0);
+    expect(h.stderr()).toBe('');
+    expect(onlyConfig(h.calls).baseline).toBe('my-strategy.ts(delay=2)');
+  });
+
   it('a given --baseline is never replaced', async () => {
     const h = harness();
     expect(await h.run(['--strategy', 'workqueue', '--strategy', 'tasklet', '--baseline', 'tasklet'])).toBe(0);
@@ -368,7 +380,7 @@ describe('help and version', () => {
     const h = harness();
     await h.run(['run', '--help']);
     expect(h.stdout()).toMatch(
-      /--baseline LABEL[\s\S]*default: inline, or the first\s+--strategy when inline is not among them/,
+      /--baseline LABEL[\s\S]*the label \(or spec\) of one of the strategies; default: inline, or the\s+first\s+--strategy when inline is not among them/,
     );
   });
 

@@ -106,8 +106,40 @@ const FLAG_RULES: [string, string[], string][] = [
   [
     'baseline not among the strategies',
     ['--strategy', 'workqueue', '--strategy', 'inline', '--baseline', 'tasklet'],
-    '--baseline must be the label of one of the strategies: workqueue, inline (got "tasklet"); ' +
+    '--baseline must be the label or spec of one of the strategies: workqueue, inline (got "tasklet"); ' +
       'choose one of those, or add the strategy tasklet',
+  ],
+  [
+    'baseline: the listed strategy file with other options',
+    ['--strategy', './my-strategy.ts:delay=2', '--strategy', 'inline', '--baseline', './my-strategy.ts:delay=3'],
+    '--baseline must be the label or spec of one of the strategies: my-strategy.ts(delay=2), inline ' +
+      '(got "./my-strategy.ts:delay=3"); choose one of those, or add the strategy ./my-strategy.ts:delay=3',
+  ],
+  [
+    'empty --config',
+    ['--config', ''],
+    '--config must not be empty (got ""); give the path of a JSON config file, like --config lab.json',
+  ],
+  [
+    'blank --config=',
+    ['--config= '],
+    '--config must not be empty (got " "); give the path of a JSON config file, like --config lab.json',
+  ],
+  [
+    'empty --out',
+    ['--out', ''],
+    '--out must not be empty (got ""); name a directory, or write no files with --no-output ("outDir": null in a config file)',
+  ],
+  [
+    'blank --out',
+    ['--out', '  '],
+    '--out must not be empty (got "  "); name a directory, or write no files with --no-output ("outDir": null in a config file)',
+  ],
+  [
+    'empty --strategy',
+    ['--strategy', 'inline', '--strategy', ''],
+    '--strategy must not be empty (got ""); give a built-in strategy (inline, workqueue, tasklet, timer, unbound, ' +
+      'irq_work, bh_workqueue) or the path of a strategy file',
   ],
   [
     'unknown option of a built-in, alone (checked before the baseline)',
@@ -516,6 +548,77 @@ describe('other input', () => {
       "deferlab: 'scenario' needs a scenario NAME (random-regression, ipi-storm, cpu-hog or entropy; " +
         "'deferlab scenario --help' describes them), like: deferlab scenario cpu-hog\n" +
         HINT,
+    );
+    expect(r.status).toBe(2);
+  });
+
+  it.each([
+    [
+      ['report', ''],
+      'report DIR must not be empty (got ""); give a run\'s results directory, like deferlab report deferlab-results/20250101-120000',
+    ],
+    [
+      ['check-strategy', ''],
+      'check-strategy FILE must not be empty (got ""); give a strategy file or a built-in NAME, like deferlab check-strategy ./my-strategy.ts',
+    ],
+    [
+      ['check-strategy', ' ', '--option', 'a=1'],
+      'check-strategy FILE must not be empty (got " "); give a strategy file or a built-in NAME, like deferlab check-strategy ./my-strategy.ts',
+    ],
+  ])('%j: an empty path is refused as empty', async (argv, message) => {
+    const r = await cli(argv);
+    expect(r.stderr).toBe(`deferlab: ${message}\n`);
+    expect(r.status).toBe(2);
+    expect(r.started).toBe(0);
+  });
+
+  it('outDir "" in a config file is refused as empty', async () => {
+    const r = await cli(['--config', config('empty-out.json', '{"outDir": ""}')]);
+    expect(r.stderr).toBe(
+      'deferlab: outDir in empty-out.json must not be empty (got ""); name a directory, or write no files with ' +
+        '--no-output ("outDir": null in a config file)\n',
+    );
+    expect(r.status).toBe(2);
+  });
+
+  it("report DIR on a scenario's output directory names its sub-runs", async () => {
+    for (const sub of ['cpu-hog-nice-20', 'cpu-hog-fifo']) {
+      mkdirSync(join(cwd, 'hog-out', sub), { recursive: true });
+      writeFileSync(join(cwd, 'hog-out', sub, 'results.json'), '{}');
+    }
+    mkdirSync(join(cwd, 'hog-out', 'not-a-run'));
+    const r = await cli(['report', 'hog-out']);
+    expect(r.stderr).toBe(
+      'deferlab: report DIR must be one run\'s results directory (got "hog-out", which holds a scenario\'s sub-runs, ' +
+        'not one run); give one of hog-out/cpu-hog-fifo, hog-out/cpu-hog-nice-20\n',
+    );
+    expect(r.status).toBe(2);
+    expect(r.started).toBe(0);
+    // One of them is a run: accepted.
+    expect((await cli(['report', 'hog-out/cpu-hog-fifo'])).started).toBe(1);
+  });
+
+  it('report DIR on the directory of many runs names the newest', async () => {
+    for (let i = 1; i <= 8; i++) {
+      mkdirSync(join(cwd, 'many', `2025010${i}-120000`), { recursive: true });
+      writeFileSync(join(cwd, 'many', `2025010${i}-120000`, 'results.json'), '{}');
+    }
+    const r = await cli(['report', 'many']);
+    expect(r.stderr).toBe(
+      'deferlab: report DIR must be one run\'s results directory (got "many", which holds 8 runs\' directories, not ' +
+        'one run); give one of …, many/20250103-120000, many/20250104-120000, many/20250105-120000, ' +
+        'many/20250106-120000, many/20250107-120000, many/20250108-120000 (8 in all)\n',
+    );
+    expect(r.status).toBe(2);
+  });
+
+  it("report DIR on ipi-storm's output directory says it holds ipi-storm.json", async () => {
+    mkdirSync(join(cwd, 'ipi-out'));
+    writeFileSync(join(cwd, 'ipi-out', 'ipi-storm.json'), '{}');
+    const r = await cli(['report', 'ipi-out']);
+    expect(r.stderr).toBe(
+      'deferlab: report DIR must be a run\'s results directory, with a results.json (got "ipi-out", which holds ' +
+        'ipi-storm.json: the ipi-storm scenario writes no results.json); read ipi-out/ipi-storm.json, or re-run the scenario for its table\n',
     );
     expect(r.status).toBe(2);
   });

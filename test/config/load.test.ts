@@ -91,6 +91,14 @@ describe('loadConfigFile', () => {
       exitStatus: 2,
     });
   });
+
+  it.each(['', ' '])('an empty path %j is refused as empty, not read as the working directory', (given) => {
+    expect(messageOf(() => loadConfigFile(given, cwd))).toEqual({
+      message: `--config must not be empty (got ${JSON.stringify(given)}); give the path of a JSON config file, like --config lab.json`,
+      code: 'E_BAD_OPTION',
+      exitStatus: 2,
+    });
+  });
 });
 
 describe('duplicateKey', () => {

@@ -1,7 +1,7 @@
 /**
  * resolveConfig: defaults, layers, units, and the shape of what it returns.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,8 @@ import { DEFAULTS, type PartialConfig, resolveConfig } from '../../src/config/sc
 const cwd = mkdtempSync(join(tmpdir(), 'deferlab-resolve-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 writeFileSync(join(cwd, 'mine.mjs'), 'export default class {}\n');
+mkdirSync(join(cwd, 'sub'));
+symlinkSync(join(cwd, 'mine.mjs'), join(cwd, 'link.mjs'));
 
 const now = new Date(2025, 0, 2, 3, 4, 5); // local time: the stamp is local too
 const resolve = (flags: PartialConfig = {}, file?: unknown) =>
@@ -212,6 +214,36 @@ describe('layers', () => {
   it('the baseline may be written as the spec of a listed strategy', () => {
     const c = resolve({ strategies: ['timer:deferrable=true', 'inline'], baseline: 'timer:deferrable=true' });
     expect(c.baseline).toBe('timer(deferrable=true)');
+  });
+
+  it.each([
+    ['the spec as listed', './mine.mjs:delay=2'],
+    ['without ./', 'mine.mjs:delay=2'],
+    ['an absolute path', `${join(cwd, 'mine.mjs')}:delay=2`],
+    ['through another path to the same file', './sub/../mine.mjs:delay=2'],
+    ['a symbolic link to the file', './link.mjs:delay=2'],
+    ['the label', 'mine.mjs(delay=2)'],
+  ])('the baseline names a listed strategy file by %s', (_what, baseline) => {
+    const c = resolve({ strategies: ['./mine.mjs:delay=2', 'inline'], baseline });
+    expect(c.baseline).toBe('mine.mjs(delay=2)');
+  });
+
+  it('a file spec with other options than the listed one is not that strategy', () => {
+    const err = errorOf(() =>
+      resolve({ strategies: ['./mine.mjs:delay=2', 'inline'], baseline: './mine.mjs:delay=3' }),
+    );
+    expect(err.message).toBe(
+      '--baseline must be the label or spec of one of the strategies: mine.mjs(delay=2), inline ' +
+        '(got "./mine.mjs:delay=3"); choose one of those, or add the strategy ./mine.mjs:delay=3',
+    );
+  });
+
+  it('a file spec in the config file names the strategy the file lists', () => {
+    const c = resolve(
+      {},
+      { strategies: ['inline', `${join(cwd, 'mine.mjs')}:b=1,a=x`], baseline: './mine.mjs:a=x,b=1' },
+    );
+    expect(c.baseline).toBe('mine.mjs(a=x,b=1)');
   });
 });
 

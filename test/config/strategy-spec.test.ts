@@ -61,8 +61,10 @@ describe('parseStrategySpec', () => {
   });
 
   it.each([
+    ['', 'must not be empty'],
+    ['  ', 'must not be empty'],
     [
-      '',
+      ':a=1',
       'must be a built-in strategy (inline, workqueue, tasklet, timer, unbound, irq_work, bh_workqueue) or a path to a strategy file',
     ],
     ['timer:', 'must have key=value options after the ":", like timer:deferrable=true'],

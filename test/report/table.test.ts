@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic.js';
-import { renderTable, summaryTable, termSafe } from '../../src/report/table.js';
-import type { StageName } from '../../src/report/types.js';
+import { DEFAULT_STRATEGIES, type SyntheticOptions, syntheticResults } from '../../src/report/synthetic.js';
+import { renderTable, summaryTable, TRACING_OFF_NOTE, termSafe } from '../../src/report/table.js';
+import type { RunResults, StageName } from '../../src/report/types.js';
 
 describe('terminal table', () => {
   const r = syntheticResults({ samples: 300, trials: 4, msgSizes: [64, 1024] });
@@ -125,6 +125,15 @@ describe('terminal table', () => {
     ]);
   });
 
+  it('the Δ note says that the pooled mean column and the per-trial Δ can disagree', () => {
+    const note = renderTable(syntheticResults({ samples: 50, trials: 2 }))
+      .split('\n')
+      .find((l) => l.startsWith('Δ mean:'))!;
+    expect(note).toContain(
+      'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree)',
+    );
+  });
+
   it('ends with the seed, to replay the run', () => {
     const r = syntheticResults({ samples: 50, trials: 2, seed: 123456 });
     const lines = renderTable(r).trimEnd().split('\n');
@@ -151,5 +160,159 @@ describe('terminal table', () => {
       'status: failed: worker exited with code 1 (thread cpu1, cpu 1); results below are partial',
     );
     expect(termSafe('a\rb\u009bc')).toBe('a\\x0db\\x9bc');
+  });
+});
+
+/** The resolved config of a default tcp_lat run, as meta.options holds it (the parts the table reads). */
+const OPTIONS = {
+  cpus: 2,
+  hz: 250,
+  trialMs: 1000,
+  warmupMs: 200,
+  trials: 5,
+  workload: { kind: 'tcp_lat', msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4194304 },
+  irq: { rate: 20000, pattern: 'poisson', burstSize: 32, cpus: [0, 1] },
+  fastPool: { trigger: 1024, variant: '64' },
+  tracing: true,
+  sweep: null,
+};
+
+describe('the setup line', () => {
+  const withOptions = (options: Record<string, unknown>, extra: SyntheticOptions = {}) => {
+    const r = syntheticResults({ samples: 50, trials: 2, ...extra });
+    r.meta.options = options;
+    return r;
+  };
+  const lineOf = (r: RunResults) => renderTable(r).split('\n')[1];
+
+  it('says what was measured, right under the status line', () => {
+    expect(lineOf(withOptions(OPTIONS))).toBe(
+      'tcp_lat 64 B between CPU 0 and CPU 1; 2 CPUs, HZ 250; background interrupts 20k/s per CPU (poisson) ' +
+        'on CPUs 0,1; random.c trigger 1024; 5 trials of 1 s (+ 200 ms warm-up) per strategy, interleaved',
+    );
+  });
+
+  it('irq_only, bursts, all CPUs, no warm-up, one strategy, one trial', () => {
+    const r = withOptions(
+      {
+        ...OPTIONS,
+        workload: { kind: 'irq_only' },
+        irq: { rate: 1500, pattern: 'bursts', burstSize: 64, cpus: 'all' },
+        warmupMs: 0,
+        trials: 1,
+        trialMs: 1500,
+      },
+      { strategies: [DEFAULT_STRATEGIES[0]] },
+    );
+    expect(lineOf(r)).toBe(
+      'irq_only: background interrupts only, no application; 2 CPUs, HZ 250; background interrupts 1.5k/s per CPU ' +
+        '(bursts of 64) on all CPUs; random.c trigger 1024; 1 trial of 1.5 s per strategy',
+    );
+  });
+
+  it('a swept setting says "per point"', () => {
+    const size = withOptions({ ...OPTIONS, sweep: { param: 'msg_size', values: [4096, 8192] } });
+    expect(lineOf(size)).toMatch(/^tcp_lat msg_size per point between CPU 0 and CPU 1; /);
+    const rate = withOptions({
+      ...OPTIONS,
+      irq: { ...OPTIONS.irq, rate: 0 },
+      sweep: { param: 'irq_rate', values: [1] },
+    });
+    expect(lineOf(rate)).toContain('; background interrupts at irq_rate per point per CPU (poisson) on CPUs 0,1;');
+    const trigger = withOptions({
+      ...OPTIONS,
+      workload: { ...OPTIONS.workload, msgSize: 4096 },
+      sweep: { param: 'trigger', values: [16] },
+    });
+    expect(lineOf(trigger)).toMatch(/^tcp_lat 4 KiB .*; random\.c trigger per point; /);
+  });
+
+  it('no background interrupts, said as such', () => {
+    expect(lineOf(withOptions({ ...OPTIONS, irq: { ...OPTIONS.irq, rate: 0 } }))).toContain(
+      '; no background interrupts; ',
+    );
+  });
+
+  it("a scenario's own workload (meta.workload) stands for the workload, the interrupts and the trigger", () => {
+    const r = withOptions({ ...OPTIONS, workload: { kind: 'irq_only' } });
+    r.meta.workload = 'a CPU hog on CPU 0 at nice -20 and a driver';
+    expect(lineOf(r)).toBe(
+      'a CPU hog on CPU 0 at nice -20 and a driver; 2 CPUs, HZ 250; 5 trials of 1 s (+ 200 ms warm-up) per strategy, interleaved',
+    );
+  });
+
+  it('is left out when the options say nothing usable', () => {
+    const r = withOptions({});
+    expect(renderTable(r).split('\n').slice(0, 2)).toEqual(['status: completed', '']);
+  });
+});
+
+describe('tracing off (--no-tracing)', () => {
+  const untraced = () => {
+    const none = DEFAULT_STRATEGIES.slice(0, 3).map((s) => ({ ...s, stages: {} }));
+    const r = syntheticResults({ samples: 10, trials: 2, strategies: none });
+    r.meta.options = { ...OPTIONS, tracing: false };
+    return r;
+  };
+
+  it('says under the table why every latency is "-", and warns of nothing', () => {
+    const lines = renderTable(untraced()).split('\n');
+    const at = lines.indexOf(TRACING_OFF_NOTE);
+    expect(TRACING_OFF_NOTE).toBe(
+      '(tracing off (--no-tracing): no latencies were recorded; the counters are complete)',
+    );
+    expect(at).toBeGreaterThan(0);
+    expect(lines[at - 1]).toMatch(/^tasklet\s+-\s+-/);
+    expect(lines.filter((l) => l.startsWith('warning:') || l.startsWith('(no '))).toEqual([]);
+  });
+
+  it('only when tracing was off', () => {
+    const r = untraced();
+    r.meta.options = OPTIONS;
+    expect(renderTable(r)).not.toContain('tracing off');
+  });
+});
+
+describe('hand-offs lost (refused while nothing was pending)', () => {
+  const lost = (counts: Array<number | undefined>) => {
+    const r = syntheticResults({
+      samples: 20,
+      trials: 2,
+      strategies: [
+        DEFAULT_STRATEGIES[0],
+        {
+          ...DEFAULT_STRATEGIES[1],
+          label: 'mine.ts(batch=8)',
+          name: 'Mine',
+          kind: 'file',
+          file: '/home/me/my strategies/mine.ts',
+        },
+        { ...DEFAULT_STRATEGIES[3], label: 'timer(deferrable=true)' },
+      ],
+    });
+    const strategies = r.points[0].strategies;
+    strategies[1].options = { batch: 8 };
+    strategies[2].options = { deferrable: true };
+    counts.forEach((n, i) => {
+      if (n !== undefined) strategies[i].counters.handoffs_lost = n;
+    });
+    return renderTable(r)
+      .split('\n')
+      .filter((l) => l.includes('nothing was pending'));
+  };
+
+  it('warns, per strategy with a lost hand-off, naming the check to run', () => {
+    expect(lost([0, 12, 1])).toEqual([
+      'warning: mine.ts(batch=8) refused 12 hand-offs while nothing was pending: those jobs were lost ' +
+        `(its CPU stops giving entropy); run 'deferlab check-strategy "/home/me/my strategies/mine.ts:batch=8"'`,
+      'warning: timer(deferrable=true) refused 1 hand-off while nothing was pending: that job was lost ' +
+        "(its CPU stops giving entropy); run 'deferlab check-strategy timer:deferrable=true'",
+    ]);
+  });
+
+  it('says nothing when none was lost, or when the results predate the counter', () => {
+    expect(lost([0, 0, 0])).toEqual([]);
+    expect(lost([undefined, undefined, undefined])).toEqual([]);
+    expect(lost([undefined, Number.NaN, undefined])).toEqual([]);
   });
 });
