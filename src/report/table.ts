@@ -15,6 +15,10 @@ export const FALLBACK_STAGE: StageName = 'handoff_to_start';
 
 /** Rate columns: counter name → column title. */
 const RATE_COLUMNS: ReadonlyArray<readonly [counter: string, title: string]> = [
+  ['handoffs', 'hand-offs/s'],
+  // Switches into a kworker, unbound worker or ksoftirqd: the cost of deferring, measured (the
+  // all-switches column is mostly tcp_lat's own ping-pong).
+  ['kthread_switches', 'kthread sw/s'],
   ['wakeups', 'wakeups/s'],
   ['ctx_switches', 'ctx switches/s'],
   ['entropy_bits', 'entropy bits/s'],

@@ -18,6 +18,8 @@ describe('terminal table', () => {
       'p99.9 µs',
       'max µs',
       'Δ mean µs [95% CI]',
+      'hand-offs/s',
+      'kthread sw/s',
       'wakeups/s',
       'ctx switches/s',
       'entropy bits/s',
