@@ -3,6 +3,8 @@
  * (signals, exit status). `bin/deferlab.js` calls `start()`.
  */
 
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { type CliDeps, type CliIo, main } from './cli/main.js';
 import {
   DeferlabError,
@@ -124,7 +126,9 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       io.stderr(INTERRUPTED_EARLY);
       return EXIT_INTERRUPTED;
     }
+    const reused = config.outDir ? existsSync(join(config.outDir, 'results.json')) : false;
     const created = config.outDir ? await prepareOut(config.outDir, argv) : [];
+    if (reused) io.stderr(`deferlab: ${config.outDir} already holds a run's results: this run replaces them\n`);
     const estimate = estimateLine(config);
     if (estimate) io.stderr(`${estimate}\n`);
     const progress = progressFor(io);

@@ -75,6 +75,11 @@ export function sweepFromList(param: string, inputs: readonly unknown[]): Parsed
   for (const input of inputs) {
     const v = readValue(param, input);
     if (!v.ok) return v;
+    if (values.includes(v.value))
+      return fail(`must list each ${param} value once`, {
+        detail: `${JSON.stringify(input)} repeats ${v.value}`,
+        fix: 'drop the repeat (use --trials for more measurements of one point)',
+      });
     values.push(v.value);
   }
   return ok({ param, values });

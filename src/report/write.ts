@@ -12,7 +12,7 @@
  * it by {@link reportFromDir}.
  */
 
-import { open, readFile, rename, unlink } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { renderCsv } from './csv.js';
 import { decodeHistogram } from './decode.js';
@@ -112,8 +112,14 @@ function assertValid(results: RunResults): void {
 export async function renderFiles(dir: string, results: RunResults): Promise<string[]> {
   const paths: string[] = [];
   paths.push(await writeFileAtomic(join(dir, RESULTS_CSV), renderCsv(results)));
-  for (const f of hgrmFiles(results)) paths.push(await writeFileAtomic(join(dir, f.name), f.text));
+  const hgrms = hgrmFiles(results);
+  for (const f of hgrms) paths.push(await writeFileAtomic(join(dir, f.name), f.text));
   paths.push(await writeFileAtomic(join(dir, REPORT_HTML), renderHtml(results)));
+  // A directory reused for another run: .hgrm files of strategies or stages this run does not
+  // have would otherwise sit beside the new results as if they were part of them.
+  const current = new Set(hgrms.map((f) => f.name));
+  for (const name of await readdir(dir))
+    if (name.endsWith('.hgrm') && !current.has(name)) await rm(join(dir, name), { force: true });
   return paths;
 }
 

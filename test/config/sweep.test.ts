@@ -34,6 +34,11 @@ describe('parseSweep (qperf -oo syntax)', () => {
     expect(values('msg_size:4K:4K:*1')).toEqual([4096]);
   });
 
+  it('refuses a list that repeats a value, however it is written', () => {
+    expect(problem('irq_rate:1k,1000').constraint).toBe('must list each irq_rate value once');
+    expect(problem('msg_size:4K,64,4096').detail).toBe('"4096" repeats 4096');
+  });
+
   it('takes an explicit list, in the order given', () => {
     expect(values('msg_size:64,4K,1M')).toEqual([64, 4096, 1048576]);
     expect(values('irq_rate:1M,20k')).toEqual([1000000, 20000]);

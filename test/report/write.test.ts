@@ -268,3 +268,25 @@ describe('writeResults when the directory cannot take the results', () => {
     }
   });
 });
+
+describe('a results directory reused for another run', () => {
+  it("keeps no .hgrm file of the previous run's strategies beside the new results", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'deferlab-reuse-'));
+    try {
+      const first = syntheticResults({ trials: 2, samples: 50 });
+      await writeResults(dir, first);
+      const before = (await readdir(dir)).filter((n) => n.endsWith('.hgrm'));
+      const second = syntheticResults({ trials: 2, samples: 50, strategies: DEFAULT_STRATEGIES.slice(0, 1) });
+      const written = await writeResults(dir, second);
+      const after = (await readdir(dir)).filter((n) => n.endsWith('.hgrm')).sort();
+      const expected = hgrmFiles(second)
+        .map((f) => f.name)
+        .sort();
+      expect(after).toEqual(expected);
+      expect(before.length).toBeGreaterThan(after.length); // the first run had more
+      expect(written.filter((p) => p.endsWith('.hgrm'))).toHaveLength(expected.length);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
