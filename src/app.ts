@@ -169,8 +169,13 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     }
     if (results.status === 'failed') io.stderr(`deferlab: run failed: ${describeError(results)}\n`);
     if (results.status === 'interrupted') {
+      const finished = results.points.reduce((n, p) => n + p.strategies.reduce((m, s) => m + s.trials.length, 0), 0);
       const where = config.outDir ? 'in the results' : 'in the table above';
-      io.stderr(`deferlab: interrupted; the trials finished so far are ${where}\n`);
+      io.stderr(
+        finished
+          ? `deferlab: interrupted; the ${finished} trials finished so far are ${where}\n`
+          : 'deferlab: interrupted before any trial finished\n',
+      );
     }
     const status = statusOf(results);
     return writeFailed && status === EXIT_OK ? EXIT_RUN_FAILED : status;
@@ -320,7 +325,9 @@ export async function start(argv: string[]): Promise<number> {
   const code = await main(argv, makeDeps(ac.signal, argv), io);
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-  const status = ac.signal.aborted && code === EXIT_OK ? EXIT_INTERRUPTED : code;
+  // A command that finished its work although a signal came late (after the last trial) says
+  // so with its own status: its results are complete.
+  const status = code;
   // Every command that ends interrupted says so in one line (the commands say more when they can).
   if (status === EXIT_INTERRUPTED && !saidInterrupted) process.stderr.write('deferlab: interrupted\n');
   return status;

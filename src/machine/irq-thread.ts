@@ -152,7 +152,10 @@ export async function startIrqThread(data: StartupData): Promise<void> {
       }
     }
   } catch (e) {
-    const err = e instanceof Error ? e : new Error(String(e));
+    const err =
+      e instanceof Error
+        ? e
+        : new Error(`threw ${typeof e === 'string' ? JSON.stringify(e) : String(e)} (not an Error)`);
     post({
       type: 'fault',
       thread: threadId,

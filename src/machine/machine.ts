@@ -66,6 +66,8 @@ const ENTRY = {
 
 /** How long threads may take to start (from TypeScript source each loads esbuild: ~0.3 s). */
 export const BOOT_TIMEOUT_MS = 60_000;
+/** How long stop() waits for terminated threads to end before leaving them to the process's exit. */
+export const TERMINATE_WAIT_MS = 2_000;
 /** How long one strategy's setup() may run on a thread (it only creates kernel objects). */
 export const SETUP_TIMEOUT_MS = 10_000;
 
@@ -649,8 +651,15 @@ export class Machine {
     const all = Promise.all(this.exited);
     const r = await Promise.race([all.then(() => 'ok' as const), sleep(graceMs).then(() => 'late' as const)]);
     if (r === 'late') {
-      await Promise.all(this.workers.map((w) => w.terminate()));
-      await all;
+      // terminate() waits for the thread to reach a point where V8 can stop it; a thread deep in
+      // a garbage-collection storm (a strategy filling its heap) may never get there. Do not
+      // wait for it for ever: the run is reported, and the process ends with it.
+      const terminated = Promise.all(this.workers.map((w) => w.terminate())).then(() => all);
+      const t = await Promise.race([
+        terminated.then(() => 'ok' as const),
+        sleep(TERMINATE_WAIT_MS).then(() => 'stuck' as const),
+      ]);
+      if (t === 'stuck') for (const w of this.workers) w.unref();
     }
   }
 

@@ -98,7 +98,10 @@ export async function startTaskThread(data: StartupData): Promise<void> {
     runThreadLoop(r, tasks, plans);
     for (const s of strategies) s.teardown?.();
   } catch (e) {
-    const err = e instanceof Error ? e : new Error(String(e));
+    const err =
+      e instanceof Error
+        ? e
+        : new Error(`threw ${typeof e === 'string' ? JSON.stringify(e) : String(e)} (not an Error)`);
     const badInput =
       phase === 'setup' &&
       (err instanceof StrategyLoadError || err instanceof StrategyOptionError || (rt?.inStrategy ?? -1) >= 0);
