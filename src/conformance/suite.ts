@@ -37,6 +37,7 @@ import { defaultTopology, type MachineOptions, type StrategyRef } from '../machi
 import { MpscRing } from '../shm/ring.js';
 import { instantiate, loadStrategyClass, StrategyLoadError } from '../strategies/load.js';
 import { builtin } from '../strategies/registry.js';
+import { plural } from '../text.js';
 import { claimsOf, type StrategyClaims } from './claims.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -477,8 +478,6 @@ const skip = (key: CheckKey, detail: string): ConformanceCheck => ({
   status: 'skip',
   detail,
 });
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 function sum(...deltas: (Counters | undefined)[]): Counters {
   const out: Counters = {};

@@ -3,6 +3,7 @@
  * a promise (a busy host takes longer).
  */
 import type { ResolvedConfig } from '../config/schema.js';
+import { plural } from '../text.js';
 import { WARMUP_PASS_MIN_MS } from './run.js';
 
 /**
@@ -28,8 +29,6 @@ export function estimateSeconds(config: ResolvedConfig): number {
   const trials = n * config.trials * ((config.warmupMs + config.trialMs) / 1000 + PER_TRIAL_S);
   return points * (bootSeconds(config.cpus) + warmupPass + trials);
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /** `about 65 s`, `about 4 min`, `about 1.5 h`. */
 export function aboutDuration(seconds: number): string {

@@ -21,7 +21,6 @@ import { attachShm } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
 import { IrqChip, Vector } from './irqchip.js';
 import {
-  C_GEN_INFLIGHT,
   C_JIFFIES,
   C_PHASE,
   C_STOP,
@@ -33,6 +32,7 @@ import {
   CpuFlag,
   GlobalCounter,
   genEnter,
+  genExit,
   Phase,
 } from './layout.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
@@ -133,7 +133,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
           }
           if (next[c] < wake) wake = next[c];
         }
-        Atomics.sub(i32, R.control + C_GEN_INFLIGHT, 1);
+        genExit(i32, R.control);
       }
       // Wait for the next event.
       const delta = wake - nowNs();

@@ -98,6 +98,11 @@ export function genEnter(i32: Int32Array, ctl: number): boolean {
   return false;
 }
 
+/** Leave a generation step entered with genEnter (everything generated is pushed by now). */
+export function genExit(i32: Int32Array, ctl: number): void {
+  Atomics.sub(i32, ctl + C_GEN_INFLIGHT, 1);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Per-CPU words. CPU_WORDS Int32 words per CPU, 4 cache lines.
 // ---------------------------------------------------------------------------------------------

@@ -51,7 +51,6 @@ import { IrqChip, recordTime, Vector } from './irqchip.js';
 import {
   C_ACTIVE,
   C_EPOCH,
-  C_GEN_INFLIGHT,
   C_JIFFIES,
   C_PHASE,
   C_STOP,
@@ -77,6 +76,7 @@ import {
   CpuCounter,
   CpuFlag,
   genEnter,
+  genExit,
   MAX_OBJECTS,
   MAX_TIMERS_PER_CPU,
   type MachineRegions,
@@ -520,8 +520,7 @@ export class Runtime {
     this.inStrategy = Math.max(active, 0);
     const t1 = this.tracer.on ? nowNs() : 0;
     this.i32[this.cw(c, CPU_WHERE)] = Where.Handoff;
-    const ok = s.handoff(this.facade, this.deferred[c]);
-    if (ok !== true && ok !== false) throw new Error(badHandoffReturn(ok));
+    const ok = this.callHandoff(s, c);
     this.i32[this.cw(c, CPU_WHERE)] = Where.Hardirq;
     if (this.tracer.on) this.tracer.record(St.HandoffCall, nowNs() - t1);
     if (!ok) Atomics.sub(this.i32, dw, 1);
@@ -532,17 +531,23 @@ export class Runtime {
     this.inStrategy = -1;
   }
 
+  /** The strategy's hand-off for CPU `c`'s mix; anything but a boolean back is a fault. */
+  private callHandoff(s: DeferralStrategy, c: number): boolean {
+    const ok = s.handoff(this.facade, this.deferred[c]);
+    if (ok !== true && ok !== false) throw new Error(badHandoffReturn(ok));
+    return ok;
+  }
+
   /** Conformance: hand off again at once (see TestFlag.DoubleHandoff). */
   private secondHandoff(s: DeferralStrategy, c: number): void {
     const dw = this.cw(c, CPU_DEFERRED);
     if (Atomics.load(this.i32, dw) > 0) {
-      if (s.handoff(this.facade, this.deferred[c])) this.count(CpuCounter.handoffs_while_pending_accepted);
+      if (this.callHandoff(s, c)) this.count(CpuCounter.handoffs_while_pending_accepted);
       return;
     }
     this.f64[this.cf(c, CPUF_HANDOFF_NS)] = nowNs();
     Atomics.add(this.i32, dw, 1);
-    const ok = s.handoff(this.facade, this.deferred[c]);
-    if (ok !== true && ok !== false) throw new Error(badHandoffReturn(ok));
+    const ok = this.callHandoff(s, c);
     if (!ok) Atomics.sub(this.i32, dw, 1);
     this.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
   }
@@ -1179,7 +1184,7 @@ export class Runtime {
     return genEnter(this.i32, this.ctl);
   }
   genExit(): void {
-    Atomics.sub(this.i32, this.ctl + C_GEN_INFLIGHT, 1);
+    genExit(this.i32, this.ctl);
   }
 
   /** The phase word differs from the last one this thread acted on. */

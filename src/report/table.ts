@@ -6,6 +6,7 @@
  * report.html render, so the two never disagree. Nothing here prints: the CLI does.
  */
 
+import { plural } from '../text.js';
 import { comparisonFor } from './stats.js';
 import type { Comparison, PointResult, RunResults, StageName, StrategyResult } from './types.js';
 import { STAGE_NAMES } from './types.js';
@@ -325,8 +326,6 @@ function rateText(n: number): string {
 function msText(ms: number): string {
   return ms >= 1000 && ms % 100 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
-
-const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
 
 /**
  * What was measured, in one line, from the resolved config in `meta.options`:
