@@ -18,7 +18,7 @@
  * f64 index is its Int32 base / 2 (regions are cache-line aligned, so 8-byte aligned).
  */
 
-import { FAST_POOL_WORDS, FastPoolWord } from '../random/fastpool.js';
+import { FAST_POOL_WORDS } from '../random/fastpool.js';
 import { INPUT_POOL_WORDS } from '../random/inputpool.js';
 import { DOORBELL_WORDS } from '../shm/doorbell.js';
 import { LINE_WORDS, type RegionMap, ShmPlanner } from '../shm/layout.js';
@@ -51,7 +51,6 @@ export const C_PHASE = 0; // M: Phase below
 export const C_EPOCH = 1; // M: collect epoch; a thread that sees a new value reports and resets
 export const C_ACTIVE = 2; // M: index of the strategy in force (-1: none)
 export const C_STOP = 3; // M: 1 = every thread leaves its loop
-export const C_TRIAL = 4; // M: trial number (for messages)
 /** M: the fast pool's mix trigger (random.c: 1024) in force; the warm-up pass lowers it so that
  *  every hand-off and mix path is compiled by V8 before anything is measured. */
 export const C_TRIGGER = 5;
@@ -118,8 +117,9 @@ export const CPU_OWNER = LINE_WORDS;
 export const CPU_ON_CPU = LINE_WORDS + 1;
 /** O (Atomics): pending softirq bits (Softirq). Only the CPU's owner raises and clears them. */
 export const CPU_SOFTIRQ = LINE_WORDS + 2;
-/** L timer base lock: earliest `expires` among pending non-deferrable timers (0x7fffffff: none);
- *  written with Atomics.store under the lock; Atomics.load by the irq thread (NOHZ wake-up). */
+/** L timer base lock: earliest `expires` among pending non-deferrable timers (none: timerNone(),
+ *  half the jiffies range ahead); written with Atomics.store under the lock; Atomics.load by the
+ *  irq thread (NOHZ wake-up). */
 export const CPU_NEXT_TIMER = LINE_WORDS + 3;
 /** L timer base lock: the same over all pending timers, deferrable ones included. */
 export const CPU_NEXT_TIMER_ANY = LINE_WORDS + 4;
@@ -132,8 +132,6 @@ export const CPU_DEFERRED = LINE_WORDS + 5;
 export const CPU_LAST_TICK = LINE_WORDS + 6;
 /** O: nesting of softirq processing (0 = not in do_softirq). */
 export const CPU_IN_SOFTIRQ = LINE_WORDS + 7;
-/** O: 1 while ksoftirqd/n was woken and has not yet run. */
-export const CPU_KSOFTIRQD_WOKEN = LINE_WORDS + 8;
 /** R: 1 while an irq_work IPI to this CPU is outstanding: senders Atomics.exchange(1) and
  *  send an IPI only when it was 0; the IPI handler stores 0 before it drains the list. */
 export const CPU_IPI_PENDING = LINE_WORDS + 9;
@@ -156,8 +154,6 @@ export const CPUF_HANDOFF_NS = 1;
 export const CPUF_RT_TIME = 2;
 /** L rq lock: start of the current RT throttling period. */
 export const CPUF_RT_PERIOD = 3;
-/** O: clock at the start of the current softirq restart loop. */
-export const CPUF_SOFTIRQ_START = 4;
 /** L rq lock: avg_vruntime when the queue last emptied (where a task is placed on an empty queue). */
 export const CPUF_V_HINT = 5;
 
@@ -353,18 +349,13 @@ export enum ObjState {
 // ---------------------------------------------------------------------------------------------
 // Worker pools.
 // ---------------------------------------------------------------------------------------------
-/** A pool: its lock line (pool->lock: unbound pools' consumers pop under it), a line of
- *  counters written by every CPU, and a line of statistics. */
-export const POOL_WORDS = LOCK_WORDS + 2 * LINE_WORDS;
+/** A pool: its lock line (pool->lock: unbound pools' consumers pop under it), then a line of
+ *  words written by every CPU. */
+export const POOL_WORDS = LOCK_WORDS + LINE_WORDS;
 /** R: workers of this pool awake and processing (workqueue.c's nr_running). A producer wakes a
  *  worker only when it reads 0 after publishing; a worker decrements it, then re-checks the
  *  worklist before sleeping (the Dekker pair that keeps work from being stranded). */
 export const P_NR_RUNNING = LOCK_WORDS;
-/** I: number of workers. */
-export const P_NR_WORKERS = LOCK_WORDS + 1;
-/** S: items queued / run through this pool. */
-export const P_QUEUED = LOCK_WORDS + LINE_WORDS;
-export const P_RUN = LOCK_WORDS + LINE_WORDS + 1;
 
 // ---------------------------------------------------------------------------------------------
 // The plan: which regions exist, for a machine of a given shape.
@@ -391,7 +382,6 @@ export interface MachineRegions {
   taskF64: number; // TASK_F64 doubles × tasks
   bells: number; // DOORBELL_WORDS × threads
   objects: number; // OBJ_WORDS × MAX_OBJECTS
-  objectF64: number; // one double (queued-at ns) per object
   pools: number; // POOL_WORDS × pools
   poolLists: number[]; // an MPSC ring per pool (capacity MAX_OBJECTS)
   irqRings: number[]; // an MPSC ring per CPU
@@ -400,6 +390,15 @@ export interface MachineRegions {
   fastPools: number; // FAST_POOL_WORDS × cpus
   inputPool: number;
   workload: Record<string, number>;
+}
+
+/**
+ * The value CPU_NEXT_TIMER / CPU_NEXT_TIMER_ANY hold when no timer is pending, at jiffies `j`:
+ * half the int32 range ahead, so that `time_after` arithmetic (`j - next >= 0`) reads it as far in
+ * the future for the next ~12 days of jiffies at HZ 1000.
+ */
+export function timerNone(j: number): number {
+  return (j + 0x3fffffff) | 0;
 }
 
 /** Words of one CPU's timer base: lock, a header line, the pending timer ids. */
@@ -423,7 +422,6 @@ export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regi
     taskF64: p.reserve('taskF64', 2 * TASK_F64 * shape.tasks),
     bells: p.reserve('bells', DOORBELL_WORDS * shape.threads),
     objects: p.reserve('objects', OBJ_WORDS * MAX_OBJECTS),
-    objectF64: p.reserve('objectF64', 2 * MAX_OBJECTS),
     pools: p.reserve('pools', POOL_WORDS * shape.pools),
     poolLists: [] as number[],
     irqRings: [] as number[],
@@ -443,166 +441,4 @@ export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regi
   for (const [name, words] of Object.entries(shape.workloadRegions)) r.workload[name] = p.reserve(`wl:${name}`, words);
   const { sab, map } = p.allocate();
   return { sab, regions: { ...r, map } };
-}
-
-// ---------------------------------------------------------------------------------------------
-// The field tables: every named field of every fixed-size record above, as [offset, words].
-// Offsets are declared by hand; `checkRecordFields` proves at load time that no two fields of a
-// record overlap and that each lies inside its record (two such overlaps were once found only
-// by their symptoms). A new field must be added here as well as declared.
-// ---------------------------------------------------------------------------------------------
-
-export interface RecordFields {
-  /** Words (Int32, or doubles for the *F64 records) in one record. */
-  size: number;
-  fields: Record<string, readonly [offset: number, words: number]>;
-}
-
-export const RECORD_FIELDS: Record<string, RecordFields> = {
-  control: {
-    size: CONTROL_WORDS,
-    fields: {
-      C_PHASE: [C_PHASE, 1],
-      C_EPOCH: [C_EPOCH, 1],
-      C_ACTIVE: [C_ACTIVE, 1],
-      C_STOP: [C_STOP, 1],
-      C_TRIAL: [C_TRIAL, 1],
-      C_TRIGGER: [C_TRIGGER, 1],
-      C_TEST: [C_TEST, 1],
-      C_GEN_INFLIGHT: [C_GEN_INFLIGHT, 1],
-      C_JIFFIES: [C_JIFFIES, 1],
-      C_FAULT: [C_FAULT, 1],
-    },
-  },
-  cpu: {
-    size: CPU_WORDS,
-    fields: {
-      CPU_FLAGS: [CPU_FLAGS, 1],
-      CPU_OWNER: [CPU_OWNER, 1],
-      CPU_ON_CPU: [CPU_ON_CPU, 1],
-      CPU_SOFTIRQ: [CPU_SOFTIRQ, 1],
-      CPU_NEXT_TIMER: [CPU_NEXT_TIMER, 1],
-      CPU_NEXT_TIMER_ANY: [CPU_NEXT_TIMER_ANY, 1],
-      CPU_DEFERRED: [CPU_DEFERRED, 1],
-      CPU_LAST_TICK: [CPU_LAST_TICK, 1],
-      CPU_IN_SOFTIRQ: [CPU_IN_SOFTIRQ, 1],
-      CPU_KSOFTIRQD_WOKEN: [CPU_KSOFTIRQD_WOKEN, 1],
-      CPU_IPI_PENDING: [CPU_IPI_PENDING, 1],
-      CPU_HEARTBEAT: [CPU_HEARTBEAT, 1],
-      CPU_WHERE: [CPU_WHERE, 1],
-      CPU_COUNTERS: [CPU_COUNTERS, CPU_COUNTER_NAMES.length],
-    },
-  },
-  cpuF64: {
-    size: CPU_F64,
-    fields: {
-      CPUF_SWITCH_NS: [CPUF_SWITCH_NS, 1],
-      CPUF_HANDOFF_NS: [CPUF_HANDOFF_NS, 1],
-      CPUF_RT_TIME: [CPUF_RT_TIME, 1],
-      CPUF_RT_PERIOD: [CPUF_RT_PERIOD, 1],
-      CPUF_SOFTIRQ_START: [CPUF_SOFTIRQ_START, 1],
-      CPUF_V_HINT: [CPUF_V_HINT, 1],
-    },
-  },
-  rq: {
-    size: RQ_WORDS,
-    fields: {
-      lock: [0, LOCK_WORDS],
-      RQ_NR_RUNNING: [RQ_NR_RUNNING, 1],
-      RQ_CURR: [RQ_CURR, 1],
-      RQ_LEN: [RQ_LEN, 1],
-      RQ_RT_THROTTLED: [RQ_RT_THROTTLED, 1],
-      RQ_QUEUE: [RQ_QUEUE, MAX_RQ_TASKS],
-    },
-  },
-  timerBase: {
-    size: TIMER_BASE_WORDS,
-    fields: { lock: [0, LOCK_WORDS], TB_LEN: [TB_LEN, 1], TB_LIST: [TB_LIST, MAX_TIMERS_PER_CPU] },
-  },
-  task: {
-    size: TASK_WORDS,
-    fields: {
-      T_STATE: [T_STATE, 1],
-      T_CPU: [T_CPU, 1],
-      T_POLICY: [T_POLICY, 1],
-      T_NICE: [T_NICE, 1],
-      T_RT_PRIO: [T_RT_PRIO, 1],
-      T_WEIGHT: [T_WEIGHT, 1],
-      T_SLICES: [T_SLICES, 1],
-      T_WAKEUPS: [T_WAKEUPS, 1],
-      T_TICKS: [T_TICKS, 1],
-    },
-  },
-  taskF64: {
-    size: TASK_F64,
-    fields: {
-      TF_VRUNTIME: [TF_VRUNTIME, 1],
-      TF_DEADLINE: [TF_DEADLINE, 1],
-      TF_VLAG: [TF_VLAG, 1],
-      TF_EXEC_START: [TF_EXEC_START, 1],
-      TF_SUM_EXEC: [TF_SUM_EXEC, 1],
-      TF_RR_LEFT: [TF_RR_LEFT, 1],
-    },
-  },
-  object: {
-    size: OBJ_WORDS,
-    fields: { O_STATE: [O_STATE, 1], O_ARG: [O_ARG, 1], O_CPU: [O_CPU, 1], O_FLAGS: [O_FLAGS, 1] },
-  },
-  pool: {
-    size: POOL_WORDS,
-    fields: {
-      lock: [0, LOCK_WORDS],
-      P_NR_RUNNING: [P_NR_RUNNING, 1],
-      P_NR_WORKERS: [P_NR_WORKERS, 1],
-      P_QUEUED: [P_QUEUED, 1],
-      P_RUN: [P_RUN, 1],
-    },
-  },
-  fastPool: {
-    size: FAST_POOL_WORDS,
-    fields: {
-      POOL: [FastPoolWord.POOL, 8], // pool[4] as 64-bit words, lo/hi halves
-      LAST: [FastPoolWord.LAST, 1],
-      COUNT: [FastPoolWord.COUNT, 1],
-      WRONG_CPU: [FastPoolWord.WRONG_CPU, 1],
-      HANDOFFS: [FastPoolWord.HANDOFFS, 1],
-      MIXES: [FastPoolWord.MIXES, 1],
-      VARIANT: [FastPoolWord.VARIANT, 1],
-      CPU: [FastPoolWord.CPU, 1],
-    },
-  },
-  globalCounters: {
-    size: Math.max(LINE_WORDS, GLOBAL_COUNTER_NAMES.length),
-    fields: { counters: [0, GLOBAL_COUNTER_NAMES.length] },
-  },
-};
-
-/**
- * Every problem with a record's field table: a field outside its record (or of no words), or
- * two fields sharing a word. Empty when the layout is sound.
- */
-export function recordFieldProblems(tables: Record<string, RecordFields>): string[] {
-  const out: string[] = [];
-  for (const [record, { size, fields }] of Object.entries(tables)) {
-    const spans = Object.entries(fields)
-      .map(([name, [at, words]]) => ({ name, at, end: at + words }))
-      .sort((a, b) => a.at - b.at);
-    for (const f of spans) {
-      if (!Number.isInteger(f.at) || f.at < 0 || f.end > size || f.end <= f.at)
-        out.push(`${record}.${f.name}: words ${f.at}..${f.end - 1} do not fit a record of ${size} words`);
-    }
-    // Sorted by start: a field overlaps an earlier one iff it starts before the furthest end so far.
-    let reach = spans[0];
-    for (const f of spans.slice(1)) {
-      if (f.at < reach.end)
-        out.push(`${record}: ${f.name} (word ${f.at}) overlaps ${reach.name} (words ${reach.at}..${reach.end - 1})`);
-      if (f.end > reach.end) reach = f;
-    }
-  }
-  return out;
-}
-
-{
-  const problems = recordFieldProblems(RECORD_FIELDS);
-  if (problems.length) throw new Error(`machine layout: ${problems.join('; ')}`);
 }

@@ -10,52 +10,24 @@ import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { Histogram } from 'hdr-histogram-js';
 import { initClock, newEpoch, nowNs } from '../clock.js';
-import { FastPool, initFastPool } from '../random/fastpool.js';
-import { InputPool } from '../random/inputpool.js';
-import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
-import { ShmLock } from '../shm/lock.js';
-import { MpscRing, SpscRing } from '../shm/ring.js';
 import { spawnWorker } from '../threads/spawn.js';
-import { XCPU_POLICY_WORD, xcpuFlagWord } from '../workloads/cross-cpu.js';
-import { initWorkload, workloadRegions } from '../workloads/index.js';
 import {
   C_ACTIVE,
   C_EPOCH,
-  C_FAULT,
-  C_GEN_INFLIGHT,
   C_PHASE,
   C_STOP,
   C_TEST,
   C_TRIGGER,
-  CPU_COUNTER_NAMES,
-  CPU_COUNTERS,
-  CPU_DEFERRED,
   CPU_FLAGS,
-  CPU_HEARTBEAT,
-  CPU_NEXT_TIMER,
-  CPU_NEXT_TIMER_ANY,
-  CPU_OWNER,
-  CPU_SOFTIRQ,
-  CPU_WHERE,
   CPU_WORDS,
   CpuFlag,
-  GLOBAL_COUNTER_NAMES,
-  IRQ_RECORD_WORDS,
-  IRQ_RING_CAPACITY,
-  MAX_OBJECTS,
   type MachineRegions,
-  P_NR_WORKERS,
   Phase,
-  POOL_WORDS,
-  planMachine,
-  SOFTIRQ_NAMES,
-  TIMER_BASE_WORDS,
-  Where,
 } from './layout.js';
+import { MachineMemory } from './memory.js';
 import type { MachineOptions } from './options.js';
-import { type MachinePlan, planMachineTasks } from './plan.js';
+import type { MachinePlan } from './plan.js';
 import type { StartupData, ThreadHeap, WorkerMessage } from './protocol.js';
-import { RunQueues } from './sched.js';
 import { addEncoded, type EncodedHistogram, newHistogram, STAGES, type Stage } from './trace.js';
 
 const ENTRY = {
@@ -103,19 +75,13 @@ export class MachineFaultError extends Error {
   }
 }
 
-export type Counters = Record<string, number>;
+export type { Counters } from './memory.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-export class Machine {
-  readonly i32: Int32Array;
-  readonly plan: MachinePlan;
+export class Machine extends MachineMemory {
   private readonly workers: Worker[] = [];
   private readonly exited: Promise<void>[] = [];
-  private readonly bells: Doorbell[] = [];
-  private readonly inputPool: InputPool;
-  private readonly fastPools: FastPool[] = [];
-  private readonly rqs: RunQueues;
   private reports = new Map<number, Extract<WorkerMessage, { type: 'report' }>>();
   private reportWaiter: (() => void) | undefined;
   private faultWaiters: ((f: MachineFault) => void)[] = [];
@@ -127,71 +93,24 @@ export class Machine {
   readonly objectsSignature: string[][] = [];
 
   private constructor(
-    readonly opts: MachineOptions,
-    readonly sab: SharedArrayBuffer,
-    readonly R: MachineRegions,
+    opts: MachineOptions,
+    sab: SharedArrayBuffer,
+    R: MachineRegions,
     plan: MachinePlan,
     readonly epochNs: number,
   ) {
-    this.plan = plan;
-    this.i32 = new Int32Array(sab);
-    this.rqs = RunQueues.of(this.i32, new Float64Array(sab), R, opts.cpus, opts.lockSpins);
-    for (let t = 0; t < plan.threads.length; t++)
-      this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
-    this.inputPool = new InputPool(this.i32, R.inputPool, opts.lockSpins);
+    super(opts, sab, R, plan);
   }
 
   /** Build the shared memory and start every thread; resolves when all are ready. */
   static async boot(opts: MachineOptions, signal?: AbortSignal): Promise<Machine> {
-    const plan = planMachineTasks(opts);
-    const wl = workloadRegions(opts);
-    const { sab, regions } = planMachine({
-      cpus: opts.cpus,
-      tasks: plan.tasks.length,
-      threads: plan.threads.length,
-      pools: plan.pools.length,
-      workloadRegions: wl,
-    });
+    const { plan, sab, R } = MachineMemory.layout(opts);
     const epochNs = newEpoch();
     initClock(epochNs);
-    const m = new Machine(opts, sab, regions, plan, epochNs);
+    const m = new Machine(opts, sab, R, plan, epochNs);
     m.init();
     await m.start(signal);
     return m;
-  }
-
-  /** Lay out every region. Context: main thread, before any worker exists. */
-  private init(): void {
-    const { i32, R, opts, plan } = this;
-    const sizes = new Map(Object.values(R.map.regions).map((r) => [r.base, r.words]));
-    const words = (base: number) => sizes.get(base);
-    for (let c = 0; c < opts.cpus; c++) {
-      const b = R.cpu + c * CPU_WORDS;
-      i32[b + CPU_OWNER] = c; // the idle task
-      i32[b + CPU_NEXT_TIMER] = 0x3fffffff;
-      i32[b + CPU_NEXT_TIMER_ANY] = 0x3fffffff;
-      this.rqs.initCpu(c);
-      ShmLock.init(i32, R.timerBase + c * TIMER_BASE_WORDS);
-      MpscRing.init(i32, R.irqRings[c], IRQ_RING_CAPACITY, IRQ_RECORD_WORDS, words(R.irqRings[c]));
-      MpscRing.init(i32, R.irqWorkLists[c], MAX_OBJECTS, 1, words(R.irqWorkLists[c]));
-      MpscRing.init(i32, R.taskletLists[2 * c], MAX_OBJECTS, 1, words(R.taskletLists[2 * c]));
-      MpscRing.init(i32, R.taskletLists[2 * c + 1], MAX_OBJECTS, 1, words(R.taskletLists[2 * c + 1]));
-      initFastPool(i32, R.fastPools + c * 16, opts.fastPool.variant, c);
-      this.fastPools.push(new FastPool(i32, R.fastPools + c * 16, opts.fastPool.variant));
-    }
-    for (const t of plan.tasks) this.rqs.initTask(t.id, t.cpu, t.policy, t.nice, t.rtPrio);
-    for (let t = 0; t < plan.threads.length; t++) Doorbell.init(i32, R.bells + t * DOORBELL_WORDS);
-    for (const p of plan.pools) {
-      ShmLock.init(i32, R.pools + p.id * POOL_WORDS);
-      i32[R.pools + p.id * POOL_WORDS + P_NR_WORKERS] = p.workers.length;
-      MpscRing.init(i32, R.poolLists[p.id], MAX_OBJECTS, 1, words(R.poolLists[p.id]));
-    }
-    for (let o = 0; o < MAX_OBJECTS; o++) i32[R.objects + o * 4 + 2] = -1; // O_CPU: on no CPU
-    InputPool.init(i32, R.inputPool);
-    initWorkload(i32, R.workload, opts, words);
-    i32[R.control + C_ACTIVE] = 0;
-    i32[R.control + C_TRIGGER] = opts.fastPool.trigger;
-    i32[R.control + C_PHASE] = Phase.Boot;
   }
 
   private async start(signal?: AbortSignal): Promise<void> {
@@ -447,136 +366,12 @@ export class Machine {
     return merged;
   }
 
-  /** Counters summed over CPUs, plus the global ones, the doorbells', the lock's and the pools'. */
-  counters(): Counters {
-    const out: Counters = {};
-    const i32 = this.i32;
-    CPU_COUNTER_NAMES.forEach((name, k) => {
-      let s = 0;
-      for (let c = 0; c < this.opts.cpus; c++) s += Atomics.load(i32, this.R.cpu + c * CPU_WORDS + CPU_COUNTERS + k);
-      out[name] = s;
-    });
-    GLOBAL_COUNTER_NAMES.forEach((name, k) => {
-      out[name] = Atomics.load(i32, this.R.globalCounters + k);
-    });
-    let sent = 0;
-    let avoided = 0;
-    let spurious = 0;
-    for (const b of this.bells) {
-      const s = b.stats();
-      sent += s.sent;
-      avoided += s.avoided;
-      spurious += s.spurious;
-    }
-    out.notifies_sent = sent;
-    out.notifies_avoided = avoided;
-    out.spurious_wakeups = spurious;
-    const ip = this.inputPool;
-    out.entropy_bits = ip.creditedBitsTotal;
-    out.input_pool_mixes = ip.mixes;
-    out.input_pool_lock_contended = ip.lockStats().contended;
-    out.mixes_wrong_cpu = this.fastPools.reduce((a, f) => a + f.wrongCpu, 0);
-    return out;
-  }
-
-  /** cross_cpu only: switch the IPI policy between trials (see src/workloads/cross-cpu.ts). */
-  setCrossCpuPolicy(policy: 'always' | 'if-idle'): void {
-    const base = this.R.workload['xcpu:state'];
-    if (base === undefined) throw new Error('setCrossCpuPolicy: the workload is not cross_cpu');
-    Atomics.store(this.i32, base + XCPU_POLICY_WORD, policy === 'if-idle' ? 1 : 0);
-    // Idle consumers must accept IPIs under either policy.
-    const w = this.opts.workload;
-    if (w.kind === 'cross_cpu') for (const c of w.consumers) Atomics.store(this.i32, xcpuFlagWord(base, c), 1);
-  }
-
   /** Each machine thread's V8 memory (bytes), as of its last report, by thread name. */
   threadHeaps(): { thread: string; heap: ThreadHeap }[] {
     return [...this.reports.values()].map((r) => ({
       thread: this.plan.threads[r.thread]?.name ?? `#${r.thread}`,
       heap: r.heap,
     }));
-  }
-
-  /** One CPU's counters (the per-CPU ones only). */
-  cpuCounters(cpu: number): Counters {
-    const out: Counters = {};
-    CPU_COUNTER_NAMES.forEach((name, k) => {
-      out[name] = Atomics.load(this.i32, this.R.cpu + cpu * CPU_WORDS + CPU_COUNTERS + k);
-    });
-    return out;
-  }
-
-  /** Ticks at which `task` was running (its CPU share in slices). */
-  ticks(task: number): number {
-    return this.rqs.ticks(task);
-  }
-
-  /** Clock (ns since the run's epoch) at which the input pool first reached 256 bits, or -1. */
-  inputPoolReadyAtNs(): number {
-    return this.inputPool.readyAtNs;
-  }
-
-  /** Re-initialise the input pool and the fast pools' counts (between trials, while quiet). */
-  resetEntropy(): void {
-    InputPool.init(this.i32, this.R.inputPool);
-    this.onlineCpus();
-  }
-
-  /**
-   * random_online_cpu() on every CPU: zero each fast pool's count, MIX_INFLIGHT included. A
-   * mix that ran on the wrong CPU leaves MIX_INFLIGHT set (random.c ignores it), which stops
-   * that CPU's hand-offs until the CPU comes back online; tests that move work between CPUs
-   * call this to keep hand-offs flowing. Racy against a running owner's count++ (a lost
-   * increment at worst), like a hotplug event.
-   */
-  onlineCpus(): void {
-    for (const f of this.fastPools) f.randomOnlineCpu();
-  }
-
-  /**
-   * Is the machine quiet: no deferred mix pending, no work queued anywhere, no interrupt or
-   * softirq pending, no workload message in flight? Returns what is still busy, or ''.
-   */
-  busy(): string {
-    const i32 = this.i32;
-    // The order of the loads matters: each stage of a job is published (Atomics) before the
-    // stage that feeds it lets go, so reading upstream first cannot miss a job in between.
-    // 1. Generators: none may still act on the measuring phase (C_GEN_INFLIGHT).
-    if (Atomics.load(i32, this.R.control + C_GEN_INFLIGHT) !== 0) return 'a load generator is still generating';
-    // 1b. The workload's own messages: a tcp_lat exchange ends when the client consumes the
-    //     reply, in NET_RX after the reply's interrupt was handled (and its hand-off published).
-    const w = this.opts.workload;
-    if (w.kind === 'tcp_lat') {
-      const req = new SpscRing(i32, this.R.workload['tcp:ring0']);
-      const rep = new SpscRing(i32, this.R.workload['tcp:ring1']);
-      if (req.produced() !== rep.consumed()) return 'a tcp_lat message is in flight';
-    }
-    if (w.kind === 'cross_cpu') {
-      for (const c of w.consumers)
-        if (new MpscRing(i32, this.R.workload[`xcpu:ring${c}`]).length() !== 0)
-          return `cross_cpu items queued for CPU ${c}`;
-    }
-    // 2. Queues: an interrupt record leaves its ring only after its handler ran (runtime.ts,
-    //    drainIrqRing), so a hand-off it made is in CPU_DEFERRED below before the ring shows 0.
-    for (let c = 0; c < this.opts.cpus; c++) {
-      if (new MpscRing(i32, this.R.irqRings[c]).length() !== 0) return `interrupts pending on CPU ${c}`;
-      if (new MpscRing(i32, this.R.irqWorkLists[c]).length() !== 0) return `irq_work pending on CPU ${c}`;
-    }
-    for (const p of this.plan.pools)
-      if (new MpscRing(i32, this.R.poolLists[p.id]).length() !== 0)
-        return `work queued on pool ${p.id} (${p.kind}, CPU ${p.cpu})`;
-    // 3. Per-CPU deferred jobs and softirqs.
-    for (let c = 0; c < this.opts.cpus; c++) {
-      const b = this.R.cpu + c * CPU_WORDS;
-      if (Atomics.load(i32, b + CPU_DEFERRED) !== 0) return `a deferred mix handed off on CPU ${c} has not run`;
-      if (Atomics.load(i32, b + CPU_SOFTIRQ) !== 0) return `softirqs pending on CPU ${c}`;
-    }
-    // 4. A job popped from its list is done only once it has been counted.
-    const c = this.counters();
-    if (c.mixes < c.handoffs) return `${c.handoffs - c.mixes} accepted hand-offs have not finished running`;
-    if (c.works_run < c.works_queued)
-      return `${c.works_queued - c.works_run} queued work items have not finished running`;
-    return '';
   }
 
   /** Wait until busy() is '' (or the timeout passes, or a fault). Returns the last busy reason. */
@@ -588,56 +383,6 @@ export class Machine {
       if (b === '' || Date.now() - t0 > timeoutMs) return b;
       await sleep(2);
     }
-  }
-
-  /** A one-paragraph dump of every CPU and task, for fault reports and debugging. */
-  debugState(): string {
-    const i32 = this.i32;
-    const lines: string[] = [];
-    for (let c = 0; c < this.opts.cpus; c++) {
-      const b = this.R.cpu + c * CPU_WORDS;
-      lines.push(
-        `cpu${c}: owner=${this.taskName(i32[b + CPU_OWNER])} flags=${i32[b + CPU_FLAGS]} softirq=${i32[b + CPU_SOFTIRQ]} deferred=${i32[b + CPU_DEFERRED]} where=${i32[b + CPU_WHERE]} hb=${i32[b + CPU_HEARTBEAT]} nr_running=${this.rqs.nrRunning(c)} curr=${this.taskName(this.rqs.curr(c))} bell=${this.bells[c].isSleeping() ? 'sleeping' : 'awake'}`,
-      );
-    }
-    for (const t of this.plan.tasks)
-      lines.push(
-        `  ${t.name}: state=${this.rqs.state(t.id)} cpu=${this.rqs.taskCpu(t.id)} slices=${this.rqs.slices(t.id)}`,
-      );
-    return lines.join('\n');
-  }
-
-  /** What CPU `cpu`'s owner was doing, from its CPU_WHERE word (for the watchdog). */
-  whereOf(cpu: number): { context: 'hardirq' | 'softirq' | 'task'; doing: string } {
-    const v = Atomics.load(this.i32, this.R.cpu + cpu * CPU_WORDS + CPU_WHERE);
-    if (v >= Where.Callback)
-      return { context: 'task', doing: `in the callback of kernel object #${v - Where.Callback}` };
-    if (v >= Where.Softirq)
-      return { context: 'softirq', doing: `in softirq ${SOFTIRQ_NAMES[v - Where.Softirq] ?? v - Where.Softirq}` };
-    if (v === Where.Handoff) return { context: 'hardirq', doing: "inside the strategy's hand-off" };
-    if (v === Where.Hardirq) return { context: 'hardirq', doing: 'in a hard-IRQ handler' };
-    return { context: 'task', doing: 'in task context' };
-  }
-
-  /** CPU `cpu`'s thread sleeps in its idle loop (its doorbell says so). */
-  cpuThreadSleeping(cpu: number): boolean {
-    return this.bells[cpu].isSleeping();
-  }
-
-  heartbeat(cpu: number): number {
-    return Atomics.load(this.i32, this.R.cpu + cpu * CPU_WORDS + CPU_HEARTBEAT);
-  }
-  owner(cpu: number): number {
-    return Atomics.load(this.i32, this.R.cpu + cpu * CPU_WORDS + CPU_OWNER);
-  }
-  taskName(task: number): string {
-    return this.plan.tasks[task]?.name ?? `task ${task}`;
-  }
-  slices(task: number): number {
-    return this.rqs.slices(task);
-  }
-  hasFaultFlag(): boolean {
-    return Atomics.load(this.i32, this.R.control + C_FAULT) !== 0;
   }
 
   /** Stop every thread and join them; terminates any that do not leave within `graceMs`. */

@@ -13,6 +13,8 @@
  *             2N+1+2c (+1)   BH pools of CPU c (normal, highpri): run in softirq, no workers
  * The plan is plain JSON, computed once by the main thread and posted to every worker.
  */
+
+import { workloadOf } from '../workloads/index.js';
 import { SchedPolicy } from './layout.js';
 import type { AppTaskSpec, MachineOptions } from './options.js';
 
@@ -74,21 +76,6 @@ export function bhPool(cpus: number, cpu: number, highpri: boolean): number {
   return 2 * cpus + 1 + 2 * cpu + (highpri ? 1 : 0);
 }
 
-export function appTasksOf(o: MachineOptions): AppTaskSpec[] {
-  const w = o.workload;
-  if (w.kind === 'tcp_lat') {
-    return [
-      { kind: 'tcp_client', cpu: w.clientCpu, peerCpu: w.serverCpu },
-      { kind: 'tcp_server', cpu: w.serverCpu, peerCpu: w.clientCpu },
-    ];
-  }
-  if (w.kind === 'custom') return w.tasks;
-  if (w.kind === 'cross_cpu') {
-    return w.producers.map((cpu) => ({ kind: 'producer' as const, cpu }));
-  }
-  return [];
-}
-
 export function planMachineTasks(o: MachineOptions): MachinePlan {
   const n = o.cpus;
   const tasks: TaskPlan[] = [];
@@ -111,7 +98,7 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
   const base = { pool: -1, poolSlot: -1, rtPrio: 0, nice: 0, bound: true } as const;
   const hogTasks: Omit<TaskPlan, 'id' | 'thread'>[] = [];
   for (let c = 0; c < n; c++) add({ ...base, name: `swapper/${c}`, kind: 'idle', cpu: c, policy: SchedPolicy.Idle }, c);
-  for (const app of appTasksOf(o)) {
+  for (const app of workloadOf(o).tasks()) {
     const policy =
       app.kind === 'hog' && app.policy === 'fifo'
         ? SchedPolicy.Fifo

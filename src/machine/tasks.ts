@@ -10,17 +10,7 @@
  *
  * Each task's run() polls preemption points; it returns when `rt.task` is no longer itself.
  */
-import {
-  C_STOP,
-  CPU_FLAGS,
-  CPU_OWNER,
-  CPU_SOFTIRQ,
-  CPU_WORDS,
-  CpuCounter,
-  P_NR_RUNNING,
-  Phase,
-  TaskState,
-} from './layout.js';
+import { C_STOP, CPU_FLAGS, CPU_OWNER, CPU_SOFTIRQ, CPU_WORDS, CpuCounter, P_NR_RUNNING, Phase } from './layout.js';
 import type { TaskPlan } from './plan.js';
 import type { Runtime } from './runtime.js';
 
@@ -48,20 +38,25 @@ export class IdleTask implements HostedTask {
     for (;;) {
       if (!rt.poll() || rt.isStopping()) return;
       // Anything runnable (woken from a remote CPU without a preemption flag)? Schedule.
-      if (rt.rqs.nrRunning(cpu) > 0) {
-        rt.schedule();
+      if (rt.sched.rqs.nrRunning(cpu) > 0) {
+        rt.sched.schedule();
         if (rt.task !== this.id) return;
       }
       if (rt.newEpochPending()) return; // let the thread loop report
       bell.prepare();
-      if (Atomics.load(rt.i32, flags) !== 0 || rt.rqs.nrRunning(cpu) > 0 || rt.isStopping() || rt.newEpochPending()) {
+      if (
+        Atomics.load(rt.i32, flags) !== 0 ||
+        rt.sched.rqs.nrRunning(cpu) > 0 ||
+        rt.isStopping() ||
+        rt.newEpochPending()
+      ) {
         bell.cancel();
         continue;
       }
       bell.sleep();
       if (
         Atomics.load(rt.i32, flags) === 0 &&
-        rt.rqs.nrRunning(cpu) === 0 &&
+        rt.sched.rqs.nrRunning(cpu) === 0 &&
         !rt.isStopping() &&
         !rt.newEpochPending()
       ) {
@@ -82,8 +77,8 @@ export class WorkerTask implements HostedTask {
     readonly id: number,
     private readonly pool: number,
   ) {
-    this.nrRunning = rt.pw(pool, P_NR_RUNNING);
-    this.recheck = () => rt.poolHasWork(pool) || rt.isStopping();
+    this.nrRunning = rt.ctx.pw(pool, P_NR_RUNNING);
+    this.recheck = () => rt.workqueues.hasWork(pool) || rt.isStopping();
   }
   run(): void {
     const rt = this.rt;
@@ -94,9 +89,9 @@ export class WorkerTask implements HostedTask {
     }
     for (;;) {
       if (!rt.poll() || rt.isStopping()) return;
-      const id = rt.popWork(this.pool);
+      const id = rt.workqueues.pop(this.pool);
       if (id >= 0) {
-        rt.runWork(id);
+        rt.workqueues.run(id);
         rt.count(CpuCounter.works_run);
         continue;
       }
@@ -104,7 +99,7 @@ export class WorkerTask implements HostedTask {
       // producer's publish-then-load of nr_running).
       Atomics.sub(i32, this.nrRunning, 1);
       this.running = false;
-      if (rt.sleepCurrent(this.recheck)) return;
+      if (rt.sched.sleepCurrent(this.recheck)) return;
       Atomics.add(i32, this.nrRunning, 1);
       this.running = true;
       if (rt.task !== this.id) return;
@@ -129,10 +124,10 @@ export class KsoftirqdTask implements HostedTask {
     for (;;) {
       if (!rt.poll() || rt.isStopping()) return;
       if (Atomics.load(rt.i32, this.pending) !== 0) {
-        rt.doSoftirq(true);
+        rt.softirqs.doSoftirq(true);
         continue;
       }
-      if (rt.sleepCurrent(this.recheck)) return;
+      if (rt.sched.sleepCurrent(this.recheck)) return;
       if (rt.task !== this.id) return;
     }
   }
@@ -156,7 +151,7 @@ export class HogTask implements HostedTask {
     for (;;) {
       if (!rt.poll() || rt.isStopping()) return;
       if (!active(rt.phase)) {
-        if (rt.sleepCurrent(this.recheck)) return;
+        if (rt.sched.sleepCurrent(this.recheck)) return;
         continue;
       }
       let x = this.x;
@@ -179,7 +174,7 @@ export function runThreadLoop(rt: Runtime, tasks: HostedTask[], plans: TaskPlan[
   const owned = (): number => {
     for (let k = 0; k < tasks.length; k++) {
       const t = tasks[k].id;
-      const c = plans[k].bound ? plans[k].cpu : rt.rqs.taskCpu(t);
+      const c = plans[k].bound ? plans[k].cpu : rt.sched.rqs.taskCpu(t);
       if (Atomics.load(i32, rt.R.cpu + c * CPU_WORDS + CPU_OWNER) === t) return k;
     }
     return -1;
@@ -198,7 +193,7 @@ export function runThreadLoop(rt: Runtime, tasks: HostedTask[], plans: TaskPlan[
       continue;
     }
     const t = tasks[k];
-    const c = plans[k].bound ? plans[k].cpu : rt.rqs.taskCpu(t.id);
+    const c = plans[k].bound ? plans[k].cpu : rt.sched.rqs.taskCpu(t.id);
     rt.enterCpu(c, t.id);
     t.run();
     // Still owner: the machine is stopping, or the idle task came back to report a collect
@@ -206,5 +201,3 @@ export function runThreadLoop(rt: Runtime, tasks: HostedTask[], plans: TaskPlan[
     if (rt.task === t.id) rt.leaveCpu();
   }
 }
-
-export { TaskState };

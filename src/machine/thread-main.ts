@@ -10,7 +10,7 @@ import { clockCalibrationErrorNs, initClock } from '../clock.js';
 import { attachShm } from '../shm/layout.js';
 import { loadStrategies, StrategyLoadError } from '../strategies/load.js';
 import { StrategyOptionError } from '../strategies/options.js';
-import { attachWorkload } from '../workloads/index.js';
+import { workloadOf } from '../workloads/index.js';
 import { C_FAULT } from './layout.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
 import { Runtime } from './runtime.js';
@@ -36,14 +36,14 @@ export async function startTaskThread(data: StartupData): Promise<void> {
     strategies.forEach((s, i) => {
       r.strategies.push(s);
       r.strategyLabels.push(opts.strategies[i].label);
-      r.inStrategy = i;
+      r.ctx.inStrategy = i;
       post({ type: 'setup', thread: threadId, strategy: i }); // the boot watchdog names a setup that never returns
       s.setup?.(r.setupFor(i, opts.strategies[i].options));
-      r.inStrategy = -1;
+      r.ctx.inStrategy = -1;
     });
     post({ type: 'setup', thread: threadId, strategy: -1 });
-    const wl = attachWorkload(r, opts);
-    r.workload = wl.hooks;
+    const wl = workloadOf(opts).attach(r);
+    r.workload = wl;
     const tasks: HostedTask[] = [];
     const plans = thread.tasks.map((id) => plan.tasks[id]);
     for (const t of plans) {
@@ -81,15 +81,15 @@ export async function startTaskThread(data: StartupData): Promise<void> {
       // One entry per strategy (its objects in creation order), then the machine's own and the workqueues.
       objects: [
         ...opts.strategies.map((_, i) =>
-          r.objects
+          r.objects.list
             .filter((o) => o.strategy === i)
             .map((o) => `${o.kind}:${o.name}`)
             .join(','),
         ),
-        `${r.objects
+        `${r.objects.list
           .filter((o) => o.strategy < 0)
           .map((o) => `${o.kind}:${o.name}`)
-          .join(',')}|wq:${r.workqueues.map((w) => w.name).join(',')}`,
+          .join(',')}|wq:${r.workqueues.list.map((w) => w.name).join(',')}`,
       ],
       wasm,
       clockErrorNs: clockCalibrationErrorNs(),
@@ -104,12 +104,12 @@ export async function startTaskThread(data: StartupData): Promise<void> {
         : new Error(`threw ${typeof e === 'string' ? JSON.stringify(e) : String(e)} (not an Error)`);
     const badInput =
       phase === 'setup' &&
-      (err instanceof StrategyLoadError || err instanceof StrategyOptionError || (rt?.inStrategy ?? -1) >= 0);
+      (err instanceof StrategyLoadError || err instanceof StrategyOptionError || (rt?.ctx.inStrategy ?? -1) >= 0);
     if (rt) Atomics.compareExchange(rt.i32, regions.control + C_FAULT, 0, 1);
     // An error thrown by a strategy's setup() names the file and says it was setup, as
     // check-strategy does (load and option errors already name the file).
-    const inSetup = phase === 'setup' && rt && rt.inStrategy >= 0 && !(err instanceof StrategyLoadError);
-    const ref = inSetup && rt ? opts.strategies[rt.inStrategy] : undefined;
+    const inSetup = phase === 'setup' && rt && rt.ctx.inStrategy >= 0 && !(err instanceof StrategyLoadError);
+    const ref = inSetup && rt ? opts.strategies[rt.ctx.inStrategy] : undefined;
     const message = ref
       ? `${ref.url ? fileURLToPath(ref.url) : ref.label}: setup() failed: ${err.message}`
       : err.message;
@@ -119,12 +119,12 @@ export async function startTaskThread(data: StartupData): Promise<void> {
       threadName: thread.name,
       message,
       stack: err.stack,
-      cpu: rt?.faultAt?.cpu ?? rt?.cpu ?? -1,
+      cpu: rt?.ctx.faultAt?.cpu ?? rt?.cpu ?? -1,
       task: rt && rt.task >= 0 ? plan.tasks[rt.task].name : thread.name,
       context: rt
-        ? (rt.faultAt?.context ?? (rt.cpu >= 0 ? rt.contextName() : phase === 'setup' ? 'setup' : 'thread'))
+        ? (rt.ctx.faultAt?.context ?? (rt.cpu >= 0 ? rt.ctx.contextName() : phase === 'setup' ? 'setup' : 'thread'))
         : 'start-up',
-      strategy: rt && rt.inStrategy >= 0 ? opts.strategies[rt.inStrategy].label : undefined,
+      strategy: rt && rt.ctx.inStrategy >= 0 ? opts.strategies[rt.ctx.inStrategy].label : undefined,
       kind: badInput ? 'bad-input' : 'fault',
     });
   }

@@ -17,6 +17,7 @@ import { makeDirs } from '../report/outdir.js';
 import { compare } from '../report/stats.js';
 import { TRACING_OFF_NOTE } from '../report/table.js';
 import { writeFileAtomic } from '../report/write.js';
+import { setCrossCpuPolicy } from '../workloads/cross-cpu.js';
 import {
   effect,
   NO_SWEEP,
@@ -128,6 +129,9 @@ export async function runIpiStorm(
     `\n== ipi-storm ==\nproducer CPU 0 → consumer CPU 1; ${load.produceNs} ns of work per item produced, ${load.consumeNs} ns per item consumed, NET_TX budget ${load.budget}; ${c.cpus} CPUs, HZ ${c.hz}; ${c.trials} ${c.trials === 1 ? 'trial' : 'trials'} of ${c.trialMs} ms${warm} per policy, interleaved\n`,
   );
   const m = await Machine.boot(opts);
+  const w = opts.workload;
+  if (w.kind !== 'cross_cpu') throw new Error('ipi-storm: the workload is not cross_cpu');
+  const setPolicy = (p: 'always' | 'if-idle') => setCrossCpuPolicy(m.i32, m.R.workload, w, p);
   const trials: Trial[] = [];
   let status = 0;
   let error: string | undefined;
@@ -138,7 +142,7 @@ export async function runIpiStorm(
     const policies = ['always', 'if-idle'] as const;
     for (const p of policies) {
       check();
-      m.setCrossCpuPolicy(p);
+      setPolicy(p);
       m.setPhase(Phase.Warmup);
       await sleep(c.warmupMs, ctx.signal);
       await settle(m);
@@ -146,7 +150,7 @@ export async function runIpiStorm(
     for (let r = 0; r < c.trials; r++) {
       for (const p of policies) {
         check();
-        m.setCrossCpuPolicy(p);
+        setPolicy(p);
         m.setPhase(Phase.Warmup);
         await sleep(c.warmupMs, ctx.signal);
         check();

@@ -33,11 +33,12 @@
 import type { IrqWork } from '../api/types.js';
 import { GlobalCounter, Phase, Softirq } from '../machine/layout.js';
 import type { CrossCpuOptions } from '../machine/options.js';
-import type { Runtime, WorkloadHooks } from '../machine/runtime.js';
+import type { Runtime } from '../machine/runtime.js';
 import type { HostedTask } from '../machine/tasks.js';
 import { St } from '../machine/trace.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
+import type { Workload, WorkloadAttachment } from './workload.js';
 
 const RING_CAPACITY = 4096;
 const REC = 4;
@@ -105,7 +106,7 @@ class Producer implements HostedTask {
     for (;;) {
       if (!rt.poll() || rt.isStopping()) return;
       if (!active(rt.phase)) {
-        if (rt.sleepCurrent(this.recheck)) return;
+        if (rt.sched.sleepCurrent(this.recheck)) return;
         continue;
       }
       burn(rt, w.produceNs);
@@ -129,16 +130,46 @@ class Producer implements HostedTask {
       ring.publish();
       rt.globalCount(GlobalCounter.items_produced);
       if (Atomics.load(i32, this.policyWord) !== IF_IDLE || Atomics.load(i32, this.flag(cons)) === 1)
-        rt.irqWorkQueueOn(this.ipis[k], cons);
+        rt.irqWorks.queueOn(this.ipis[k], cons);
       rt.genExit();
     }
   }
 }
 
-export function crossAttach(
-  rt: Runtime,
+/** cross_cpu as a Workload (src/workloads/workload.ts). */
+export function crossCpu(w: CrossCpuOptions, cpus: number): Workload {
+  return {
+    kind: 'cross_cpu',
+    describe: () =>
+      `cross_cpu: producers on CPU ${w.producers.join(',')} feeding consumers on CPU ${w.consumers.join(',')}, IPI policy ${w.policy}`,
+    regions: () => crossRegions(w, cpus),
+    init: (i32, regions, words) => crossInit(i32, regions, w, cpus, words),
+    tasks: () => w.producers.map((cpu) => ({ kind: 'producer' as const, cpu })),
+    attach: (rt) => crossAttach(rt, w),
+    busy(i32, regions) {
+      for (const c of w.consumers)
+        if (new MpscRing(i32, regions[`xcpu:ring${c}`]).length() !== 0) return `cross_cpu items queued for CPU ${c}`;
+      return '';
+    },
+  };
+}
+
+/**
+ * Switch the IPI policy between trials (main thread, while the machine is quiet), so that trials
+ * of both policies interleave on one machine. Idle consumers must accept IPIs under either policy.
+ */
+export function setCrossCpuPolicy(
+  i32: Int32Array,
+  regions: Record<string, number>,
   w: CrossCpuOptions,
-): { hooks: WorkloadHooks; task(id: number): HostedTask | undefined } {
+  policy: 'always' | 'if-idle',
+): void {
+  const base = regions['xcpu:state'];
+  Atomics.store(i32, base + XCPU_POLICY_WORD, policy === 'if-idle' ? IF_IDLE : 0);
+  for (const c of w.consumers) Atomics.store(i32, xcpuFlagWord(base, c), 1);
+}
+
+function crossAttach(rt: Runtime, w: CrossCpuOptions): WorkloadAttachment {
   const state = rt.R.workload['xcpu:state'];
   const flag = (c: number) => xcpuFlagWord(state, c);
   const rings = w.consumers.map((c) => new MpscRing(rt.i32, rt.R.workload[`xcpu:ring${c}`]));
@@ -149,10 +180,10 @@ export function crossAttach(
   const ipis = w.consumers.map((c) =>
     rt.createWorkloadIrqWork(`xcpu_ipi/${c}`, () => {
       if (ifIdle()) Atomics.store(rt.i32, flag(c), 0);
-      rt.raiseSoftirq(Softirq.NetTx);
+      rt.softirqs.raise(Softirq.NetTx);
     }),
   );
-  const hooks: WorkloadHooks = {
+  return {
     netTx(r: Runtime) {
       const c = r.cpu;
       const ring = ringOf.get(c);
@@ -169,18 +200,15 @@ export function crossAttach(
         r.globalCount(GlobalCounter.items_consumed);
       }
       if (ring.peek() >= 0) {
-        r.raiseSoftirq(Softirq.NetTx); // budget spent: go on in the next pass (or ksoftirqd)
+        r.softirqs.raise(Softirq.NetTx); // budget spent: go on in the next pass (or ksoftirqd)
         return;
       }
       if (!ifIdle()) return;
       Atomics.store(i32, flag(c), 1); // drained: accept IPIs again (full barrier)
       if (ring.peek() >= 0 && Atomics.exchange(i32, flag(c), 0) === 1) {
-        r.raiseSoftirq(Softirq.NetTx); // an item slipped in: keep draining
+        r.softirqs.raise(Softirq.NetTx); // an item slipped in: keep draining
       }
     },
-  };
-  return {
-    hooks,
     task(id: number) {
       const t = rt.plan.tasks[id];
       if (t.app?.kind === 'producer') return new Producer(rt, id, w, rings, ipis, flag);

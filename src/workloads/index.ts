@@ -1,35 +1,38 @@
-/** Workloads: which shared regions each needs, their initialisation, and per-thread attachment. */
+/**
+ * The workload registry: which Workload (src/workloads/workload.ts) a machine's options name.
+ * A new workload is one file implementing the interface and one line here.
+ */
+import type { MachineOptions, WorkloadOptions } from '../machine/options.js';
+import { crossCpu } from './cross-cpu.js';
+import { tcpLat } from './tcp-lat.js';
+import type { Workload } from './workload.js';
 
-import type { MachineOptions } from '../machine/options.js';
-import type { Runtime, WorkloadHooks } from '../machine/runtime.js';
-import type { HostedTask } from '../machine/tasks.js';
-import { crossAttach, crossInit, crossRegions } from './cross-cpu.js';
-import { tcpAttach, tcpInit, tcpRegions } from './tcp-lat.js';
-
-export function workloadRegions(o: MachineOptions): Record<string, number> {
-  const w = o.workload;
-  if (w.kind === 'tcp_lat') return tcpRegions(w.msgSize, w.ringBytes);
-  if (w.kind === 'cross_cpu') return crossRegions(w, o.cpus);
-  return {};
+/** A workload with no shared state: only tasks (hogs, spinners) or nothing (background interrupts). */
+function tasksOnly(kind: string, w: WorkloadOptions, describe: string): Workload {
+  return {
+    kind,
+    describe: () => describe,
+    regions: () => ({}),
+    init: () => {},
+    tasks: () => (w.kind === 'custom' ? w.tasks : []),
+    attach: () => ({ task: () => undefined }),
+    busy: () => '',
+  };
 }
 
-export function initWorkload(
-  i32: Int32Array,
-  regions: Record<string, number>,
-  o: MachineOptions,
-  words: (base: number) => number | undefined,
-): void {
-  const w = o.workload;
-  if (w.kind === 'tcp_lat') tcpInit(i32, regions, w.msgSize, w.ringBytes, words);
-  if (w.kind === 'cross_cpu') crossInit(i32, regions, w, o.cpus, words);
+const REGISTRY: {
+  [K in WorkloadOptions['kind']]: (w: Extract<WorkloadOptions, { kind: K }>, o: MachineOptions) => Workload;
+} = {
+  tcp_lat: (w) => tcpLat(w),
+  cross_cpu: (w, o) => crossCpu(w, o.cpus),
+  irq_only: (w) => tasksOnly('irq_only', w, 'background interrupts only'),
+  custom: (w) => tasksOnly('custom', w, `tasks: ${w.tasks.map((t) => `${t.kind} on CPU ${t.cpu}`).join(', ')}`),
+};
+
+/** The workload a machine's options name. */
+export function workloadOf(o: MachineOptions): Workload {
+  const make = REGISTRY[o.workload.kind] as (w: WorkloadOptions, o: MachineOptions) => Workload;
+  return make(o.workload, o);
 }
 
-export function attachWorkload(
-  rt: Runtime,
-  o: MachineOptions,
-): { hooks: WorkloadHooks; task(id: number): HostedTask | undefined } {
-  const w = o.workload;
-  if (w.kind === 'tcp_lat') return tcpAttach(rt, w);
-  if (w.kind === 'cross_cpu') return crossAttach(rt, w);
-  return { hooks: {}, task: () => undefined };
-}
+export type { Workload, WorkloadAttachment } from './workload.js';

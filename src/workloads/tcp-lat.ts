@@ -20,11 +20,13 @@
 
 import { Vector } from '../machine/irqchip.js';
 import { CpuCounter, GlobalCounter, Phase } from '../machine/layout.js';
-import type { Runtime, WorkloadHooks } from '../machine/runtime.js';
+import type { WorkloadOptions } from '../machine/options.js';
+import type { Runtime } from '../machine/runtime.js';
 import type { HostedTask } from '../machine/tasks.js';
 import { St } from '../machine/trace.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
+import type { Workload, WorkloadAttachment } from './workload.js';
 
 const HDR = 4;
 const DELIVERED = 0;
@@ -161,11 +163,11 @@ class ClientTask extends Endpoint implements HostedTask {
           this.waiting = false;
           continue;
         }
-        if (rt.sleepCurrent(this.recheckReply)) return;
+        if (rt.sched.sleepCurrent(this.recheckReply)) return;
         continue;
       }
       if (!active(rt.phase)) {
-        if (rt.sleepCurrent(this.recheckPhase)) return;
+        if (rt.sched.sleepCurrent(this.recheckPhase)) return;
         continue;
       }
       // A generation step (C_GEN_INFLIGHT): a message is sent only if the phase, read again
@@ -206,22 +208,43 @@ class ServerTask extends Endpoint implements HostedTask {
         }
         continue;
       }
-      if (rt.sleepCurrent(this.recheck)) return;
+      if (rt.sched.sleepCurrent(this.recheck)) return;
     }
   }
 }
 
-/** Per-thread attachment: hosted tasks for this thread and the NET_RX handler. */
-export function tcpAttach(
-  rt: Runtime,
-  w: { msgSize: number; clientCpu: number; serverCpu: number },
-): { hooks: WorkloadHooks; task(id: number): HostedTask | undefined } {
+type TcpOptions = Extract<WorkloadOptions, { kind: 'tcp_lat' }>;
+
+/** tcp_lat as a Workload (src/workloads/workload.ts). */
+export function tcpLat(w: TcpOptions): Workload {
+  return {
+    kind: 'tcp_lat',
+    describe: () => `tcp_lat ${w.msgSize} B between CPU ${w.clientCpu} and CPU ${w.serverCpu}`,
+    regions: () => tcpRegions(w.msgSize, w.ringBytes),
+    init: (i32, regions, words) => tcpInit(i32, regions, w.msgSize, w.ringBytes, words),
+    tasks: () => [
+      { kind: 'tcp_client', cpu: w.clientCpu, peerCpu: w.serverCpu },
+      { kind: 'tcp_server', cpu: w.serverCpu, peerCpu: w.clientCpu },
+    ],
+    attach: (rt) => tcpAttach(rt, w),
+    // An exchange ends when the client consumes the reply, in NET_RX after the reply's
+    // interrupt was handled (and its hand-off published): requests sent = replies consumed.
+    busy(i32, regions) {
+      const req = new SpscRing(i32, regions['tcp:ring0']);
+      const rep = new SpscRing(i32, regions['tcp:ring1']);
+      return req.produced() !== rep.consumed() ? 'a tcp_lat message is in flight' : '';
+    },
+  };
+}
+
+/** Per-thread attachment: hosted tasks for this thread and the NET_RX action. */
+function tcpAttach(rt: Runtime, w: TcpOptions): WorkloadAttachment {
   const state = rt.R.workload['tcp:state'];
   const rings = [new SpscRing(rt.i32, rt.R.workload['tcp:ring0']), new SpscRing(rt.i32, rt.R.workload['tcp:ring1'])];
   const client = rt.plan.tasks.find((t) => t.app?.kind === 'tcp_client');
   const server = rt.plan.tasks.find((t) => t.app?.kind === 'tcp_server');
   if (!client || !server) throw new Error('tcp_lat: client or server task missing from the plan');
-  const hooks: WorkloadHooks = {
+  return {
     // NET_RX: deliver what arrived for the task of this CPU and wake it (napi poll → sock → wake).
     netRx(rt2: Runtime) {
       const c = rt2.cpu;
@@ -232,11 +255,8 @@ export function tcpAttach(
       if (tail === prev) return;
       Atomics.store(rt2.i32, state + DELIVERED + dir, tail);
       rt2.count(CpuCounter.net_rx_packets, (tail - prev) | 0);
-      rt2.wakeUp(dir === 0 ? server.id : client.id);
+      rt2.sched.wakeUp(dir === 0 ? server.id : client.id);
     },
-  };
-  return {
-    hooks,
     task(id: number) {
       if (id === client.id) return new ClientTask(rt, id, w.msgSize, state, w.serverCpu);
       if (id === server.id) return new ServerTask(rt, id, w.msgSize, state, w.clientCpu);

@@ -1,10 +1,14 @@
 /**
  * The machine's record layouts: every named field is in the field table, and the table has no
- * overlapping or out-of-record fields (checked at load by layout.ts; here the check itself is
+ * overlapping or out-of-record fields (checked when a machine's memory is planned, layout-fields.ts; here the check itself is
  * shown to catch what it is for).
  */
 import { describe, expect, it } from 'vitest';
-import * as L from '../../src/machine/layout.js';
+import * as Words from '../../src/machine/layout.js';
+import * as F from '../../src/machine/layout-fields.js';
+
+/** The layout's words and the field tables that list them. */
+const L = { ...Words, ...F };
 
 /** Exported offset constants of each record, found by their prefix (sizes excluded). */
 const PREFIXES: Record<string, { re: RegExp; not: string[] }> = {

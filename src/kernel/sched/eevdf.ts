@@ -19,7 +19,7 @@
  * Every function here runs under the CPU's rq lock unless it says otherwise.
  * Context: whichever thread calls (the CPU's owner, or a remote waker); never allocates.
  */
-import { ShmLock } from '../shm/lock.js';
+
 import {
   CPU_F64,
   CPUF_RT_PERIOD,
@@ -50,7 +50,8 @@ import {
   TF_SUM_EXEC,
   TF_VLAG,
   TF_VRUNTIME,
-} from './layout.js';
+} from '../../machine/layout.js';
+import { ShmLock } from '../../shm/lock.js';
 
 /** sched_prio_to_weight[], nice -20 .. 19 (kernel/sched/core.c). */
 export const NICE_TO_WEIGHT = [

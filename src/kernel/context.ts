@@ -1,0 +1,110 @@
+/**
+ * The narrow context every kernel subsystem works in: the shared views, where this thread
+ * executes now (CPU, task, hardirq/softirq nesting), an injected clock, and the per-CPU counters.
+ *
+ * One CpuContext per thread that can own a CPU (CPU threads, kthreads). Per-CPU state lives in
+ * shared memory (src/machine/layout.ts); this object holds only views and the thread's own
+ * position, which is per thread because one thread executes on one CPU at a time. The
+ * subsystems (softirq.ts, timer.ts, workqueue.ts, ...) take this context, never the whole
+ * runtime, so that each can be built and tested on one thread with a fake clock
+ * (test/kernel/).
+ */
+import {
+  C_JIFFIES,
+  C_STOP,
+  CPU_COUNTERS,
+  CPU_F64,
+  CPU_WHERE,
+  CPU_WORDS,
+  type MachineRegions,
+  OBJ_WORDS,
+  POOL_WORDS,
+  TIMER_BASE_WORDS,
+} from '../machine/layout.js';
+import type { Tracer } from '../machine/trace.js';
+
+/** Execution context as the kernel's preempt_count tells it. */
+export type ContextName = 'hardirq' | 'softirq' | 'task';
+
+export class CpuContext {
+  readonly i32: Int32Array;
+  readonly f64: Float64Array;
+  readonly nrCpus: number;
+  private readonly ctl: number;
+
+  // --- where this thread executes now ------------------------------------------------------
+  /** The CPU this thread owns now, or -1. */
+  cpu = -1;
+  /** The task it runs as, or -1. */
+  task = -1;
+  /** Nesting of hardirq handling (preempt_count's HARDIRQ part). */
+  hardirq = 0;
+  /** Nesting of softirq processing on this thread. */
+  softirq = 0;
+  /** Strategy whose code runs now (-1: none): named in fault reports. */
+  inStrategy = -1;
+  /** Where the first exception was thrown (context and CPU), kept as the stack unwinds. */
+  faultAt: { context: 'hardirq' | 'softirq'; cpu: number } | undefined;
+
+  constructor(
+    readonly sab: SharedArrayBuffer,
+    readonly R: MachineRegions,
+    nrCpus: number,
+    readonly hz: number,
+    /** The clock (ns since the run's epoch): src/clock.ts's nowNs in a machine, a fake in tests. */
+    readonly now: () => number,
+    readonly tracer: Tracer,
+  ) {
+    this.i32 = new Int32Array(sab);
+    this.f64 = new Float64Array(sab);
+    this.nrCpus = nrCpus;
+    this.ctl = R.control;
+  }
+
+  /** jiffies, as the irq thread stored it at the last tick boundary. */
+  jiffies(): number {
+    return Atomics.load(this.i32, this.ctl + C_JIFFIES);
+  }
+  /** Index of per-CPU word `word` of CPU `cpu` (layout.ts, CPU_*). */
+  cw(cpu: number, word: number): number {
+    return this.R.cpu + cpu * CPU_WORDS + word;
+  }
+  /** f64 index of per-CPU double `word` of CPU `cpu` (layout.ts, CPUF_*). */
+  cf(cpu: number, word: number): number {
+    return this.R.cpuF64 / 2 + cpu * CPU_F64 + word;
+  }
+  /** Index of word `word` of kernel object `obj` (layout.ts, O_*). */
+  ow(obj: number, word: number): number {
+    return this.R.objects + obj * OBJ_WORDS + word;
+  }
+  /** Index of word `word` of worker pool `pool` (layout.ts, P_*). */
+  pw(pool: number, word: number): number {
+    return this.R.pools + pool * POOL_WORDS + word;
+  }
+  /** Index of word `w` of CPU `c`'s timer base (layout.ts, TB_*). */
+  tb(c: number, w: number): number {
+    return this.R.timerBase + c * TIMER_BASE_WORDS + w;
+  }
+  /** Add `n` to per-CPU counter `counter` of the CPU this thread owns (none owned: dropped). */
+  count(counter: number, n = 1): void {
+    if (this.cpu >= 0) this.i32[this.R.cpu + this.cpu * CPU_WORDS + CPU_COUNTERS + counter] += n;
+  }
+  /** Add `n` to counter `counter` of CPU `cpu` (plain: the caller owns `cpu`, or is its only writer). */
+  countOn(cpu: number, counter: number, n = 1): void {
+    this.i32[this.R.cpu + cpu * CPU_WORDS + CPU_COUNTERS + counter] += n;
+  }
+  /** The machine is stopping (C_STOP). */
+  stopping(): boolean {
+    return Atomics.load(this.i32, this.ctl + C_STOP) !== 0;
+  }
+  contextName(): ContextName {
+    return this.hardirq > 0 ? 'hardirq' : this.softirq > 0 ? 'softirq' : 'task';
+  }
+  /** Store what the owner is doing (CPU_WHERE, for the watchdog). Returns the previous value. */
+  setWhere(cpu: number, where: number): number {
+    const w = this.cw(cpu, CPU_WHERE);
+    const prev = this.i32[w];
+    this.i32[w] = where;
+    return prev;
+  }
+}

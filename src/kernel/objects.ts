@@ -1,0 +1,91 @@
+/**
+ * The kernel-object registry: work items, tasklets, timers and irq_works created by strategies'
+ * setup() (and by workloads), their callbacks, and the checks every kernel call makes on the
+ * handles it is given.
+ *
+ * Objects are identified by creation order, so every thread must create the same objects in
+ * the same order (setup() is deterministic; the main thread compares the lists at boot). The
+ * shared words of an object (state bits, argument, CPU) are in the `objects` region
+ * (src/machine/layout.ts, O_*); this registry holds only each thread's callbacks.
+ */
+import type { Callback, Kernel } from '../api/types.js';
+import { MAX_OBJECTS, Where } from '../machine/layout.js';
+import type { CpuContext } from './context.js';
+
+/** What a kernel object runs, and for whom (fault attribution). */
+export interface ObjEntry {
+  fn: Callback;
+  /** Index of the strategy that created it; -1 for the machine's own (workloads). */
+  strategy: number;
+  kind: 'work' | 'tasklet' | 'timer' | 'irq_work';
+  name: string;
+}
+
+/** A fault raised by the emulated kernel itself (a BUG), carrying where it happened. */
+export class KernelBug extends Error {}
+
+export class Objects {
+  readonly list: ObjEntry[] = [];
+  /** The facade callbacks receive; set once the facade exists (it needs the subsystems). */
+  facade!: Kernel;
+
+  constructor(private readonly ctx: CpuContext) {}
+
+  create(kind: ObjEntry['kind'], name: string, fn: Callback, strategy: number): number {
+    const id = this.list.length;
+    if (id >= MAX_OBJECTS)
+      throw new Error(`too many kernel objects (limit ${MAX_OBJECTS}): a strategy creates too many in setup()`);
+    if (typeof fn !== 'function') throw new Error(`${kind} "${name}" needs a callback function`);
+    this.list.push({ fn, strategy, kind, name });
+    return id;
+  }
+
+  /** Call object `id`'s callback, attributing faults to its strategy. Context: the caller's. */
+  call(id: number): void {
+    const o = this.list[id];
+    const ctx = this.ctx;
+    if (o.strategy < 0) {
+      o.fn(this.facade);
+      return;
+    }
+    const prev = ctx.inStrategy;
+    const prevWhere = ctx.setWhere(ctx.cpu, Where.Callback + id);
+    ctx.inStrategy = o.strategy;
+    o.fn(this.facade);
+    ctx.setWhere(ctx.cpu, prevWhere);
+    ctx.inStrategy = prev;
+  }
+
+  /**
+   * A kernel-object argument must be a handle this thread's setup() created, of the right kind:
+   * a strategy passing anything else gets a message, not an internal error. Two loads and
+   * compares on the hand-off path.
+   */
+  checkHandle(call: string, kind: ObjEntry['kind'], h: { kind?: unknown; id?: unknown } | undefined): void {
+    const o = typeof h?.id === 'number' ? this.list[h.id] : undefined;
+    if (o && h?.kind === kind && o.kind === kind) return;
+    const from = { work: 'createWork', tasklet: 'createTasklet', timer: 'createTimer', irq_work: 'createIrqWork' }[
+      kind
+    ];
+    throw new Error(`${call}: expected a ${kind} handle returned by s.${from}() in setup() (got ${describeArg(h)})`);
+  }
+
+  /** CPU numbers given to kernel calls must exist. */
+  checkCpu(cpu: number, what: string): void {
+    if (!Number.isInteger(cpu) || cpu < 0 || cpu >= this.ctx.nrCpus) {
+      throw new Error(`${what}: CPU ${cpu} does not exist (this machine has CPUs 0..${this.ctx.nrCpus - 1})`);
+    }
+  }
+}
+
+/** A short description of a value a strategy passed, for messages. */
+export function describeArg(v: unknown): string {
+  if (v === null || v === undefined) return String(v);
+  if (typeof v === 'object') {
+    const kind = (v as { kind?: unknown }).kind;
+    return kind === undefined
+      ? 'an object with no kind'
+      : `an object of kind ${JSON.stringify(kind)}, not created here`;
+  }
+  return `${typeof v} ${JSON.stringify(v)}`;
+}

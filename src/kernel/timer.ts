@@ -1,0 +1,196 @@
+/**
+ * Timers and the tick (kernel/time/timer.c): add_timer_on, mod_timer, del_timer, timer_pending,
+ * TIMER_DEFERRABLE, run_local_timers raising TIMER_SOFTIRQ once a timer expired, the
+ * TIMER_SOFTIRQ action (expire_timers), and update_process_times (the tick: timers, then
+ * scheduler_tick).
+ *
+ * Emulates the semantics the seeds rest on: a timer armed with `expires = jiffies` expires at
+ * the next tick of its CPU and not before (seed 001's fix); NOHZ: an idle CPU takes no tick, and
+ * the irq thread kicks it only for an expired non-deferrable timer (CPU_NEXT_TIMER), so a
+ * deferrable timer on an idle CPU waits (src/machine/irq-thread.ts).
+ * Differences: one flat, unordered list per CPU instead of the timer wheel (a handful of
+ * timers: a scan is cheaper than the wheel's bookkeeping, and expiry is exact, without the
+ * wheel's granularity); no timer migration.
+ *
+ * Context: any thread for add/del/mod/pending (under the base's lock); the CPU's owner for the
+ * tick and the softirq. Never allocates.
+ */
+import type { Timer } from '../api/types.js';
+import {
+  CPU_LAST_TICK,
+  CPU_NEXT_TIMER,
+  CPU_NEXT_TIMER_ANY,
+  CpuCounter,
+  MAX_TIMERS_PER_CPU,
+  O_ARG,
+  O_CPU,
+  O_FLAGS,
+  O_STATE,
+  ObjState,
+  Softirq,
+  TB_LEN,
+  TB_LIST,
+  TIMER_BASE_WORDS,
+  timerNone,
+} from '../machine/layout.js';
+import { ShmLock } from '../shm/lock.js';
+import type { CpuContext } from './context.js';
+import { KernelBug, type Objects } from './objects.js';
+import type { Scheduler } from './sched/core.js';
+import type { Softirqs } from './softirq.js';
+
+export class Timers {
+  private readonly locks: ShmLock[] = [];
+  private readonly expired = new Int32Array(MAX_TIMERS_PER_CPU);
+
+  constructor(
+    private readonly ctx: CpuContext,
+    private readonly objects: Objects,
+    private readonly softirqs: Softirqs,
+    private readonly sched: Scheduler,
+    lockSpins: number,
+  ) {
+    for (let c = 0; c < ctx.nrCpus; c++)
+      this.locks.push(new ShmLock(ctx.i32, ctx.R.timerBase + c * TIMER_BASE_WORDS, lockSpins));
+    softirqs.open(Softirq.Timer, (c) => this.run(c));
+  }
+
+  /**
+   * update_process_times(), on a tick of CPU `c`: run_local_timers() raises TIMER_SOFTIRQ once
+   * the earliest timer (deferrable ones included: the CPU is awake) expired; then
+   * scheduler_tick(). Context: hardirq on `c`.
+   */
+  tick(c: number): void {
+    const ctx = this.ctx;
+    ctx.count(CpuCounter.ticks);
+    const j = ctx.jiffies();
+    ctx.i32[ctx.cw(c, CPU_LAST_TICK)] = j;
+    if (j - Atomics.load(ctx.i32, ctx.cw(c, CPU_NEXT_TIMER_ANY)) >= 0) this.softirqs.raise(Softirq.Timer);
+    this.sched.tick(c);
+  }
+
+  /** Recompute a base's next-expiry words. Under its lock. */
+  private next(c: number, j: number): void {
+    const ctx = this.ctx;
+    const i32 = ctx.i32;
+    const n = i32[ctx.tb(c, TB_LEN)];
+    let nd = 0;
+    let na = 0;
+    let haveD = false;
+    let haveA = false;
+    for (let i = 0; i < n; i++) {
+      const id = i32[ctx.tb(c, TB_LIST + i)];
+      const e = i32[ctx.ow(id, O_ARG)];
+      if (!haveA || e - na < 0) {
+        na = e;
+        haveA = true;
+      }
+      if (i32[ctx.ow(id, O_FLAGS)] & 1) continue;
+      if (!haveD || e - nd < 0) {
+        nd = e;
+        haveD = true;
+      }
+    }
+    Atomics.store(i32, ctx.cw(c, CPU_NEXT_TIMER), haveD ? nd : timerNone(j));
+    Atomics.store(i32, ctx.cw(c, CPU_NEXT_TIMER_ANY), haveA ? na : timerNone(j));
+  }
+
+  /** add_timer_on(): arm `t` on `cpu` to expire at jiffy `expires`; BUG if already pending. */
+  addOn(t: Timer, cpu: number, expires: number): void {
+    const ctx = this.ctx;
+    const i32 = ctx.i32;
+    this.objects.checkCpu(cpu, 'add_timer_on');
+    const lock = this.locks[cpu];
+    lock.lock();
+    const st = ctx.ow(t.id, O_STATE);
+    if ((Atomics.load(i32, st) & ObjState.Pending) !== 0) {
+      lock.unlock();
+      throw new KernelBug(`add_timer_on: timer "${t.name}" is already pending (kernel: BUG_ON(timer_pending(timer)))`);
+    }
+    const n = i32[ctx.tb(cpu, TB_LEN)];
+    i32[ctx.tb(cpu, TB_LIST + n)] = t.id;
+    i32[ctx.tb(cpu, TB_LEN)] = n + 1;
+    i32[ctx.ow(t.id, O_ARG)] = expires | 0;
+    i32[ctx.ow(t.id, O_FLAGS)] = t.deferrable ? 1 : 0;
+    Atomics.store(i32, ctx.ow(t.id, O_CPU), cpu);
+    Atomics.or(i32, st, ObjState.Pending);
+    this.next(cpu, ctx.jiffies());
+    lock.unlock();
+  }
+
+  /** del_timer(): detach a pending timer from whatever base holds it. True when it was pending. */
+  del(t: Timer): boolean {
+    const ctx = this.ctx;
+    for (;;) {
+      const cpu = Atomics.load(ctx.i32, ctx.ow(t.id, O_CPU));
+      if ((Atomics.load(ctx.i32, ctx.ow(t.id, O_STATE)) & ObjState.Pending) === 0 || cpu < 0) return false;
+      const lock = this.locks[cpu];
+      lock.lock();
+      if (Atomics.load(ctx.i32, ctx.ow(t.id, O_CPU)) !== cpu) {
+        lock.unlock();
+        continue;
+      }
+      const pending = this.detachLocked(cpu, t.id);
+      if (pending) this.next(cpu, ctx.jiffies());
+      lock.unlock();
+      return pending;
+    }
+  }
+
+  private detachLocked(cpu: number, id: number): boolean {
+    const ctx = this.ctx;
+    const i32 = ctx.i32;
+    const n = i32[ctx.tb(cpu, TB_LEN)];
+    for (let i = 0; i < n; i++) {
+      if (i32[ctx.tb(cpu, TB_LIST + i)] !== id) continue;
+      i32[ctx.tb(cpu, TB_LIST + i)] = i32[ctx.tb(cpu, TB_LIST + n - 1)];
+      i32[ctx.tb(cpu, TB_LEN)] = n - 1;
+      Atomics.and(i32, ctx.ow(id, O_STATE), ~ObjState.Pending);
+      Atomics.store(i32, ctx.ow(id, O_CPU), -1);
+      return true;
+    }
+    return false;
+  }
+
+  /** mod_timer() on the current CPU. True when the timer was pending. */
+  mod(t: Timer, expires: number): boolean {
+    const was = this.del(t);
+    this.addOn(t, this.ctx.cpu, expires);
+    return was;
+  }
+
+  /** timer_pending(). */
+  pending(t: Timer): boolean {
+    return (Atomics.load(this.ctx.i32, this.ctx.ow(t.id, O_STATE)) & ObjState.Pending) !== 0;
+  }
+
+  /** TIMER_SOFTIRQ on CPU `c`: detach every expired timer under the lock, then run them. */
+  private run(c: number): void {
+    const ctx = this.ctx;
+    const i32 = ctx.i32;
+    const j = ctx.jiffies();
+    const lock = this.locks[c];
+    let k = 0;
+    lock.lock();
+    let n = i32[ctx.tb(c, TB_LEN)];
+    for (let i = 0; i < n; ) {
+      const id = i32[ctx.tb(c, TB_LIST + i)];
+      if (j - i32[ctx.ow(id, O_ARG)] >= 0) {
+        this.expired[k++] = id;
+        i32[ctx.tb(c, TB_LIST + i)] = i32[ctx.tb(c, TB_LIST + n - 1)];
+        n--;
+        Atomics.and(i32, ctx.ow(id, O_STATE), ~ObjState.Pending);
+        Atomics.store(i32, ctx.ow(id, O_CPU), -1);
+      } else {
+        i++;
+      }
+    }
+    i32[ctx.tb(c, TB_LEN)] = n;
+    this.next(c, j);
+    lock.unlock();
+    for (let i = 0; i < k; i++) {
+      ctx.count(CpuCounter.timers_run);
+      this.objects.call(this.expired[i]);
+    }
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * Workqueues (kernel/workqueue.c): the system workqueues and alloc_workqueue, queue_work_on
+ * with its PENDING bit, the bound per-CPU pools (normal nice 0, highpri nice -20), the unbound
+ * pool with affinity scopes, WQ_BH pools run from softirq, and process_one_work.
+ *
+ * Emulates: queue_work_on returns false while PENDING, and PENDING is cleared before the
+ * function runs; a bound pool's worker is woken only when none is running (need_more_worker's
+ * nr_running check, paired with the worker's leave-then-recheck in src/machine/tasks.ts);
+ * unbound placement: an idle CPU of the queueing CPU's pod (local first), else, unless strict,
+ * any idle CPU, else the least loaded CPU of the pod; WQ_BH pools run from HI/TASKLET softirq
+ * with BH_WORKER_RESTARTS / BH_WORKER_JIFFIES.
+ * Differences: no concurrency management (deferred work never sleeps), one worker per bound
+ * pool, one unbound pool whose pod is applied when a worker is placed (not a pool per pod).
+ *
+ * Context: queue_work_on from any context on the owner of a CPU; workers' pops from task
+ * context, BH pools' from softirq. Never allocates on those paths.
+ */
+import type { AffinityScope, SystemWorkqueue, Work, Workqueue, WorkqueueAttrs } from '../api/types.js';
+import { WORK_CPU_UNBOUND } from '../api/types.js';
+import {
+  CpuCounter,
+  O_ARG,
+  O_STATE,
+  ObjState,
+  P_NR_RUNNING,
+  POOL_WORDS,
+  Softirq,
+  TaskState,
+} from '../machine/layout.js';
+import type { Topology } from '../machine/options.js';
+import { bhPool, boundPool, type MachinePlan } from '../machine/plan.js';
+import { ShmLock } from '../shm/lock.js';
+import { MpscRing } from '../shm/ring.js';
+import type { CpuContext } from './context.js';
+import { describeArg, KernelBug, type Objects } from './objects.js';
+import type { Scheduler } from './sched/core.js';
+import type { Softirqs } from './softirq.js';
+
+/** BH_WORKER_RESTARTS / BH_WORKER_JIFFIES (kernel/workqueue.c, 6.9): items and time per BH pool run. */
+export const BH_WORKER_RESTARTS = 10;
+export const BH_WORKER_NS = 2_000_000;
+
+export interface WorkqueueEntry extends Workqueue {
+  pods: number[][]; // per CPU: the CPUs of its affinity scope
+}
+
+const SYSTEM_WQ_ATTRS: Record<SystemWorkqueue, WorkqueueAttrs> = {
+  system_wq: {},
+  system_highpri_wq: { highpri: true },
+  system_unbound_wq: { unbound: true },
+  system_bh_wq: { bh: true },
+  system_bh_highpri_wq: { bh: true, highpri: true },
+};
+const KNOWN_ATTRS = ['unbound', 'highpri', 'bh', 'affinityScope', 'affinityStrict'];
+const SCOPES: AffinityScope[] = ['cpu', 'smt', 'cache', 'numa', 'system'];
+
+export class Workqueues {
+  readonly list: WorkqueueEntry[] = [];
+  private readonly poolLists: MpscRing[] = [];
+  private readonly poolLocks: ShmLock[] = [];
+
+  constructor(
+    private readonly ctx: CpuContext,
+    private readonly plan: MachinePlan,
+    private readonly topology: Topology,
+    private readonly objects: Objects,
+    private readonly softirqs: Softirqs,
+    private readonly sched: Scheduler,
+    lockSpins: number,
+  ) {
+    for (let p = 0; p < plan.pools.length; p++) {
+      this.poolLists.push(new MpscRing(ctx.i32, ctx.R.poolLists[p]));
+      this.poolLocks.push(new ShmLock(ctx.i32, ctx.R.pools + p * POOL_WORDS, lockSpins));
+    }
+    // 6.9: tasklet_hi_action / tasklet_action then run the BH pools (workqueue_softirq_action).
+    softirqs.open(Softirq.Hi, (c) => this.bhPoolRun(c, true));
+    softirqs.open(Softirq.Tasklet, (c) => this.bhPoolRun(c, false));
+  }
+
+  // --- creation (setup) ---------------------------------------------------------------------
+
+  system(name: SystemWorkqueue): Workqueue {
+    if (!(name in SYSTEM_WQ_ATTRS))
+      throw new Error(`unknown system workqueue "${name}" (known: ${Object.keys(SYSTEM_WQ_ATTRS).join(', ')})`);
+    const found = this.list.find((w) => w.name === name);
+    return found ?? this.alloc(name, SYSTEM_WQ_ATTRS[name]);
+  }
+
+  alloc(name: string, given: WorkqueueAttrs | undefined): Workqueue {
+    const a = given ?? {};
+    if (typeof a !== 'object')
+      throw new Error(`allocWorkqueue("${name}"): attrs must be an object (got ${describeArg(a)})`);
+    for (const key of Object.keys(a))
+      if (!KNOWN_ATTRS.includes(key))
+        throw new Error(`allocWorkqueue("${name}"): unknown attribute ${key} (known: ${KNOWN_ATTRS.join(', ')})`);
+    const scope: AffinityScope = a.affinityScope ?? 'cache';
+    if (!SCOPES.includes(scope))
+      throw new Error(`workqueue "${name}": affinityScope must be one of ${SCOPES.join(', ')} (got ${String(scope)})`);
+    if (a.bh && a.unbound) throw new Error(`workqueue "${name}": WQ_BH and WQ_UNBOUND cannot be combined`);
+    const attrs = {
+      unbound: !!a.unbound,
+      highpri: !!a.highpri,
+      bh: !!a.bh,
+      affinityScope: scope,
+      affinityStrict: !!a.affinityStrict,
+    };
+    const pods: number[][] = [];
+    for (let c = 0; c < this.ctx.nrCpus; c++) pods.push(this.podOf(scope, c));
+    const wq: WorkqueueEntry = { kind: 'workqueue', id: this.list.length, name, attrs, pods };
+    this.list.push(wq);
+    return wq;
+  }
+
+  private podOf(scope: AffinityScope, cpu: number): number[] {
+    if (scope === 'cpu') return [cpu];
+    if (scope === 'system') return Array.from({ length: this.ctx.nrCpus }, (_, i) => i);
+    return this.topology[scope].find((g) => g.includes(cpu)) ?? [cpu];
+  }
+
+  /** A workqueue argument must be one s.workqueue() or s.allocWorkqueue() returned. */
+  check(call: string, wq: { id?: unknown } | undefined): void {
+    if (typeof wq?.id === 'number' && this.list[wq.id] === wq) return;
+    throw new Error(
+      `${call}: expected a workqueue returned by s.workqueue() or s.allocWorkqueue() in setup() (got ${describeArg(wq)})`,
+    );
+  }
+
+  // --- queueing -----------------------------------------------------------------------------
+
+  /** queue_work_on(): false (nothing queued) while `work` is PENDING. */
+  queueOn(cpu: number, wq: Workqueue, work: Work): boolean {
+    const ctx = this.ctx;
+    const i32 = ctx.i32;
+    const st = ctx.ow(work.id, O_STATE);
+    if ((Atomics.or(i32, st, ObjState.Pending) & ObjState.Pending) !== 0) {
+      ctx.count(CpuCounter.works_refused);
+      return false;
+    }
+    const here = ctx.cpu;
+    const target = cpu === WORK_CPU_UNBOUND ? here : cpu;
+    if (cpu !== WORK_CPU_UNBOUND) this.objects.checkCpu(cpu, 'queue_work_on');
+    const a = wq.attrs;
+    let pool: number;
+    if (a.bh) {
+      if (target !== here) {
+        Atomics.and(i32, st, ~ObjState.Pending);
+        throw new KernelBug(
+          `queue_work_on(${cpu}, ${wq.name}): a WQ_BH workqueue runs on the queueing CPU only (this is CPU ${here})`,
+        );
+      }
+      pool = bhPool(ctx.nrCpus, here, a.highpri);
+    } else if (a.unbound) {
+      pool = this.plan.unboundPool;
+    } else {
+      pool = boundPool(target, a.highpri);
+    }
+    Atomics.store(i32, ctx.ow(work.id, O_ARG), pool);
+    const list = this.poolLists[pool];
+    const idx = list.claim();
+    if (idx < 0) throw new KernelBug(`worklist of pool ${pool} is full: a PENDING work item would be lost`);
+    i32[idx] = work.id;
+    list.publish();
+    ctx.count(CpuCounter.works_queued);
+    if (a.bh) this.softirqs.raise(a.highpri ? Softirq.Hi : Softirq.Tasklet);
+    else if (a.unbound) this.kickUnbound(pool, here, wq as WorkqueueEntry);
+    else if (Atomics.load(i32, ctx.pw(pool, P_NR_RUNNING)) === 0) this.sched.wakeUp(this.plan.pools[pool].workers[0]);
+    return true;
+  }
+
+  /** work_pending(). */
+  pending(work: Work): boolean {
+    return (Atomics.load(this.ctx.i32, this.ctx.ow(work.id, O_STATE)) & ObjState.Pending) !== 0;
+  }
+
+  /** Wake an idle unbound worker onto a CPU of the queueing CPU's pod (need_more_worker). */
+  private kickUnbound(pool: number, here: number, wq: WorkqueueEntry): void {
+    if (Atomics.load(this.ctx.i32, this.ctx.pw(pool, P_NR_RUNNING)) !== 0) return;
+    const target = this.placeUnbound(Math.max(here, 0), wq);
+    for (const w of this.plan.pools[pool].workers) {
+      if (this.sched.rqs.state(w) === TaskState.Sleeping && this.sched.wakeUpOn(w, target)) return;
+    }
+  }
+
+  /** Where an unbound worker should run: an idle CPU of the pod (local first), else, if not
+   *  strict, any idle CPU, else the least loaded CPU of the pod. */
+  placeUnbound(here: number, wq: WorkqueueEntry): number {
+    const s = this.sched;
+    const pod = wq.pods[here];
+    if (pod.includes(here) && s.isIdle(here)) return here;
+    for (const c of pod) if (s.isIdle(c)) return c;
+    if (!wq.attrs.affinityStrict) for (let c = 0; c < this.ctx.nrCpus; c++) if (s.isIdle(c)) return c;
+    let best = pod.includes(here) ? here : pod[0];
+    let load = s.rqs.nrRunning(best);
+    for (const c of pod) {
+      const l = s.rqs.nrRunning(c);
+      if (l < load) {
+        best = c;
+        load = l;
+      }
+    }
+    return best;
+  }
+
+  // --- running ------------------------------------------------------------------------------
+
+  /** Pop one work id from `pool`'s list (-1: empty). Unbound pools have many consumers: locked. */
+  pop(pool: number): number {
+    const list = this.poolLists[pool];
+    const shared = this.plan.pools[pool].kind === 'unbound';
+    if (shared) this.poolLocks[pool].lock();
+    const idx = list.peek();
+    let id = -1;
+    if (idx >= 0) {
+      id = this.ctx.i32[idx];
+      list.release();
+    }
+    if (shared) this.poolLocks[pool].unlock();
+    return id;
+  }
+
+  hasWork(pool: number): boolean {
+    return this.poolLists[pool].peek() >= 0;
+  }
+
+  /** process_one_work(): clear PENDING, then run. Context: the caller's (task for workers, softirq for BH). */
+  run(id: number): void {
+    Atomics.and(this.ctx.i32, this.ctx.ow(id, O_STATE), ~ObjState.Pending);
+    this.objects.call(id);
+  }
+
+  /** bh_worker(): run a BH pool's items for at most BH_WORKER_RESTARTS items / BH_WORKER_NS. */
+  private bhPoolRun(c: number, highpri: boolean): void {
+    const ctx = this.ctx;
+    const pool = bhPool(ctx.nrCpus, c, highpri);
+    const start = ctx.now();
+    for (let n = 0; n < BH_WORKER_RESTARTS; n++) {
+      const id = this.pop(pool);
+      if (id < 0) return;
+      this.run(id);
+      ctx.count(CpuCounter.bh_works_run);
+      ctx.count(CpuCounter.works_run);
+      if (ctx.now() - start >= BH_WORKER_NS) break;
+    }
+    if (this.hasWork(pool)) this.softirqs.mark(c, highpri ? Softirq.Hi : Softirq.Tasklet);
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * random.c's driver half: what the hard-IRQ handler does with a device interrupt
+ * (handle_irq_event → add_interrupt_randomness), the hand-off to the deferral strategy in
+ * force, and the deferred job the strategy runs (mix_interrupt_randomness, or seed 004's
+ * driver work item), with the accounting that proves every accepted hand-off ran once.
+ *
+ * An interrupt reads one way: irqchip (src/machine/irqchip.ts) → entry (src/machine/runtime.ts)
+ * → this driver → the strategy's handoff() → a kernel object (src/kernel/) → back here in
+ * `runDeferred` → the fast pool (fastpool.ts) and the input pool (inputpool.ts).
+ *
+ * Shared words (src/machine/layout.ts): CPU_DEFERRED (hand-offs accepted and not yet run) and
+ * CPUF_HANDOFF_NS (clock of the pending hand-off); C_ACTIVE, C_TRIGGER, C_TEST (control).
+ */
+import type { DeferralStrategy, Deferred, Kernel } from '../api/types.js';
+import type { CpuContext } from '../kernel/context.js';
+import {
+  C_ACTIVE,
+  C_TEST,
+  C_TRIGGER,
+  CPU_DEFERRED,
+  CPUF_HANDOFF_NS,
+  CpuCounter,
+  TestFlag,
+  Where,
+} from '../machine/layout.js';
+import type { PayloadOptions } from '../machine/options.js';
+import { St } from '../machine/trace.js';
+import { FAST_POOL_WORDS, FastPool, type FastPoolVariant } from './fastpool.js';
+import { InputPool } from './inputpool.js';
+
+/** instruction_pointer() analogue: a base address plus the irq number. */
+const IP_BASE = 0xffff_8000_0100_0;
+
+export class RandomDriver {
+  readonly fastPools: FastPool[] = [];
+  readonly inputPool: InputPool;
+  /** Per CPU: the deferred job handed to strategies (StrategySetup.deferred). */
+  readonly deferred: Deferred[] = [];
+  /** The strategies of the run, in order (C_ACTIVE indexes them). */
+  readonly strategies: DeferralStrategy[] = [];
+  /** The facade strategies are called with; set once it exists. */
+  facade!: Kernel;
+  /** > 0: the hand-off payload is a driver work item of this many ns, not random.c's mix. */
+  private readonly driverWorkNs: number;
+  private readonly ctl: number;
+
+  constructor(
+    private readonly ctx: CpuContext,
+    variant: FastPoolVariant,
+    payload: PayloadOptions | undefined,
+    lockSpins: number,
+  ) {
+    this.ctl = ctx.R.control;
+    this.driverWorkNs = payload?.kind === 'driver_work' ? Math.max(1, payload.workNs) : 0;
+    for (let c = 0; c < ctx.nrCpus; c++) {
+      this.fastPools.push(new FastPool(ctx.i32, ctx.R.fastPools + c * FAST_POOL_WORDS, variant));
+      this.deferred.push(new DeferredMix(this, c));
+    }
+    this.inputPool = new InputPool(ctx.i32, ctx.R.inputPool, lockSpins);
+  }
+
+  /**
+   * handle_irq_event → add_interrupt_randomness(irq), and the hand-off when it says so (or, with
+   * the driver payload, whenever the driver's work is not pending). `t`: the handler's start.
+   * Context: hardirq on the owner of the current CPU.
+   */
+  interrupt(irq: number, t: number): void {
+    const ctx = this.ctx;
+    const i32 = ctx.i32;
+    const c = ctx.cpu;
+    ctx.count(CpuCounter.interrupts);
+    const mix = this.fastPools[c].addInterruptRandomness(
+      irq,
+      t,
+      IP_BASE + irq,
+      ctx.jiffies(),
+      ctx.hz,
+      Atomics.load(i32, this.ctl + C_TRIGGER),
+    );
+    if (this.driverWorkNs > 0) {
+      // Driver payload: every interrupt queues the driver's work unless it is still pending.
+      if (Atomics.load(i32, ctx.cw(c, CPU_DEFERRED)) > 0) return;
+    } else if (!mix) {
+      return;
+    }
+    const dw = ctx.cw(c, CPU_DEFERRED);
+    // The hand-off time of the pending job; not overwritten by a hand-off that will be refused.
+    const pendingBefore = Atomics.add(i32, dw, 1);
+    if (pendingBefore === 0) ctx.f64[ctx.cf(c, CPUF_HANDOFF_NS)] = t;
+    const active = Math.max(Atomics.load(i32, this.ctl + C_ACTIVE), 0);
+    const s = this.strategies[active];
+    ctx.inStrategy = active;
+    const t1 = ctx.tracer.on ? ctx.now() : 0;
+    ctx.setWhere(c, Where.Handoff);
+    const ok = this.callHandoff(s, c);
+    ctx.setWhere(c, Where.Hardirq);
+    if (ctx.tracer.on) ctx.tracer.record(St.HandoffCall, ctx.now() - t1);
+    if (!ok) Atomics.sub(i32, dw, 1);
+    ctx.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
+    // Refused with nothing pending: no job will run, and random.c's MIX_INFLIGHT stays set.
+    if (!ok && pendingBefore === 0) ctx.count(CpuCounter.handoffs_lost);
+    if (ok && (Atomics.load(i32, this.ctl + C_TEST) & TestFlag.DoubleHandoff) !== 0) this.secondHandoff(s, c);
+    ctx.inStrategy = -1;
+  }
+
+  /** The strategy's hand-off for CPU `c`'s mix; anything but a boolean back is a fault. */
+  private callHandoff(s: DeferralStrategy, c: number): boolean {
+    const ok = s.handoff(this.facade, this.deferred[c]);
+    if (ok !== true && ok !== false) throw new Error(badHandoffReturn(ok));
+    return ok;
+  }
+
+  /** Conformance: hand off again at once (see TestFlag.DoubleHandoff). */
+  private secondHandoff(s: DeferralStrategy, c: number): void {
+    const ctx = this.ctx;
+    const dw = ctx.cw(c, CPU_DEFERRED);
+    if (Atomics.load(ctx.i32, dw) > 0) {
+      if (this.callHandoff(s, c)) ctx.count(CpuCounter.handoffs_while_pending_accepted);
+      return;
+    }
+    ctx.f64[ctx.cf(c, CPUF_HANDOFF_NS)] = ctx.now();
+    Atomics.add(ctx.i32, dw, 1);
+    const ok = this.callHandoff(s, c);
+    if (!ok) Atomics.sub(ctx.i32, dw, 1);
+    ctx.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
+  }
+
+  /** The deferred payload for `poolCpu`'s hand-off, measured. Context: whatever the strategy chose. */
+  runDeferred(poolCpu: number): void {
+    const ctx = this.ctx;
+    const i32 = ctx.i32;
+    const t0 = ctx.now();
+    if (Atomics.sub(i32, ctx.cw(poolCpu, CPU_DEFERRED), 1) <= 0) {
+      Atomics.add(i32, ctx.cw(poolCpu, CPU_DEFERRED), 1); // keep the count honest for the rest
+      ctx.count(CpuCounter.mixes_duplicate);
+    }
+    ctx.tracer.record(St.HandoffToStart, t0 - ctx.f64[ctx.cf(poolCpu, CPUF_HANDOFF_NS)]);
+    if (this.driverWorkNs > 0) {
+      while (ctx.now() - t0 < this.driverWorkNs) {
+        // the driver's work: busy for workNs
+      }
+    } else {
+      this.fastPools[poolCpu].mixInterruptRandomness(ctx.cpu, ctx.jiffies(), this.inputPool, t0);
+    }
+    if (ctx.cpu !== poolCpu) ctx.count(CpuCounter.mixes_remote);
+    ctx.count(
+      ctx.hardirq > 0 ? CpuCounter.mixes_hardirq : ctx.softirq > 0 ? CpuCounter.mixes_softirq : CpuCounter.mixes_task,
+    );
+    const w = this.inputPool.lastWaitNs;
+    if (w > 0) ctx.tracer.record(St.LockWait, w);
+    ctx.count(CpuCounter.mixes);
+    if (ctx.tracer.on) ctx.tracer.record(St.Work, ctx.now() - t0);
+  }
+}
+
+/** The per-CPU deferred mix handed to strategies. */
+class DeferredMix implements Deferred {
+  constructor(
+    private readonly driver: RandomDriver,
+    readonly cpu: number,
+  ) {}
+  run(_k: Kernel): void {
+    this.driver.runDeferred(this.cpu);
+  }
+}
+
+/** The message for a hand-off that returned something other than a boolean. */
+function badHandoffReturn(v: unknown): string {
+  if (typeof (v as { then?: unknown })?.then === 'function')
+    return 'handoff() returned a Promise: strategies run synchronously inside the emulated CPU, whose loop never yields to the event loop while the machine runs (async, await, setTimeout and Promise callbacks never resume); do the work with the kernel API and return true or false';
+  const got = v === undefined ? 'undefined (no return value)' : typeof v === 'string' ? JSON.stringify(v) : String(v);
+  return `handoff() returned ${got}, not a boolean: return true when the mix was queued (it will run once), false when it was already pending (as queue_work_on does)`;
+}

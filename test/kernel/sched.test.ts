@@ -1,0 +1,82 @@
+/**
+ * The scheduler on hand-made run queues (one thread, fake times): EEVDF's pick and wakeup
+ * preemption by lag, and the RT class over the fair class.
+ */
+import { describe, expect, it } from 'vitest';
+import { SchedPolicy, TaskState, TF_VLAG } from '../../src/machine/layout.js';
+import { oneThreadKernel } from './helpers.js';
+
+/** Three spare task slots (the plan's kthreads, re-initialised by hand on CPU 0). */
+function setup() {
+  const k = oneThreadKernel();
+  const rqs = k.rt.sched.rqs;
+  const [a, b, c] = [k.mem.plan.kworker[0], k.mem.plan.kworkerHi[0], k.mem.plan.ksoftirqd[0]];
+  const f64 = k.rt.ctx.f64;
+  const run = (task: number, policy = SchedPolicy.Normal, nice = 0, rtPrio = 0, now = 0) => {
+    rqs.initTask(task, 0, policy, nice, rtPrio);
+    rqs.lock(0);
+    const r = rqs.wakeLocked(0, task, now);
+    rqs.unlock(0);
+    return r;
+  };
+  const schedule = (now: number) => {
+    rqs.lock(0);
+    const next = rqs.scheduleLocked(0, now);
+    rqs.unlock(0);
+    return next;
+  };
+  return { k, rqs, a, b, c, f64, run, schedule };
+}
+
+describe('EEVDF wakeup preemption', () => {
+  it('a task woken on an idle CPU preempts the idle task and is picked', () => {
+    const { run, schedule, a } = setup();
+    expect(run(a)).toBe(2);
+    expect(schedule(0)).toBe(a);
+  });
+
+  it('a woken task owed time (positive lag) preempts; one that over-ran (negative lag) does not', () => {
+    const { rqs, run, schedule, a, b, c, f64 } = setup();
+    run(a);
+    expect(schedule(0)).toBe(a);
+    rqs.initTask(b, 0, SchedPolicy.Normal, 0, 0);
+    f64[rqs.tf(b, TF_VLAG)] = 3_000_000; // slept owed 3 ms of service
+    rqs.lock(0);
+    expect(rqs.wakeLocked(0, b, 1_000_000)).toBe(2);
+    rqs.unlock(0);
+    rqs.initTask(c, 0, SchedPolicy.Normal, 0, 0);
+    f64[rqs.tf(c, TF_VLAG)] = -3_000_000; // had run 3 ms ahead of its share
+    rqs.lock(0);
+    expect(rqs.wakeLocked(0, c, 1_000_000)).toBe(1);
+    rqs.unlock(0);
+    expect(schedule(1_000_000)).toBe(b);
+  });
+
+  it('waking a runnable task is a no-op', () => {
+    const { rqs, run, a } = setup();
+    run(a);
+    expect(rqs.state(a)).toBe(TaskState.Runnable);
+    rqs.lock(0);
+    expect(rqs.wakeLocked(0, a, 0)).toBe(0);
+    rqs.unlock(0);
+  });
+});
+
+describe('classes', () => {
+  it('an RT task preempts a normal one; a normal task never preempts an RT one', () => {
+    const { run, schedule, a, b, c } = setup();
+    run(a);
+    expect(schedule(0)).toBe(a);
+    expect(run(b, SchedPolicy.Fifo, 0, 50)).toBe(2);
+    expect(schedule(10)).toBe(b);
+    expect(run(c)).toBe(1);
+    expect(schedule(20)).toBe(b);
+  });
+
+  it('picks the highest RT priority first', () => {
+    const { run, schedule, a, b } = setup();
+    run(a, SchedPolicy.Fifo, 0, 10);
+    run(b, SchedPolicy.Fifo, 0, 60);
+    expect(schedule(0)).toBe(b);
+  });
+});

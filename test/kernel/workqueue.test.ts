@@ -1,0 +1,77 @@
+/**
+ * workqueue.c on one thread: queue_work_on's PENDING bit, PENDING cleared before the function
+ * runs, and need_more_worker's rule (a bound worker is woken only when none is running).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Work } from '../../src/api/types.js';
+import { P_NR_RUNNING, TaskState } from '../../src/machine/layout.js';
+import { boundPool } from '../../src/machine/plan.js';
+import { type OneThreadKernel, oneThreadKernel } from './helpers.js';
+
+function work(k: OneThreadKernel, fn: () => void): Work {
+  return { kind: 'work', id: k.rt.objects.create('work', 'w', fn, -1), name: 'w' };
+}
+
+describe('queue_work_on', () => {
+  it('returns false while the work is PENDING, and queues it again once it started running', () => {
+    const k = oneThreadKernel();
+    const wq = k.rt.workqueues.system('system_highpri_wq');
+    let pendingInside: boolean | undefined;
+    let requeued: boolean | undefined;
+    let runs = 0;
+    const w = work(k, () => {
+      runs++;
+      pendingInside = k.rt.workqueues.pending(w);
+      if (runs === 1) requeued = k.rt.workqueues.queueOn(0, wq, w);
+    });
+    expect(k.rt.workqueues.queueOn(0, wq, w)).toBe(true);
+    expect(k.rt.workqueues.queueOn(0, wq, w)).toBe(false);
+    expect(k.rt.workqueues.pending(w)).toBe(true);
+    const c = k.mem.cpuCounters(0);
+    expect(c.works_queued).toBe(1);
+    expect(c.works_refused).toBe(1);
+    const pool = boundPool(0, true);
+    const id = k.rt.workqueues.pop(pool);
+    expect(id).toBe(w.id);
+    expect(k.rt.workqueues.pop(pool)).toBe(-1); // queued once
+    k.rt.workqueues.run(id);
+    expect(pendingInside).toBe(false); // process_one_work clears PENDING before calling
+    expect(requeued).toBe(true);
+    expect(k.rt.workqueues.pop(pool)).toBe(w.id);
+  });
+
+  it('wakes the bound kworker only when none of its pool is running', () => {
+    const k = oneThreadKernel();
+    const wq = k.rt.workqueues.system('system_wq');
+    const kworker = k.mem.plan.kworker[0];
+    const pool = boundPool(0, false);
+    const nr = k.rt.ctx.pw(pool, P_NR_RUNNING);
+    Atomics.store(k.mem.i32, nr, 1); // a worker is awake and processing
+    expect(
+      k.rt.workqueues.queueOn(
+        0,
+        wq,
+        work(k, () => {}),
+      ),
+    ).toBe(true);
+    expect(k.rt.sched.rqs.state(kworker)).toBe(TaskState.Sleeping);
+    Atomics.store(k.mem.i32, nr, 0);
+    expect(
+      k.rt.workqueues.queueOn(
+        0,
+        wq,
+        work(k, () => {}),
+      ),
+    ).toBe(true);
+    expect(k.rt.sched.rqs.state(kworker)).toBe(TaskState.Runnable);
+    expect(k.mem.cpuCounters(0).wakeups).toBe(1);
+  });
+
+  it('refuses a WQ_BH queue onto another CPU, leaving the work not pending', () => {
+    const k = oneThreadKernel();
+    const wq = k.rt.workqueues.system('system_bh_wq');
+    const w = work(k, () => {});
+    expect(() => k.rt.workqueues.queueOn(1, wq, w)).toThrow(/runs on the queueing CPU only/);
+    expect(k.rt.workqueues.pending(w)).toBe(false);
+  });
+});
