@@ -4,22 +4,24 @@
  * It keeps `jiffies` (stored at each tick boundary from the shared clock and HZ), delivers the
  * tick to every CPU that is not idle (NOHZ: an idle CPU takes no tick unless a non-deferrable
  * timer has expired on it, in which case it is kicked awake; during Drain every CPU ticks, so
- * deferred work parked on deferrable timers completes), and raises device interrupts on the
- * chosen CPUs at the chosen rate and pattern while a trial runs.
+ * deferred work parked on deferrable timers completes), and generates the device interrupts of
+ * a trial at the chosen rate and pattern.
  *
- * Pacing: events are scheduled at absolute times. The thread sleeps in Atomics.wait when the
- * next event is more than IRQ_SLEEP_MIN_NS away (a wait oversleeps ~0.1 ms here), then raises
- * every event whose time has come, each stamped with the time it was actually raised (so that
- * irq_raise → irq_entry measures the machine, not the generator's lateness). It spins only for
- * the last IRQ_SLEEP_MIN_NS, bounded by the deadline.
- * Device interrupts more than IRQ_MAX_LAG_NS behind are skipped and counted, not burst out.
+ * Device interrupts are not raised on time: every ARRIVAL_REFILL_NS the thread publishes each
+ * target CPU's arrivals for the next ARRIVAL_HORIZON_NS into that CPU's arrival ring
+ * (irqchip.ts, Arrivals), and the CPU takes each at its first preemption point at or after its
+ * due time, or, idle, sleeps until it is due. The thread itself only sleeps: it wakes for the
+ * next tick boundary or refill, whichever is first (Atomics.wait oversleeps ~0.1 ms here; ticks
+ * are therefore up to ~0.1 ms late, and arrivals are published far enough ahead not to care).
+ * Arrivals more than IRQ_MAX_LAG_NS behind when generated (the thread was descheduled) are
+ * skipped and counted, not burst out.
  */
 import { parentPort } from 'node:worker_threads';
 import { initClock, nowNs } from '../clock.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { attachShm } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
-import { IrqChip, Vector } from './irqchip.js';
+import { ARRIVAL_FIRST, ARRIVAL_FULL, Arrivals, IrqChip } from './irqchip.js';
 import {
   C_JIFFIES,
   C_PHASE,
@@ -37,8 +39,10 @@ import {
 } from './layout.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
 
-/** Below this, spin to the deadline instead of sleeping (Atomics.wait oversleeps ~100 µs here). */
-export const IRQ_SLEEP_MIN_NS = 150_000;
+/** How far ahead arrivals are published: two refill periods, so a late refill never starves a CPU. */
+export const ARRIVAL_HORIZON_NS = 2_000_000;
+/** How often the thread refills the arrival rings (at most; it also wakes for ticks). */
+export const ARRIVAL_REFILL_NS = 1_000_000;
 /** Device interrupts this far behind schedule are skipped (counted), not raised in a burst. */
 export const IRQ_MAX_LAG_NS = 10_000_000;
 /** First device irq number; CPU c's device is irq IRQ_BASE + c. */
@@ -90,6 +94,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
       }
     };
 
+    const arrivals = new Arrivals(i32, R.arrivals);
     post({ type: 'ready', thread: threadId, objects: [], wasm: false, clockErrorNs: 0 });
     for (;;) {
       if (Atomics.load(i32, R.control + C_STOP) !== 0) return;
@@ -112,44 +117,45 @@ export async function startIrqThread(data: StartupData): Promise<void> {
           }
         }
       }
-      // Device interrupts.
+      // Device interrupts: publish every target's arrivals up to the horizon.
       const active = (phase === Phase.Warmup || phase === Phase.Measure) && rate > 0;
       if (active && !wasActive) for (const c of targets) next[c] = now + rand() * gap;
       wasActive = active;
-      let wake = (j + 1) * tickNs;
-      // A generation step (C_GEN_INFLIGHT): the phase is read again after entering, so a raise
-      // never lands after the drain has checked the rings.
+      // A generation step (C_GEN_INFLIGHT): the phase is read again after entering, so nothing
+      // is published after the drain has checked the rings.
       if (active && genEnter(i32, R.control)) {
+        const until = now + ARRIVAL_HORIZON_NS;
         for (const c of targets) {
           if (now - next[c] > IRQ_MAX_LAG_NS) {
             Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_skipped, Math.floor((now - next[c]) / gap));
             next[c] = now;
           }
-          while (next[c] <= now) {
-            const t = nowNs();
-            if (chip.raise(c, Vector.Device, IRQ_BASE + c, t))
-              Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_raised, 1);
+          let published = 0;
+          let first = false;
+          while (next[c] <= until) {
+            const r = arrivals.publish(c, next[c], IRQ_BASE + c);
+            if (r === ARRIVAL_FULL) {
+              Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_dropped, 1);
+            } else {
+              published++;
+              if (r === ARRIVAL_FIRST) first = true;
+            }
             next[c] = advance(c, next[c]);
           }
-          if (next[c] < wake) wake = next[c];
+          if (published) Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_raised, published);
+          // The CPU may sleep with no deadline (its ring was empty): wake it to see the new ones.
+          if (first) chip.kick(c);
         }
         genExit(i32, R.control);
       }
-      // Wait for the next event.
-      const delta = wake - nowNs();
-      if (delta > IRQ_SLEEP_MIN_NS) {
-        myBell.prepare();
-        if (Atomics.load(i32, R.control + C_STOP) !== 0 || Atomics.load(i32, R.control + C_PHASE) !== phase) {
-          myBell.cancel();
-          continue;
-        }
-        myBell.sleep((delta - IRQ_SLEEP_MIN_NS / 2) / 1e6);
-      } else {
-        const until = wake;
-        while (nowNs() < until) {
-          /* bounded by the deadline, at most IRQ_SLEEP_MIN_NS */
-        }
+      // Sleep until the next tick boundary or refill.
+      const wake = Math.min((j + 1) * tickNs, active ? now + ARRIVAL_REFILL_NS : Number.POSITIVE_INFINITY);
+      myBell.prepare();
+      if (Atomics.load(i32, R.control + C_STOP) !== 0 || Atomics.load(i32, R.control + C_PHASE) !== phase) {
+        myBell.cancel();
+        continue;
       }
+      myBell.sleep(Math.max(0, wake - nowNs()) / 1e6);
     }
   } catch (e) {
     const err =

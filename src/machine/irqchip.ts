@@ -17,12 +17,12 @@
  * counted (ipis_dropped) and the sender's irq_work stays pending. Nothing is lost silently.
  */
 import type { Doorbell, NotifyPolicy } from '../shm/doorbell.js';
-import type { MpscRing } from '../shm/ring.js';
+import { type MpscRing, SpscRing } from '../shm/ring.js';
 import { CPU_FLAGS, CPU_OWNER, CPU_WORDS, CpuFlag, GlobalCounter, IRQ_RECORD_WORDS } from './layout.js';
 
 /** Interrupt vectors in IRQ ring records. */
 export enum Vector {
-  /** A device interrupt from the irq thread (arg: irq number). */
+  /** A device interrupt raised on time (arg: irq number); the irq thread publishes arrivals instead. */
   Device = 1,
   /** A NIC receive interrupt (arg: the NIC queue id); the handler raises NET_RX. */
   Net = 2,
@@ -95,3 +95,76 @@ export function recordTime(i32: Int32Array, idx: number): number {
 }
 
 export { IRQ_RECORD_WORDS };
+
+/**
+ * Device-interrupt arrivals, published ahead by the irq thread instead of raised on time: each
+ * CPU has an SPSC ring of (due time, irq) records in due order (layout.ts, `arrivals`). The
+ * producer is the irq thread; the consumer is whoever owns the CPU, which takes an arrival at
+ * its first preemption point at or after the due time (runtime.ts), or, idle, sleeps until the
+ * next one is due (idle.ts). Nobody spins to raise an interrupt on time, and the raise time of a
+ * device interrupt is its due time, so irq_entry still measures the machine.
+ *
+ *     irq thread (producer)                      owner of CPU c (consumer)
+ *     claim, write due and irq, publish          peek: due <= now ? handle, release : keep
+ *     ring was empty before? kick CPU c          idle: sleep until the head's due (or a kick)
+ *   An owner that found the ring empty sleeps with no deadline; the producer's kick after
+ *   publishing into an empty ring wakes it (the doorbell's publish-then-exchange order, as for
+ *   every other wakeup). Arrivals are published in due order per CPU, so a consumer sleeping
+ *   until the head's due time never oversleeps a later-published one.
+ */
+export class Arrivals {
+  private readonly rings: SpscRing[];
+
+  constructor(
+    private readonly i32: Int32Array,
+    bases: readonly number[],
+  ) {
+    this.rings = bases.map((b) => new SpscRing(i32, b));
+  }
+
+  /**
+   * Producer (the irq thread): publish an arrival of `irq` on `cpu` due at `dueNs`. Returns
+   * ARRIVAL_FULL (refused: the caller counts a drop), ARRIVAL_FIRST (published into an empty
+   * ring: kick the CPU) or ARRIVAL_QUEUED.
+   */
+  publish(cpu: number, dueNs: number, irq: number): number {
+    const ring = this.rings[cpu];
+    const idx = ring.claim();
+    if (idx < 0) return ARRIVAL_FULL;
+    const wasEmpty = ring.length() === 0;
+    const i32 = this.i32;
+    i32[idx] = (dueNs % TWO_32) | 0;
+    i32[idx + 1] = Math.floor(dueNs / TWO_32);
+    i32[idx + 2] = irq;
+    ring.publish();
+    return wasEmpty ? ARRIVAL_FIRST : ARRIVAL_QUEUED;
+  }
+
+  /** Consumer: the due time (ns) of CPU `cpu`'s next arrival, or +Infinity when none is published. */
+  nextDue(cpu: number): number {
+    const idx = this.rings[cpu].peek();
+    return idx < 0 ? Number.POSITIVE_INFINITY : (this.i32[idx] >>> 0) + this.i32[idx + 1] * TWO_32;
+  }
+
+  /** Consumer: the oldest arrival's record index when it is due at `now`, else -1. Read its
+   *  irq at `idx + 2` and its due time with {@link nextDue}, then {@link release}. */
+  dueAt(cpu: number, now: number): number {
+    const idx = this.rings[cpu].peek();
+    if (idx < 0) return -1;
+    return (this.i32[idx] >>> 0) + this.i32[idx + 1] * TWO_32 <= now ? idx : -1;
+  }
+
+  /** Consumer: the arrival from {@link dueAt} is handled. */
+  release(cpu: number): void {
+    this.rings[cpu].release();
+  }
+
+  /** Arrivals published and not yet handled on `cpu` (racy). */
+  length(cpu: number): number {
+    return this.rings[cpu].length();
+  }
+}
+
+export const ARRIVAL_QUEUED = 0;
+export const ARRIVAL_FIRST = 1;
+export const ARRIVAL_FULL = 2;

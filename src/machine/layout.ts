@@ -23,7 +23,7 @@ import { INPUT_POOL_WORDS } from '../random/inputpool.js';
 import { DOORBELL_WORDS } from '../shm/doorbell.js';
 import { LINE_WORDS, type RegionMap, ShmPlanner } from '../shm/layout.js';
 import { LOCK_WORDS } from '../shm/lock.js';
-import { MpscRing } from '../shm/ring.js';
+import { MpscRing, SpscRing } from '../shm/ring.js';
 
 // ---------------------------------------------------------------------------------------------
 // Capacities. Each one is an upper bound on objects that can be queued at once, so that a list
@@ -42,11 +42,19 @@ export const MAX_TIMERS_PER_CPU = MAX_OBJECTS;
 export const IRQ_RING_CAPACITY = 8192;
 /** Words per interrupt record: vector, arg, raise time low 32 bits, raise time high bits. */
 export const IRQ_RECORD_WORDS = 4;
+/**
+ * Device-interrupt arrivals a CPU's arrival ring holds: the irq thread publishes each CPU's
+ * arrivals ARRIVAL_HORIZON_NS ahead (src/machine/irq-thread.ts); 4096 holds 2 ms of a 2M/s
+ * stream. A full ring refuses the arrival, counted as dropped (irqs_dropped).
+ */
+export const ARRIVAL_RING_CAPACITY = 4096;
+/** Words per arrival record: due time low 32 bits, due time high bits, irq number. */
+export const ARRIVAL_RECORD_WORDS = 3;
 
 // ---------------------------------------------------------------------------------------------
 // Control: one region, written by the main thread.
 // ---------------------------------------------------------------------------------------------
-export const CONTROL_WORDS = 2 * LINE_WORDS;
+export const CONTROL_WORDS = 3 * LINE_WORDS;
 export const C_PHASE = 0; // M: Phase below
 export const C_EPOCH = 1; // M: collect epoch; a thread that sees a new value reports and resets
 export const C_ACTIVE = 2; // M: index of the strategy in force (-1: none)
@@ -65,6 +73,13 @@ export const C_TEST = 6;
  * whatever it pushed is already visible to the drain's checks.
  */
 export const C_GEN_INFLIGHT = 7;
+/**
+ * R: CPU threads whose idle task is polling now (cpuidle's poll state, src/machine/idle.ts). An
+ * idle task Atomics.add(+1)s it before it polls and polls only if the result is at most the
+ * host's cores, so that polling threads never outnumber the cores; Atomics.sub(-1) when it stops.
+ * Own line: idle entries write it often, and line 0 is read by every thread.
+ */
+export const C_IDLE_POLLERS = 2 * LINE_WORDS;
 
 export enum TestFlag {
   /** Each accepted hand-off is followed at once by a second one: while the first is still
@@ -103,9 +118,9 @@ export function genExit(i32: Int32Array, ctl: number): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Per-CPU words. CPU_WORDS Int32 words per CPU, 4 cache lines.
+// Per-CPU words. CPU_WORDS Int32 words per CPU, 5 cache lines.
 // ---------------------------------------------------------------------------------------------
-export const CPU_WORDS = 4 * LINE_WORDS;
+export const CPU_WORDS = 5 * LINE_WORDS;
 /** R: pending-event bits (CpuFlag). Raisers Atomics.or; the owner clears with Atomics.and
  *  BEFORE handling (so a raise during handling is never lost). Own line: everyone writes it. */
 export const CPU_FLAGS = 0;
@@ -140,7 +155,7 @@ export const CPU_IPI_PENDING = LINE_WORDS + 9;
 export const CPU_HEARTBEAT = LINE_WORDS + 10;
 /** O (plain store): what the owner is doing, for the watchdog's report (Where below). */
 export const CPU_WHERE = LINE_WORDS + 11;
-/** S (O writes): per-CPU counters, CpuCounter below; lines 2 and 3. */
+/** S (O writes): per-CPU counters, CpuCounter below; lines 2 to 4. */
 export const CPU_COUNTERS = 2 * LINE_WORDS;
 
 /** Per-CPU doubles (f64 index from the per-CPU f64 region). */
@@ -240,10 +255,13 @@ export const CPU_COUNTER_NAMES = [
   'nohz_kicks', // idle CPU woken for a timer
   'handoffs_lost', // hand-offs refused while nothing was pending: the job is lost (random.c's pool stays in flight)
   'kthread_switches', // context switches into a kthread (kworker, unbound worker, ksoftirqd)
+  'idle_polls', // idle periods that polled (idle=poll, or haltpoll's poll state)
+  'idle_poll_hits', // polls that ended with work found (no halt, no futex wake)
+  'idle_halts', // idle periods that halted (slept in Atomics.wait)
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;
-if (CPU_COUNTER_NAMES.length > 2 * LINE_WORDS) throw new Error('too many per-CPU counters for their lines');
+if (CPU_COUNTER_NAMES.length > 3 * LINE_WORDS) throw new Error('too many per-CPU counters for their lines');
 
 // ---------------------------------------------------------------------------------------------
 // Global counters: R (Atomics.add by any thread).
@@ -385,6 +403,7 @@ export interface MachineRegions {
   pools: number; // POOL_WORDS × pools
   poolLists: number[]; // an MPSC ring per pool (capacity MAX_OBJECTS)
   irqRings: number[]; // an MPSC ring per CPU
+  arrivals: number[]; // an SPSC ring per CPU: device-interrupt arrivals (irq thread → owner)
   irqWorkLists: number[]; // an MPSC ring per CPU
   taskletLists: number[]; // 2 per CPU: [HI, normal] SPSC rings used by the owner only
   fastPools: number; // FAST_POOL_WORDS × cpus
@@ -425,6 +444,7 @@ export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regi
     pools: p.reserve('pools', POOL_WORDS * shape.pools),
     poolLists: [] as number[],
     irqRings: [] as number[],
+    arrivals: [] as number[],
     irqWorkLists: [] as number[],
     taskletLists: [] as number[],
     fastPools: p.reserve('fastPools', FAST_POOL_WORDS * shape.cpus),
@@ -434,6 +454,7 @@ export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regi
   for (let i = 0; i < shape.pools; i++) r.poolLists.push(p.reserve(`poolList${i}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
   for (let c = 0; c < shape.cpus; c++) {
     r.irqRings.push(p.reserve(`irqRing${c}`, MpscRing.wordsFor(IRQ_RING_CAPACITY, IRQ_RECORD_WORDS)));
+    r.arrivals.push(p.reserve(`arrivals${c}`, SpscRing.wordsFor(ARRIVAL_RING_CAPACITY, ARRIVAL_RECORD_WORDS)));
     r.irqWorkLists.push(p.reserve(`irqWork${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
     r.taskletLists.push(p.reserve(`taskletHi${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
     r.taskletLists.push(p.reserve(`tasklet${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));

@@ -15,9 +15,11 @@ import { FAST_POOL_WORDS, FastPool, initFastPool } from '../random/fastpool.js';
 import { InputPool } from '../random/inputpool.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { ShmLock } from '../shm/lock.js';
-import { MpscRing } from '../shm/ring.js';
+import { MpscRing, SpscRing } from '../shm/ring.js';
 import { type Workload, workloadOf } from '../workloads/index.js';
 import {
+  ARRIVAL_RECORD_WORDS,
+  ARRIVAL_RING_CAPACITY,
   C_ACTIVE,
   C_FAULT,
   C_GEN_INFLIGHT,
@@ -113,6 +115,7 @@ export class MachineMemory {
       this.rqs.initCpu(c);
       ShmLock.init(i32, R.timerBase + c * TIMER_BASE_WORDS);
       MpscRing.init(i32, R.irqRings[c], IRQ_RING_CAPACITY, IRQ_RECORD_WORDS, words(R.irqRings[c]));
+      SpscRing.init(i32, R.arrivals[c], ARRIVAL_RING_CAPACITY, ARRIVAL_RECORD_WORDS, words(R.arrivals[c]));
       MpscRing.init(i32, R.irqWorkLists[c], MAX_OBJECTS, 1, words(R.irqWorkLists[c]));
       MpscRing.init(i32, R.taskletLists[2 * c], MAX_OBJECTS, 1, words(R.taskletLists[2 * c]));
       MpscRing.init(i32, R.taskletLists[2 * c + 1], MAX_OBJECTS, 1, words(R.taskletLists[2 * c + 1]));
@@ -217,6 +220,8 @@ export class MachineMemory {
     // 2. Queues: an interrupt record leaves its ring only after its handler ran (runtime.ts,
     //    drainIrqRing), so a hand-off it made is in CPU_DEFERRED below before the ring shows 0.
     for (let c = 0; c < this.opts.cpus; c++) {
+      // Arrivals published ahead by the irq thread are delivered when due, drain or not.
+      if (new SpscRing(i32, this.R.arrivals[c]).length() !== 0) return `device interrupts due on CPU ${c}`;
       if (new MpscRing(i32, this.R.irqRings[c]).length() !== 0) return `interrupts pending on CPU ${c}`;
       if (new MpscRing(i32, this.R.irqWorkLists[c]).length() !== 0) return `irq_work pending on CPU ${c}`;
     }

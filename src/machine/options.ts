@@ -3,6 +3,16 @@
  * The harness maps the user's resolved configuration onto this; tests build it directly.
  */
 import type { NotifyPolicy } from '../shm/doorbell.js';
+import { HALTPOLL_MAX_NS, type IdlePolicyName } from './idle.js';
+
+/** cpuidle for the emulated CPUs: the policy, and haltpoll's guest_halt_poll_ns. */
+export interface IdleOptions {
+  policy: IdlePolicyName;
+  maxPollNs: number;
+}
+
+/** The default idle policy (see docs/architecture.md, "Idle", for the measurement behind it). */
+export const DEFAULT_IDLE: IdleOptions = { policy: 'haltpoll', maxPollNs: HALTPOLL_MAX_NS };
 
 export interface StrategyRef {
   label: string;
@@ -77,6 +87,8 @@ export interface MachineOptions {
   lockSpins: number;
   /** Spin this long (ns) re-checking before an idle CPU sleeps (0: sleep at once). */
   idleSpinNs: number;
+  /** How an idle CPU waits (src/machine/idle.ts); default DEFAULT_IDLE. */
+  idle?: IdleOptions;
   fastPool: { trigger: number; variant: '64' | '32' };
   tracing: boolean;
   watchdogMs: number;

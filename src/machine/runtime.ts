@@ -25,7 +25,7 @@ import { RandomDriver } from '../random/driver.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { MpscRing } from '../shm/ring.js';
 import type { WorkloadAttachment } from '../workloads/workload.js';
-import { IrqChip, recordTime, Vector } from './irqchip.js';
+import { Arrivals, IrqChip, recordTime, Vector } from './irqchip.js';
 import {
   C_EPOCH,
   C_PHASE,
@@ -76,6 +76,8 @@ export class Runtime implements KernelParts {
   phase = Phase.Boot;
   epoch = 0;
 
+  /** Device-interrupt arrivals published ahead by the irq thread (irqchip.ts). */
+  readonly arrivals: Arrivals;
   private readonly irqRings: MpscRing[] = [];
   private readonly ctl: number;
 
@@ -102,6 +104,7 @@ export class Runtime implements KernelParts {
       this.bells.slice(0, opts.cpus),
       opts.notify,
     );
+    this.arrivals = new Arrivals(this.i32, R.arrivals);
     const isKthread = Uint8Array.from(plan.tasks, (t) =>
       t.kind === 'kworker' || t.kind === 'unbound' || t.kind === 'ksoftirqd' ? 1 : 0,
     );
@@ -209,11 +212,17 @@ export class Runtime implements KernelParts {
    * caller still owns the CPU as the same task. Context: task context on the owner.
    */
   poll(): boolean {
-    const b = this.R.cpu + this.ctx.cpu * CPU_WORDS;
+    const c = this.ctx.cpu;
+    const b = this.R.cpu + c * CPU_WORDS;
     this.i32[b + CPU_HEARTBEAT]++;
     const f = Atomics.load(this.i32, b + CPU_FLAGS);
-    if (f === 0) return true;
+    if (f === 0 && this.arrivals.dueAt(c, this.ctx.now()) < 0) return true;
     return this.handleFlags(f);
+  }
+
+  /** A device interrupt is due on CPU `c` now (its arrival's due time has come). */
+  arrivalDue(c: number): boolean {
+    return this.arrivals.dueAt(c, this.ctx.now()) >= 0;
   }
 
   private handleFlags(f: number): boolean {
@@ -225,7 +234,7 @@ export class Runtime implements KernelParts {
       Atomics.and(this.i32, ctx.cw(ctx.cpu, CPU_FLAGS), ~CpuFlag.Control);
       this.checkControl();
     }
-    if ((f & IRQ_FLAGS) !== 0) this.interrupt();
+    if ((f & IRQ_FLAGS) !== 0 || this.arrivalDue(ctx.cpu)) this.interrupt();
     if (
       ctx.hardirq === 0 &&
       ctx.softirq === 0 &&
@@ -241,7 +250,8 @@ export class Runtime implements KernelParts {
    * Softirq actions that loop over many items call it between items. Context: softirq on the owner.
    */
   pollIrq(): void {
-    if ((Atomics.load(this.i32, this.ctx.cw(this.ctx.cpu, CPU_FLAGS)) & IRQ_FLAGS) !== 0) this.interrupt();
+    const c = this.ctx.cpu;
+    if ((Atomics.load(this.i32, this.ctx.cw(c, CPU_FLAGS)) & IRQ_FLAGS) !== 0 || this.arrivalDue(c)) this.interrupt();
   }
 
   /** Hard-IRQ entry: clear the flags first, then handle; then irq_exit. */
@@ -253,6 +263,7 @@ export class Runtime implements KernelParts {
     const prevWhere = ctx.setWhere(c, Where.Hardirq);
     try {
       if ((old & CpuFlag.IrqPending) !== 0) this.drainIrqRing(c);
+      this.takeArrivals(c);
       if ((old & CpuFlag.NetCoalesced) !== 0) this.softirqs.raise(Softirq.NetRx);
       if ((old & CpuFlag.IrqWork) !== 0) this.irqWorks.run(c);
       if ((old & CpuFlag.Tick) !== 0) this.timers.tick(c);
@@ -294,6 +305,31 @@ export class Runtime implements KernelParts {
       ring.release();
       if (tr.on) tr.record(St.Hardirq, ctx.now() - t);
     }
+  }
+
+  /**
+   * Handle every device interrupt whose arrival is due on CPU `c` (the clock read once: what
+   * comes due meanwhile is taken at the next preemption point). Raise time = due time, so
+   * irq_entry is the machine's lateness in taking it. Context: hardirq on `c`.
+   */
+  private takeArrivals(c: number): void {
+    const ctx = this.ctx;
+    const arr = this.arrivals;
+    const tr = ctx.tracer;
+    const now = ctx.now();
+    let idx = arr.dueAt(c, now);
+    if (idx < 0) return;
+    ctx.count(CpuCounter.irq_entries);
+    const i32 = this.i32;
+    do {
+      const t = ctx.now();
+      tr.record(St.IrqEntry, t - arr.nextDue(c));
+      this.driver.interrupt(i32[idx + 2], t);
+      // Released once handled, like an IRQ ring record: the drain cannot miss it meanwhile.
+      arr.release(c);
+      if (tr.on) tr.record(St.Hardirq, ctx.now() - t);
+      idx = arr.dueAt(c, now);
+    } while (idx >= 0);
   }
 
   // =========================================================================================

@@ -9,8 +9,9 @@
  *   else: enterCpu (the two-owner check), t.run() until t gives the CPU away or the run stops
  *
  * Each task's run() polls preemption points; it returns when `rt.task` is no longer itself.
+ * The idle task is in idle.ts.
  */
-import { C_STOP, CPU_FLAGS, CPU_OWNER, CPU_SOFTIRQ, CPU_WORDS, CpuCounter, P_NR_RUNNING, Phase } from './layout.js';
+import { C_STOP, CPU_OWNER, CPU_SOFTIRQ, CPU_WORDS, CpuCounter, P_NR_RUNNING, Phase } from './layout.js';
 import type { TaskPlan } from './plan.js';
 import type { Runtime } from './runtime.js';
 
@@ -23,48 +24,6 @@ export interface HostedTask {
 }
 
 const active = (p: Phase) => p === Phase.Warmup || p === Phase.Measure;
-
-/** swapper/n: handle interrupts, schedule, and sleep on the CPU's doorbell when nothing is flagged. */
-export class IdleTask implements HostedTask {
-  constructor(
-    private readonly rt: Runtime,
-    readonly id: number,
-  ) {}
-  run(): void {
-    const rt = this.rt;
-    const cpu = this.id;
-    const bell = rt.bells[rt.threadId];
-    const flags = rt.R.cpu + cpu * CPU_WORDS + CPU_FLAGS;
-    for (;;) {
-      if (!rt.poll() || rt.isStopping()) return;
-      // Anything runnable (woken from a remote CPU without a preemption flag)? Schedule.
-      if (rt.sched.rqs.nrRunning(cpu) > 0) {
-        rt.sched.schedule();
-        if (rt.task !== this.id) return;
-      }
-      if (rt.newEpochPending()) return; // let the thread loop report
-      bell.prepare();
-      if (
-        Atomics.load(rt.i32, flags) !== 0 ||
-        rt.sched.rqs.nrRunning(cpu) > 0 ||
-        rt.isStopping() ||
-        rt.newEpochPending()
-      ) {
-        bell.cancel();
-        continue;
-      }
-      bell.sleep();
-      if (
-        Atomics.load(rt.i32, flags) === 0 &&
-        rt.sched.rqs.nrRunning(cpu) === 0 &&
-        !rt.isStopping() &&
-        !rt.newEpochPending()
-      ) {
-        bell.noteSpurious();
-      }
-    }
-  }
-}
 
 /** kworker/n:0, kworker/n:0H and the unbound kworker/uN:i: process their pool's worklist. */
 export class WorkerTask implements HostedTask {

@@ -11,10 +11,12 @@ import { attachShm } from '../shm/layout.js';
 import { loadStrategies, StrategyLoadError } from '../strategies/load.js';
 import { StrategyOptionError } from '../strategies/options.js';
 import { workloadOf } from '../workloads/index.js';
+import { IdleTask } from './idle.js';
 import { C_FAULT } from './layout.js';
+import { DEFAULT_IDLE } from './options.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
 import { Runtime } from './runtime.js';
-import { HogTask, type HostedTask, IdleTask, KsoftirqdTask, runThreadLoop, WorkerTask } from './tasks.js';
+import { HogTask, type HostedTask, KsoftirqdTask, runThreadLoop, WorkerTask } from './tasks.js';
 import { initHistograms } from './trace.js';
 
 function post(m: WorkerMessage): void {
@@ -47,7 +49,8 @@ export async function startTaskThread(data: StartupData): Promise<void> {
     const tasks: HostedTask[] = [];
     const plans = thread.tasks.map((id) => plan.tasks[id]);
     for (const t of plans) {
-      if (t.kind === 'idle') tasks.push(new IdleTask(r, t.id));
+      if (t.kind === 'idle')
+        tasks.push(new IdleTask(r, t.id, opts.idle?.policy ?? DEFAULT_IDLE.policy, opts.idle?.maxPollNs));
       else if (t.kind === 'kworker' || t.kind === 'unbound') tasks.push(new WorkerTask(r, t.id, t.pool));
       else if (t.kind === 'ksoftirqd') tasks.push(new KsoftirqdTask(r, t.id, t.cpu));
       else if (t.app?.kind === 'hog' || t.app?.kind === 'spinner') tasks.push(new HogTask(r, t.id));

@@ -36,6 +36,7 @@ export const STAGES = [
   'lock_wait', // input_pool.lock wait, when contended
   'ctx_switch', // owner hand-off: outgoing owner lets go → incoming owner runs
   'softirq', // one __do_softirq invocation
+  'idle_exit', // a halted (sleeping) idle CPU's lateness in waking for a due interrupt: the emulated idle-exit latency
 ] as const;
 export type Stage = (typeof STAGES)[number];
 export enum St {
@@ -48,6 +49,7 @@ export enum St {
   LockWait = 6,
   CtxSwitch = 7,
   Softirq = 8,
+  IdleExit = 9,
 }
 
 /** Largest value tracked without resizing: 100 s in ns. */

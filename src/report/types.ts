@@ -24,6 +24,7 @@ export const STAGE_NAMES = [
   'lock_wait',
   'ctx_switch',
   'softirq',
+  'idle_exit',
 ] as const;
 
 export type StageName = (typeof STAGE_NAMES)[number];
@@ -39,6 +40,7 @@ export const STAGE_DESCRIPTIONS: Readonly<Record<StageName, string>> = {
   lock_wait: 'input_pool.lock wait when contended',
   ctx_switch: 'emulated context-switch hand-off',
   softirq: 'one softirq run duration',
+  idle_exit: 'idle-exit latency: a halted idle CPU wakes this late for a due interrupt (host wake-up)',
 };
 
 /** Percentile summary of one histogram. All ns; when `count` is 0 every other field is 0. */

@@ -1,0 +1,157 @@
+/**
+ * swapper/n, the idle task, and cpuidle's choice of how to wait: poll (spin re-checking, as
+ * `idle=poll` and cpuidle's poll state do) or halt (sleep in Atomics.wait on the CPU thread's
+ * doorbell, the emulation's `hlt`: a host futex wake to leave it).
+ *
+ * Policies (`MachineOptions.idle`, `--idle`):
+ *   poll      idle=poll (arch/x86/kernel/process.c, cpu_idle_poll): never halt. Bounded here:
+ *             the loop re-checks the world every POLL_SLICE_NS, and a CPU polls only while
+ *             polling threads do not outnumber the host's cores (C_IDLE_POLLERS), else it halts.
+ *   halt      always halt (a CPU with only a halt state).
+ *   haltpoll  the cpuidle-haltpoll governor (drivers/cpuidle/governors/haltpoll.c, 5.x–6.8
+ *             behaviour): poll up to a per-CPU poll_limit_ns, else halt; the limit starts at 0
+ *             (the first idle period halts) and is adjusted only after a halt, from how long it
+ *             lasted (adjust_poll_limit): a halt longer than the limit but at most
+ *             guest_halt_poll_ns grows it (× guest_halt_poll_grow, at least
+ *             guest_halt_poll_grow_start); a longer one shrinks it (÷ guest_halt_poll_shrink). A
+ *             poll that times out makes the next idle period halt (haltpoll_select).
+ * A halted CPU sleeps until its next device interrupt is due (irqchip.ts, Arrivals) or a kick;
+ * how late it wakes for a due interrupt is recorded as `idle_exit`, the emulated idle-exit
+ * latency (on this host, Atomics.wait's oversleep).
+ *
+ * Context: the CPU's own thread; the task never allocates once running.
+ */
+import { availableParallelism } from 'node:os';
+import { C_IDLE_POLLERS, CPU_FLAGS, CPU_WORDS, CpuCounter } from './layout.js';
+import type { Runtime } from './runtime.js';
+import type { HostedTask } from './tasks.js';
+import { St } from './trace.js';
+
+export type IdlePolicyName = 'poll' | 'halt' | 'haltpoll';
+export const IDLE_POLICIES: readonly IdlePolicyName[] = ['poll', 'halt', 'haltpoll'];
+
+/** guest_halt_poll_ns (drivers/cpuidle/governors/haltpoll.c): the longest poll, 200 µs. */
+export const HALTPOLL_MAX_NS = 200_000;
+/** guest_halt_poll_grow / guest_halt_poll_shrink: 2 and 2. */
+export const HALTPOLL_GROW = 2;
+export const HALTPOLL_SHRINK = 2;
+/** guest_halt_poll_grow_start: a growing limit starts at 50 µs. */
+export const HALTPOLL_GROW_START_NS = 50_000;
+/** idle=poll re-checks the control region and the clock this often (it never halts). */
+export const POLL_SLICE_NS = 1_000_000;
+
+/** haltpoll's adjust_poll_limit(): the new poll limit after a halt that lasted `blockNs`. */
+export function adjustPollLimit(limitNs: number, blockNs: number, maxNs = HALTPOLL_MAX_NS): number {
+  if (blockNs > limitNs && blockNs <= maxNs) {
+    return Math.min(Math.max(limitNs * HALTPOLL_GROW, HALTPOLL_GROW_START_NS), maxNs);
+  }
+  if (blockNs > maxNs) return Math.floor(limitNs / HALTPOLL_SHRINK);
+  return limitNs;
+}
+
+export class IdleTask implements HostedTask {
+  /** haltpoll: dev->poll_limit_ns (0: halt). */
+  private pollLimitNs = 0;
+  /** haltpoll: the last poll ended by its time limit (dev->poll_time_limit): halt next. */
+  private pollTimedOut = false;
+  private readonly hostCores = availableParallelism();
+  private readonly flags: number;
+
+  constructor(
+    private readonly rt: Runtime,
+    readonly id: number,
+    private readonly policy: IdlePolicyName,
+    private readonly maxPollNs: number = HALTPOLL_MAX_NS,
+  ) {
+    this.flags = rt.R.cpu + id * CPU_WORDS + CPU_FLAGS;
+  }
+
+  run(): void {
+    const rt = this.rt;
+    const cpu = this.id;
+    for (;;) {
+      if (!rt.poll() || rt.isStopping()) return;
+      // Anything runnable (woken from a remote CPU without a preemption flag)? Schedule.
+      if (rt.sched.rqs.nrRunning(cpu) > 0) {
+        rt.sched.schedule();
+        if (rt.task !== this.id) return;
+      }
+      if (rt.newEpochPending()) return; // let the thread loop report
+      if (this.selectPoll() && this.pollIdle()) continue;
+      this.halt();
+    }
+  }
+
+  /** Something for this CPU to do: a flag, a runnable task, a due interrupt, the control region. */
+  private work(now: number): boolean {
+    const rt = this.rt;
+    return (
+      Atomics.load(rt.i32, this.flags) !== 0 ||
+      rt.sched.rqs.nrRunning(this.id) > 0 ||
+      rt.arrivals.dueAt(this.id, now) >= 0 ||
+      rt.isStopping() ||
+      rt.newEpochPending()
+    );
+  }
+
+  /** haltpoll_select(), or the fixed policy. */
+  private selectPoll(): boolean {
+    if (this.policy === 'poll') return true;
+    if (this.policy === 'halt' || this.pollLimitNs === 0) return false;
+    if (this.pollTimedOut) {
+      this.pollTimedOut = false;
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * The poll state: spin re-checking until there is work or the limit passes. Returns true when
+   * the CPU should not halt now (work found, or idle=poll's slice ended). At most as many
+   * threads poll as the host has cores (C_IDLE_POLLERS); past that the CPU halts instead.
+   */
+  private pollIdle(): boolean {
+    const rt = this.rt;
+    const i32 = rt.i32;
+    const pollers = rt.R.control + C_IDLE_POLLERS;
+    if (Atomics.add(i32, pollers, 1) >= this.hostCores) {
+      Atomics.sub(i32, pollers, 1);
+      return false;
+    }
+    rt.count(CpuCounter.idle_polls);
+    const limit = this.policy === 'poll' ? POLL_SLICE_NS : this.pollLimitNs;
+    const t0 = rt.now();
+    let hit = false;
+    for (;;) {
+      const now = rt.now();
+      if (this.work(now)) {
+        hit = true;
+        break;
+      }
+      if (now - t0 > limit) break;
+    }
+    Atomics.sub(i32, pollers, 1);
+    if (hit) rt.count(CpuCounter.idle_poll_hits);
+    else if (this.policy === 'haltpoll') this.pollTimedOut = true;
+    return hit || this.policy === 'poll';
+  }
+
+  /** The halt state: sleep on the doorbell until kicked or the next device interrupt is due. */
+  private halt(): void {
+    const rt = this.rt;
+    const bell = rt.bells[rt.threadId];
+    bell.prepare();
+    const t0 = rt.now();
+    if (this.work(t0)) {
+      bell.cancel();
+      return;
+    }
+    const due = rt.arrivals.nextDue(this.id);
+    rt.count(CpuCounter.idle_halts);
+    bell.sleep(due === Number.POSITIVE_INFINITY ? due : Math.max(0, due - t0) / 1e6);
+    const t1 = rt.now();
+    if (this.policy === 'haltpoll') this.pollLimitNs = adjustPollLimit(this.pollLimitNs, t1 - t0, this.maxPollNs);
+    if (due <= t1) rt.tracer.record(St.IdleExit, t1 - due);
+    else if (!this.work(t1)) bell.noteSpurious();
+  }
+}
