@@ -26,6 +26,11 @@ const SECTIONS: Section[] = [
     what: 'hand-off -> start per strategy; unbound vs. a minimal pool (issue #4)',
   },
   { name: 'tracing', spec: './tracing.js', what: 'what tracing costs tcp_lat (issue #5)' },
+  {
+    name: 'host',
+    spec: './host.js',
+    what: 'the emulator out of the way: generator CPU, idle policies, kthread hosting (issue #12)',
+  },
 ];
 
 function isMissing(e: unknown, spec: string): boolean {

@@ -39,6 +39,14 @@ export const HALTPOLL_SHRINK = 2;
 export const HALTPOLL_GROW_START_NS = 50_000;
 /** idle=poll re-checks the control region and the clock this often (it never halts). */
 export const POLL_SLICE_NS = 1_000_000;
+/**
+ * How long before a due interrupt a halted CPU asks to be woken, under poll and haltpoll: a
+ * timed Atomics.wait oversleeps ~0.1 ms on this kind of host (TOOLCHAIN.md: a 10 µs wait sleeps
+ * ~111 µs p50), so the CPU sleeps until this much before the due time and polls the rest, and
+ * takes the interrupt on time, as a polling idle CPU would. Under `halt` it sleeps until the due
+ * time and the oversleep is what idle_exit reports.
+ */
+export const IDLE_WAKE_EARLY_NS = 150_000;
 
 /** haltpoll's adjust_poll_limit(): the new poll limit after a halt that lasted `blockNs`. */
 export function adjustPollLimit(limitNs: number, blockNs: number, maxNs = HALTPOLL_MAX_NS): number {
@@ -136,7 +144,10 @@ export class IdleTask implements HostedTask {
     return hit || this.policy === 'poll';
   }
 
-  /** The halt state: sleep on the doorbell until kicked or the next device interrupt is due. */
+  /**
+   * The halt state: sleep on the doorbell until kicked or the next device interrupt is due
+   * (under poll and haltpoll, until IDLE_WAKE_EARLY_NS before it, then poll up to it).
+   */
   private halt(): void {
     const rt = this.rt;
     const bell = rt.bells[rt.threadId];
@@ -147,11 +158,34 @@ export class IdleTask implements HostedTask {
       return;
     }
     const due = rt.arrivals.nextDue(this.id);
+    const early = this.policy === 'halt' ? 0 : IDLE_WAKE_EARLY_NS;
     rt.count(CpuCounter.idle_halts);
-    bell.sleep(due === Number.POSITIVE_INFINITY ? due : Math.max(0, due - t0) / 1e6);
+    bell.sleep(due === Number.POSITIVE_INFINITY ? due : Math.max(0, due - early - t0) / 1e6);
     const t1 = rt.now();
     if (this.policy === 'haltpoll') this.pollLimitNs = adjustPollLimit(this.pollLimitNs, t1 - t0, this.maxPollNs);
-    if (due <= t1) rt.tracer.record(St.IdleExit, t1 - due);
-    else if (!this.work(t1)) bell.noteSpurious();
+    if (due <= t1) {
+      rt.tracer.record(St.IdleExit, t1 - due);
+      return;
+    }
+    if (this.work(t1)) return;
+    if (early > 0 && due - t1 <= early && this.pollUntil(due)) return;
+    bell.noteSpurious();
+  }
+
+  /** Woken early for a due interrupt: poll until it is due (or other work comes). False: the
+   *  poller cap was reached, the caller halts again. */
+  private pollUntil(due: number): boolean {
+    const rt = this.rt;
+    const pollers = rt.R.control + C_IDLE_POLLERS;
+    if (Atomics.add(rt.i32, pollers, 1) >= this.hostCores) {
+      Atomics.sub(rt.i32, pollers, 1);
+      return false;
+    }
+    for (;;) {
+      const now = rt.now();
+      if (now >= due || this.work(now)) break;
+    }
+    Atomics.sub(rt.i32, pollers, 1);
+    return true;
   }
 }

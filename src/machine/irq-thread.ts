@@ -16,6 +16,7 @@
  * Arrivals more than IRQ_MAX_LAG_NS behind when generated (the thread was descheduled) are
  * skipped and counted, not burst out.
  */
+import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { initClock, nowNs } from '../clock.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
@@ -23,6 +24,7 @@ import { attachShm } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
 import { ARRIVAL_FIRST, ARRIVAL_FULL, Arrivals, IrqChip } from './irqchip.js';
 import {
+  C_IRQ_CPU_NS,
   C_JIFFIES,
   C_PHASE,
   C_STOP,
@@ -43,6 +45,17 @@ import type { StartupData, WorkerMessage } from './protocol.js';
 export const ARRIVAL_HORIZON_NS = 2_000_000;
 /** How often the thread refills the arrival rings (at most; it also wakes for ticks). */
 export const ARRIVAL_REFILL_NS = 1_000_000;
+/** How often the thread samples its own CPU time into C_IRQ_CPU_NS (a /proc read costs ~20 µs). */
+export const IRQ_CPU_SAMPLE_NS = 10_000_000;
+
+/** This thread's CPU time in ns (Linux /proc/thread-self/schedstat; NaN where there is none). */
+export function threadCpuNs(): number {
+  try {
+    return Number(readFileSync('/proc/thread-self/schedstat', 'latin1').split(' ')[0]);
+  } catch {
+    return Number.NaN;
+  }
+}
 /** Device interrupts this far behind schedule are skipped (counted), not raised in a burst. */
 export const IRQ_MAX_LAG_NS = 10_000_000;
 /** First device irq number; CPU c's device is irq IRQ_BASE + c. */
@@ -96,10 +109,18 @@ export async function startIrqThread(data: StartupData): Promise<void> {
 
     const arrivals = new Arrivals(i32, R.arrivals);
     post({ type: 'ready', thread: threadId, objects: [], wasm: false, clockErrorNs: 0 });
+    const f64 = new Float64Array(sab);
+    let lastSample = Number.NEGATIVE_INFINITY;
+    let lastPhase = -1;
     for (;;) {
       if (Atomics.load(i32, R.control + C_STOP) !== 0) return;
       const phase = Atomics.load(i32, R.control + C_PHASE) as Phase;
       const now = nowNs();
+      if (phase !== lastPhase || now - lastSample > IRQ_CPU_SAMPLE_NS) {
+        f64[(R.control + C_IRQ_CPU_NS) / 2] = threadCpuNs();
+        lastSample = now;
+        lastPhase = phase;
+      }
       // Ticks.
       const j = Math.floor(now / tickNs) | 0;
       if (j !== lastJ) {

@@ -80,6 +80,13 @@ export const C_GEN_INFLIGHT = 7;
  * Own line: idle entries write it often, and line 0 is read by every thread.
  */
 export const C_IDLE_POLLERS = 2 * LINE_WORDS;
+/**
+ * Q (a double at f64 index (control + C_IRQ_CPU_NS) / 2, two words): the irq thread's own CPU
+ * time in ns (/proc/thread-self/schedstat), stored by the irq thread at most every
+ * IRQ_CPU_SAMPLE_NS and at each phase change; read by the main thread (a racy snapshot). What
+ * the emulator's interrupt generator costs the host, reported with every trial.
+ */
+export const C_IRQ_CPU_NS = 2 * LINE_WORDS + 2;
 
 export enum TestFlag {
   /** Each accepted hand-off is followed at once by a second one: while the first is still

@@ -23,6 +23,7 @@ import {
   C_ACTIVE,
   C_FAULT,
   C_GEN_INFLIGHT,
+  C_IRQ_CPU_NS,
   C_PHASE,
   C_TRIGGER,
   CPU_COUNTER_NAMES,
@@ -165,6 +166,7 @@ export class MachineMemory {
     out.input_pool_mixes = ip.mixes;
     out.input_pool_lock_contended = ip.lockStats().contended;
     out.mixes_wrong_cpu = this.fastPools.reduce((a, f) => a + f.wrongCpu, 0);
+    out.irq_thread_cpu_ns = new Float64Array(this.sab)[(this.R.control + C_IRQ_CPU_NS) / 2];
     return out;
   }
 

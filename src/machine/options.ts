@@ -11,6 +11,11 @@ export interface IdleOptions {
   maxPollNs: number;
 }
 
+/** Bound kthreads as threads of their own (a futex wake per switch into one) or on their CPU's thread. */
+export type KthreadHosting = 'thread' | 'cpu';
+export const KTHREAD_HOSTINGS: readonly KthreadHosting[] = ['thread', 'cpu'];
+export const DEFAULT_KTHREADS: KthreadHosting = 'thread';
+
 /** The default idle policy (see docs/architecture.md, "Idle", for the measurement behind it). */
 export const DEFAULT_IDLE: IdleOptions = { policy: 'haltpoll', maxPollNs: HALTPOLL_MAX_NS };
 
@@ -89,6 +94,8 @@ export interface MachineOptions {
   idleSpinNs: number;
   /** How an idle CPU waits (src/machine/idle.ts); default DEFAULT_IDLE. */
   idle?: IdleOptions;
+  /** Where bound kthreads (kworker/n, ksoftirqd/n) run: their own threads, or their CPU's thread. */
+  kthreads?: KthreadHosting;
   fastPool: { trigger: number; variant: '64' | '32' };
   tracing: boolean;
   watchdogMs: number;

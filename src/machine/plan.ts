@@ -5,8 +5,9 @@
  *             then           the workload's tasks (hosted on their CPU's thread)
  *             then per CPU   kworker/c:0 (system_wq pool), kworker/c:0H (highpri pool), ksoftirqd/c
  *             then           unbound workers kworker/u:i
- * Thread ids: 0..N-1         CPU threads (workers/cpu)
- *             then           one thread per kthread task (workers/kthread)
+ * Thread ids: 0..N-1         CPU threads (workers/cpu); with `kthreads: 'cpu'` they also host
+ *                            their CPU's kworkers and ksoftirqd
+ *             then           one thread per other kthread task and hog (workers/kthread)
  *             last           the irq thread (workers/irq)
  * Pool ids:   per CPU c      2c = bound normal, 2c+1 = bound highpri
  *             2N             the unbound pool
@@ -16,7 +17,7 @@
 
 import { workloadOf } from '../workloads/index.js';
 import { SchedPolicy } from './layout.js';
-import type { AppTaskSpec, MachineOptions } from './options.js';
+import { type AppTaskSpec, DEFAULT_KTHREADS, type MachineOptions } from './options.js';
 
 export type TaskKind = 'idle' | 'app' | 'kworker' | 'ksoftirqd' | 'unbound';
 
@@ -139,8 +140,12 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
   const kworker: number[] = [];
   const kworkerHi: number[] = [];
   const ksoftirqd: number[] = [];
+  // A bound kthread is a thread of its own (`kthreads: 'thread'`: a switch into it is a host
+  // futex wake) or hosted on its CPU's thread (`'cpu'`: a same-thread switch, kernel-scale).
+  const bound = (t: Omit<TaskPlan, 'id' | 'thread' | 'startsOnPhase'>): TaskPlan =>
+    (o.kthreads ?? DEFAULT_KTHREADS) === 'cpu' ? add(t, t.cpu) : kthread(t);
   for (let c = 0; c < n; c++) {
-    const w = kthread({
+    const w = bound({
       ...base,
       name: `kworker/${c}:0`,
       kind: 'kworker',
@@ -149,7 +154,7 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
       pool: boundPool(c, false),
       poolSlot: 0,
     });
-    const h = kthread({
+    const h = bound({
       ...base,
       name: `kworker/${c}:0H`,
       kind: 'kworker',
@@ -159,7 +164,7 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
       pool: boundPool(c, true),
       poolSlot: 0,
     });
-    const s = kthread({ ...base, name: `ksoftirqd/${c}`, kind: 'ksoftirqd', cpu: c, policy: SchedPolicy.Normal });
+    const s = bound({ ...base, name: `ksoftirqd/${c}`, kind: 'ksoftirqd', cpu: c, policy: SchedPolicy.Normal });
     pools[boundPool(c, false)].workers.push(w.id);
     pools[boundPool(c, true)].workers.push(h.id);
     kworker.push(w.id);

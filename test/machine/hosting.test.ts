@@ -1,0 +1,52 @@
+/**
+ * Task hosting: with `kthreads: 'cpu'` the bound kworkers and ksoftirqd run on their CPU's
+ * thread (a same-thread switch) instead of threads of their own; unbound workers and hogs stay
+ * threads. Work handed to a hosted kworker still runs exactly once, in task context.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { planMachineTasks } from '../../src/machine/plan.js';
+import { builtin, drain, Machine, options, runFor } from './helpers.js';
+
+let m: Machine | undefined;
+afterEach(async () => {
+  await m?.stop();
+  m = undefined;
+});
+
+describe('kthread hosting', () => {
+  it("puts kworker/n and ksoftirqd/n on CPU n's thread with kthreads cpu, and on threads of their own by default", () => {
+    for (const hosting of ['cpu', 'thread'] as const) {
+      const plan = planMachineTasks(options({ cpus: 3, kthreads: hosting }));
+      for (let c = 0; c < 3; c++) {
+        for (const id of [plan.kworker[c], plan.kworkerHi[c], plan.ksoftirqd[c]]) {
+          const t = plan.tasks[id];
+          if (hosting === 'cpu') expect(t.thread, t.name).toBe(c);
+          else expect(plan.threads[t.thread].kind, t.name).toBe('kthread');
+        }
+      }
+      for (const id of plan.pools[plan.unboundPool].workers)
+        expect(plan.threads[plan.tasks[id].thread].kind).toBe('kthread');
+    }
+    const hosted = planMachineTasks(options({ cpus: 3, kthreads: 'cpu' }));
+    const threaded = planMachineTasks(options({ cpus: 3, kthreads: 'thread' }));
+    expect(threaded.threads.length - hosted.threads.length).toBe(9);
+  });
+
+  it('runs every workqueue hand-off once, in a kworker hosted on the CPU thread', async () => {
+    m = await Machine.boot(
+      options({
+        kthreads: 'cpu',
+        irq: { rate: 4000, pattern: 'poisson', burstSize: 1, cpus: [0, 1] },
+        strategies: [builtin('workqueue')],
+      }),
+    );
+    await runFor(m, 600);
+    await drain(m);
+    const c = m.counters();
+    expect(c.handoffs).toBeGreaterThan(0);
+    expect(c.mixes).toBe(c.handoffs);
+    expect(c.mixes_task).toBe(c.mixes);
+    expect(c.kthread_switches).toBeGreaterThan(0);
+    expect(c.mixes_duplicate).toBe(0);
+  });
+});
