@@ -5,30 +5,60 @@
  * Emulates: the vectors in the kernel's order (HI, TIMER, NET_TX, NET_RX, ..., TASKLET); each
  * vector's actions registered with `open()` (open_softirq; a vector may have more than one, as
  * 6.9's TASKLET runs tasklet_action and then the BH workqueue); __do_softirq restarting while
- * vectors are pending, at most MAX_SOFTIRQ_RESTART passes and MAX_SOFTIRQ_TIME, then
- * wakeup_softirqd(). Hard interrupts are taken between vectors (they are enabled in softirq
- * context): `pollIrq`, injected by the runtime.
+ * vectors are pending `time_before(jiffies, end) && !need_resched() && --max_restart` (5.15,
+ * 6.1 and 6.9 alike: end = jiffies + MAX_SOFTIRQ_TIME, msecs_to_jiffies(2), so the budget is 1–2
+ * ticks), then wakeup_softirqd(); and, where `rules.ksoftirqdDefers` (kernels before 6.5:
+ * 4cd13c21b207 "softirq: Let ksoftirqd do its job", reverted by d15121be7485), invoke_softirq()
+ * and do_softirq() leave pending softirqs to ksoftirqd while it is runnable, unless HI or TASKLET
+ * is pending (SOFTIRQ_NOW_MASK). Hard interrupts are taken between vectors (they are enabled in
+ * softirq context): `pollIrq`, injected by the runtime.
  * Differences: softirqs raised from task context run at once (as local_bh_enable would run
- * them); the restart loop checks elapsed time on the clock, not jiffies, and does not look at
- * need_resched(); there is no ksoftirqd_running() short-cut (kernels before 6.5 have one).
+ * them), subject to the same ksoftirqd rule.
  *
  * Context: the CPU's owner (any thread that owns it); never allocates.
  */
-import { CPU_IN_SOFTIRQ, CPU_SOFTIRQ, CpuCounter, NR_SOFTIRQS, Where } from '../machine/layout.js';
+import {
+  CPU_FLAGS,
+  CPU_IN_SOFTIRQ,
+  CPU_SOFTIRQ,
+  CpuCounter,
+  CpuFlag,
+  NR_SOFTIRQS,
+  Softirq,
+  TaskState,
+  Where,
+} from '../machine/layout.js';
 import { St } from '../machine/trace.js';
 import type { CpuContext } from './context.js';
 import type { Scheduler } from './sched/core.js';
 
-/** MAX_SOFTIRQ_TIME: 2 ms (kernel/softirq.c). */
-export const MAX_SOFTIRQ_TIME_NS = 2_000_000;
+/** MAX_SOFTIRQ_TIME: msecs_to_jiffies(2) (kernel/softirq.c), counted in jiffies. */
+export const MAX_SOFTIRQ_TIME_MS = 2;
 /** MAX_SOFTIRQ_RESTART: 10 passes. */
 export const MAX_SOFTIRQ_RESTART = 10;
 
 /** A softirq action: runs on the owner of CPU `cpu`, in softirq context. */
 export type SoftirqAction = (cpu: number) => void;
 
+/** Where kernels differ (set by the kernel profile). */
+export interface SoftirqRules {
+  /** ksoftirqd_running(): irq_exit and local_bh_enable leave softirqs to a runnable ksoftirqd
+   *  unless HI or TASKLET is pending (5.15, 6.1; gone in 6.5). */
+  ksoftirqdDefers: boolean;
+}
+
+/** SOFTIRQ_NOW_MASK: HI and TASKLET run at once even while ksoftirqd is runnable. */
+export const SOFTIRQ_NOW_MASK = (1 << Softirq.Hi) | (1 << Softirq.Tasklet);
+
+/** msecs_to_jiffies(ms) for HZ `hz` (include/linux/jiffies.h: rounds up). */
+export function msecsToJiffies(ms: number, hz: number): number {
+  return Math.ceil((ms * hz) / 1000);
+}
+
 export class Softirqs {
   private readonly actions: SoftirqAction[][] = Array.from({ length: NR_SOFTIRQS }, () => []);
+  /** MAX_SOFTIRQ_TIME in jiffies at this HZ. */
+  private readonly budgetJiffies: number;
 
   constructor(
     private readonly ctx: CpuContext,
@@ -37,7 +67,10 @@ export class Softirqs {
     private readonly ksoftirqd: readonly number[],
     /** Take pending hard interrupts now (between vectors). */
     private readonly pollIrq: () => void,
-  ) {}
+    private readonly rules: SoftirqRules = { ksoftirqdDefers: false },
+  ) {
+    this.budgetJiffies = msecsToJiffies(MAX_SOFTIRQ_TIME_MS, ctx.hz);
+  }
 
   /** open_softirq(): add `action` to vector `nr` (called in the order the actions run). */
   open(nr: number, action: SoftirqAction): void {
@@ -58,13 +91,24 @@ export class Softirqs {
   raise(nr: number): void {
     const ctx = this.ctx;
     this.mark(ctx.cpu, nr);
-    if (ctx.hardirq === 0 && ctx.softirq === 0) this.doSoftirq(false);
+    if (ctx.hardirq === 0 && ctx.softirq === 0 && !this.leaveToKsoftirqd(ctx.cpu)) this.doSoftirq(false);
   }
 
-  /** irq_exit(): run pending softirqs unless already inside interrupt or softirq processing. */
+  /** irq_exit() → invoke_softirq(): run pending softirqs unless already inside interrupt or
+   *  softirq processing (or, under the ksoftirqd rule, ksoftirqd is runnable). */
   irqExit(): void {
     const ctx = this.ctx;
-    if (ctx.hardirq === 0 && ctx.softirq === 0 && this.pending(ctx.cpu) !== 0) this.doSoftirq(false);
+    if (ctx.hardirq === 0 && ctx.softirq === 0 && this.pending(ctx.cpu) !== 0 && !this.leaveToKsoftirqd(ctx.cpu))
+      this.doSoftirq(false);
+  }
+
+  /** ksoftirqd_running(pending) where the profile has it: counted when it defers. */
+  private leaveToKsoftirqd(c: number): boolean {
+    if (!this.rules.ksoftirqdDefers) return false;
+    if ((this.pending(c) & SOFTIRQ_NOW_MASK) !== 0) return false;
+    if (this.sched.rqs.state(this.ksoftirqd[c]) !== TaskState.Runnable) return false;
+    this.ctx.count(CpuCounter.softirqs_left_to_ksoftirqd);
+    return true;
   }
 
   /**
@@ -77,6 +121,8 @@ export class Softirqs {
     const c = ctx.cpu;
     const word = ctx.cw(c, CPU_SOFTIRQ);
     const start = ctx.now();
+    const end = ctx.jiffies() + this.budgetJiffies;
+    const flags = ctx.cw(c, CPU_FLAGS);
     let restarts = MAX_SOFTIRQ_RESTART;
     ctx.softirq++;
     i32[ctx.cw(c, CPU_IN_SOFTIRQ)]++;
@@ -93,7 +139,8 @@ export class Softirqs {
           this.pollIrq();
         }
         if (Atomics.load(i32, word) === 0) break;
-        if (ctx.now() - start < MAX_SOFTIRQ_TIME_NS && --restarts > 0) {
+        // time_before(jiffies, end) && !need_resched() && --max_restart
+        if (ctx.jiffies() - end < 0 && (Atomics.load(i32, flags) & CpuFlag.NeedResched) === 0 && --restarts > 0) {
           ctx.count(CpuCounter.softirq_restarts);
           continue;
         }

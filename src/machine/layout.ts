@@ -265,6 +265,7 @@ export const CPU_COUNTER_NAMES = [
   'idle_polls', // idle periods that polled (idle=poll, or haltpoll's poll state)
   'idle_poll_hits', // polls that ended with work found (no halt, no futex wake)
   'idle_halts', // idle periods that halted (slept in Atomics.wait)
+  'softirqs_left_to_ksoftirqd', // irq_exit / local_bh_enable left pending softirqs to a runnable ksoftirqd (5.15, 6.1)
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;

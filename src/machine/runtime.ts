@@ -117,7 +117,7 @@ export class Runtime implements KernelParts {
       (cpu, next, now) => this.switchTo(cpu, next, now),
       (cpu) => this.chip.kick(cpu),
     );
-    this.softirqs = new Softirqs(ctx, this.sched, plan.ksoftirqd, () => this.pollIrq());
+    this.softirqs = new Softirqs(ctx, this.sched, plan.ksoftirqd, () => this.pollIrq(), opts.softirq);
     // Actions run in the order they are opened: tasklets before BH workqueues (6.9's order).
     this.tasklets = new Tasklets(ctx, this.objects, this.softirqs);
     this.timers = new Timers(ctx, this.objects, this.softirqs, this.sched, opts.lockSpins);

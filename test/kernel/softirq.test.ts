@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Tasklet } from '../../src/api/types.js';
-import { MAX_SOFTIRQ_RESTART, MAX_SOFTIRQ_TIME_NS } from '../../src/kernel/softirq.js';
-import { Softirq, TaskState } from '../../src/machine/layout.js';
+import { MAX_SOFTIRQ_RESTART, msecsToJiffies } from '../../src/kernel/softirq.js';
+import { CPU_FLAGS, CpuFlag, Softirq, TaskState } from '../../src/machine/layout.js';
 import { oneThreadKernel } from './helpers.js';
 
 describe('__do_softirq', () => {
@@ -27,17 +27,35 @@ describe('__do_softirq', () => {
     expect(k.rt.softirqs.pending(0) & (1 << Softirq.Block)).not.toBe(0); // left for ksoftirqd
   });
 
-  it('stops restarting once MAX_SOFTIRQ_TIME has passed', () => {
+  it.each([100, 250, 1000])(
+    'stops restarting once jiffies reach the MAX_SOFTIRQ_TIME budget (msecs_to_jiffies(2)) at HZ %i',
+    (hz) => {
+      const k = oneThreadKernel({ hz });
+      k.setJiffies(1000);
+      const budget = msecsToJiffies(2, hz);
+      expect(budget).toBe(hz === 1000 ? 2 : 1);
+      let runs = 0;
+      k.rt.softirqs.open(Softirq.Block, (c) => {
+        runs++;
+        if (runs === 3) k.setJiffies(1000 + budget); // a tick passes during the third pass
+        k.rt.softirqs.mark(c, Softirq.Block);
+      });
+      k.rt.softirqs.raise(Softirq.Block);
+      expect(runs).toBe(3);
+      expect(k.mem.cpuCounters(0).ksoftirqd_wakeups).toBe(1);
+    },
+  );
+
+  it('stops restarting as soon as need_resched() is set, and wakes ksoftirqd', () => {
     const k = oneThreadKernel();
     let runs = 0;
-    const step = (0.8 * MAX_SOFTIRQ_TIME_NS) / 2; // 0.8 ms: the third pass ends past 2 ms
     k.rt.softirqs.open(Softirq.Block, (c) => {
       runs++;
-      k.clock.ns += step;
+      if (runs === 2) Atomics.or(k.mem.i32, k.rt.ctx.cw(c, CPU_FLAGS), CpuFlag.NeedResched);
       k.rt.softirqs.mark(c, Softirq.Block);
     });
     k.rt.softirqs.raise(Softirq.Block);
-    expect(runs).toBe(3);
+    expect(runs).toBe(2);
     expect(k.mem.cpuCounters(0).ksoftirqd_wakeups).toBe(1);
   });
 
@@ -96,5 +114,52 @@ describe('vector order', () => {
     k.rt.softirqs.irqExit();
     expect(runs).toBe(1);
     expect(k.mem.cpuCounters(0).tasklets_run).toBe(1);
+  });
+});
+
+describe('ksoftirqd_running (kernels before 6.5)', () => {
+  /** A kernel where ksoftirqd/0 has been woken (runnable) and an action on NET_RX that counts. */
+  function withRunnableKsoftirqd(ksoftirqdDefers: boolean) {
+    const k = oneThreadKernel({ softirq: { ksoftirqdDefers } });
+    const ran: string[] = [];
+    k.rt.workload = { netRx: () => ran.push('NET_RX'), task: () => undefined };
+    k.rt.sched.wakeUp(k.mem.plan.ksoftirqd[0]);
+    expect(k.rt.sched.rqs.state(k.mem.plan.ksoftirqd[0])).toBe(TaskState.Runnable);
+    return { k, ran };
+  }
+
+  it('leaves NET_RX raised in a hard IRQ to a runnable ksoftirqd instead of running it at irq_exit', () => {
+    const { k, ran } = withRunnableKsoftirqd(true);
+    k.rt.ctx.hardirq = 1;
+    k.rt.softirqs.raise(Softirq.NetRx);
+    k.rt.ctx.hardirq = 0;
+    k.rt.softirqs.irqExit();
+    expect(ran).toEqual([]);
+    expect(k.rt.softirqs.pending(0)).toBe(1 << Softirq.NetRx);
+    expect(k.mem.cpuCounters(0).softirqs_left_to_ksoftirqd).toBe(1);
+    k.rt.softirqs.doSoftirq(true); // ksoftirqd's own run
+    expect(ran).toEqual(['NET_RX']);
+  });
+
+  it('still runs at once when HI or TASKLET is pending (SOFTIRQ_NOW_MASK)', () => {
+    const { k, ran } = withRunnableKsoftirqd(true);
+    let tasklets = 0;
+    const t = { kind: 'tasklet' as const, id: k.rt.objects.create('tasklet', 't', () => tasklets++, -1), name: 't' };
+    k.rt.ctx.hardirq = 1;
+    k.rt.softirqs.raise(Softirq.NetRx);
+    k.rt.tasklets.schedule(t, true);
+    k.rt.ctx.hardirq = 0;
+    k.rt.softirqs.irqExit();
+    expect(tasklets).toBe(1);
+    expect(ran).toEqual(['NET_RX']);
+  });
+
+  it('does not defer in kernels without the rule (6.5 and later)', () => {
+    const { k, ran } = withRunnableKsoftirqd(false);
+    k.rt.ctx.hardirq = 1;
+    k.rt.softirqs.raise(Softirq.NetRx);
+    k.rt.ctx.hardirq = 0;
+    k.rt.softirqs.irqExit();
+    expect(ran).toEqual(['NET_RX']);
   });
 });
