@@ -33,6 +33,7 @@ import { ShmLock } from '../shm/lock.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuContext } from './context.js';
 import { describeArg, KernelBug, type Objects } from './objects.js';
+import { type KernelProfile, kernelProfile } from './profiles.js';
 import type { Scheduler } from './sched/core.js';
 import type { Softirqs } from './softirq.js';
 
@@ -67,6 +68,7 @@ export class Workqueues {
     private readonly softirqs: Softirqs,
     private readonly sched: Scheduler,
     lockSpins: number,
+    private readonly profile: KernelProfile = kernelProfile(),
   ) {
     for (let p = 0; p < plan.pools.length; p++) {
       this.poolLists.push(new MpscRing(ctx.i32, ctx.R.poolLists[p]));
@@ -97,6 +99,10 @@ export class Workqueues {
     if (!SCOPES.includes(scope))
       throw new Error(`workqueue "${name}": affinityScope must be one of ${SCOPES.join(', ')} (got ${String(scope)})`);
     if (a.bh && a.unbound) throw new Error(`workqueue "${name}": WQ_BH and WQ_UNBOUND cannot be combined`);
+    if (a.bh && !this.profile.wqBh)
+      throw new Error(
+        `workqueue "${name}": WQ_BH workqueues exist from Linux 6.9 on, and this run's kernel is ${this.profile.name}; run it with --kernel 6.9, or use a tasklet`,
+      );
     const attrs = {
       unbound: !!a.unbound,
       highpri: !!a.highpri,

@@ -2,7 +2,7 @@
  * What the machine needs to know to boot: the emulated hardware and what runs on it.
  * The harness maps the user's resolved configuration onto this; tests build it directly.
  */
-import type { SoftirqRules } from '../kernel/softirq.js';
+import type { KernelName } from '../kernel/profiles.js';
 import type { NotifyPolicy } from '../shm/doorbell.js';
 import { HALTPOLL_MAX_NS, type IdlePolicyName } from './idle.js';
 
@@ -95,8 +95,8 @@ export interface MachineOptions {
   idleSpinNs: number;
   /** How an idle CPU waits (src/machine/idle.ts); default DEFAULT_IDLE. */
   idle?: IdleOptions;
-  /** Softirq rules that differ between kernels (src/kernel/softirq.ts); default 6.9's. */
-  softirq?: SoftirqRules;
+  /** The kernel profile (src/kernel/profiles.ts): scheduler, softirq rules, what exists. Default 6.9. */
+  kernel?: KernelName;
   /** Where bound kthreads (kworker/n, ksoftirqd/n) run: their own threads, or their CPU's thread. */
   kthreads?: KthreadHosting;
   fastPool: { trigger: number; variant: '64' | '32' };

@@ -15,6 +15,7 @@ import { CpuContext } from '../kernel/context.js';
 import { KernelFacade, type KernelParts, strategySetup } from '../kernel/facade.js';
 import { IrqWorks } from '../kernel/irq_work.js';
 import { KernelBug, Objects } from '../kernel/objects.js';
+import { kernelProfile } from '../kernel/profiles.js';
 import { Scheduler } from '../kernel/sched/core.js';
 import { RunQueues } from '../kernel/sched/eevdf.js';
 import { Softirqs } from '../kernel/softirq.js';
@@ -90,6 +91,7 @@ export class Runtime implements KernelParts {
     clock: () => number = nowNs,
   ) {
     const ctx = new CpuContext(sab, R, opts.cpus, opts.hz, clock, new Tracer(opts.tracing));
+    const profile = kernelProfile(opts.kernel);
     this.ctx = ctx;
     this.i32 = ctx.i32;
     this.ctl = R.control;
@@ -117,11 +119,20 @@ export class Runtime implements KernelParts {
       (cpu, next, now) => this.switchTo(cpu, next, now),
       (cpu) => this.chip.kick(cpu),
     );
-    this.softirqs = new Softirqs(ctx, this.sched, plan.ksoftirqd, () => this.pollIrq(), opts.softirq);
+    this.softirqs = new Softirqs(ctx, this.sched, plan.ksoftirqd, () => this.pollIrq(), profile.softirq);
     // Actions run in the order they are opened: tasklets before BH workqueues (6.9's order).
     this.tasklets = new Tasklets(ctx, this.objects, this.softirqs);
     this.timers = new Timers(ctx, this.objects, this.softirqs, this.sched, opts.lockSpins);
-    this.workqueues = new Workqueues(ctx, plan, opts.topology, this.objects, this.softirqs, this.sched, opts.lockSpins);
+    this.workqueues = new Workqueues(
+      ctx,
+      plan,
+      opts.topology,
+      this.objects,
+      this.softirqs,
+      this.sched,
+      opts.lockSpins,
+      profile,
+    );
     this.irqWorks = new IrqWorks(ctx, this.objects, this.chip);
     this.softirqs.open(Softirq.NetTx, () => this.workload.netTx?.(this));
     this.softirqs.open(Softirq.NetRx, () => this.workload.netRx?.(this));

@@ -117,10 +117,10 @@ describe('vector order', () => {
   });
 });
 
-describe('ksoftirqd_running (kernels before 6.5)', () => {
+describe('ksoftirqd_running (the 5.15 and 6.1 profiles; gone in 6.5)', () => {
   /** A kernel where ksoftirqd/0 has been woken (runnable) and an action on NET_RX that counts. */
-  function withRunnableKsoftirqd(ksoftirqdDefers: boolean) {
-    const k = oneThreadKernel({ softirq: { ksoftirqdDefers } });
+  function withRunnableKsoftirqd(kernel: '5.15' | '6.1' | '6.9') {
+    const k = oneThreadKernel({ kernel });
     const ran: string[] = [];
     k.rt.workload = { netRx: () => ran.push('NET_RX'), task: () => undefined };
     k.rt.sched.wakeUp(k.mem.plan.ksoftirqd[0]);
@@ -129,7 +129,7 @@ describe('ksoftirqd_running (kernels before 6.5)', () => {
   }
 
   it('leaves NET_RX raised in a hard IRQ to a runnable ksoftirqd instead of running it at irq_exit', () => {
-    const { k, ran } = withRunnableKsoftirqd(true);
+    const { k, ran } = withRunnableKsoftirqd('5.15');
     k.rt.ctx.hardirq = 1;
     k.rt.softirqs.raise(Softirq.NetRx);
     k.rt.ctx.hardirq = 0;
@@ -142,7 +142,7 @@ describe('ksoftirqd_running (kernels before 6.5)', () => {
   });
 
   it('still runs at once when HI or TASKLET is pending (SOFTIRQ_NOW_MASK)', () => {
-    const { k, ran } = withRunnableKsoftirqd(true);
+    const { k, ran } = withRunnableKsoftirqd('6.1');
     let tasklets = 0;
     const t = { kind: 'tasklet' as const, id: k.rt.objects.create('tasklet', 't', () => tasklets++, -1), name: 't' };
     k.rt.ctx.hardirq = 1;
@@ -155,7 +155,7 @@ describe('ksoftirqd_running (kernels before 6.5)', () => {
   });
 
   it('does not defer in kernels without the rule (6.5 and later)', () => {
-    const { k, ran } = withRunnableKsoftirqd(false);
+    const { k, ran } = withRunnableKsoftirqd('6.9');
     k.rt.ctx.hardirq = 1;
     k.rt.softirqs.raise(Softirq.NetRx);
     k.rt.ctx.hardirq = 0;

@@ -75,3 +75,16 @@ describe('queue_work_on', () => {
     expect(k.rt.workqueues.pending(w)).toBe(false);
   });
 });
+
+describe('kernel profiles', () => {
+  it('refuses WQ_BH workqueues before 6.9, with a line saying what to do', () => {
+    for (const kernel of ['5.15', '6.1'] as const) {
+      const k = oneThreadKernel({ kernel });
+      expect(() => k.rt.workqueues.system('system_bh_wq')).toThrow(
+        /WQ_BH workqueues exist from Linux 6\.9 on.*--kernel 6\.9/,
+      );
+      expect(() => k.rt.workqueues.alloc('mine', { bh: true, highpri: true })).toThrow(/kernel is /);
+    }
+    expect(oneThreadKernel({ kernel: '6.9' }).rt.workqueues.system('system_bh_wq').attrs.bh).toBe(true);
+  });
+});

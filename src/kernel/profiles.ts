@@ -1,0 +1,66 @@
+/**
+ * Kernel profiles: what differs between the kernels the seeds ran, selected at boot
+ * (`--kernel 5.15|6.1|6.9`). Each setting names its source; the kernel facts themselves are
+ * quoted in docs/architecture.md ("Kernel profiles") from the kernel sources.
+ *
+ *   5.15  seed 000's regression: linux-stable 5.15, bisected to the backport 4a61bf7f9b18 of
+ *         "random: defer fast pool mixing to worker". CFS; ksoftirqd_running() defers softirqs
+ *         (4cd13c21b207, reverted only in 6.5); no WQ_BH.
+ *   6.1   where the tasklet and timer fixes were written and the expired per-CPU timer landed.
+ *         Still CFS and still the ksoftirqd rule (6.1.y keeps it); no WQ_BH.
+ *   6.9   EEVDF (6.6+), no ksoftirqd rule (6.5+), WQ_BH workqueues (Tejun Heo's "workqueue:
+ *         Implement BH workqueues", 6.9). The lab's model before profiles existed.
+ * random.c's trigger is 1024 in all three ("random: schedule mix_interrupt_randomness() less
+ * often", 534d2eaf1970, 5.19-rc3, backported to the stable branches in June 2022, before seed
+ * 000's thread); the bisected 5.15 backport used 64, which the scenarios run beside it.
+ */
+import type { SoftirqRules } from './softirq.js';
+
+export type KernelName = '5.15' | '6.1' | '6.9';
+export const KERNEL_NAMES: readonly KernelName[] = ['5.15', '6.1', '6.9'];
+/** The default kernel: 6.9, the model the lab had before profiles (EEVDF, WQ_BH). */
+export const DEFAULT_KERNEL: KernelName = '6.9';
+
+export interface KernelProfile {
+  readonly name: KernelName;
+  /** One line for `deferlab list` and setup lines. */
+  readonly summary: string;
+  /** The fair-class policy: CFS (kernel/sched/fair.c up to 6.5) or EEVDF (6.6+). */
+  readonly sched: 'cfs' | 'eevdf';
+  readonly softirq: SoftirqRules;
+  /** random.c's mix trigger (interrupts per hand-off). */
+  readonly trigger: number;
+  /** WQ_BH workqueues exist (6.9+): a strategy that needs them is refused on older profiles. */
+  readonly wqBh: boolean;
+}
+
+export const KERNEL_PROFILES: Readonly<Record<KernelName, KernelProfile>> = {
+  '5.15': {
+    name: '5.15',
+    summary: 'linux-stable 5.15 (seed 000): CFS, ksoftirqd_running() defers softirqs, no WQ_BH',
+    sched: 'cfs',
+    softirq: { ksoftirqdDefers: true },
+    trigger: 1024,
+    wqBh: false,
+  },
+  '6.1': {
+    name: '6.1',
+    summary: '6.1 (the tasklet and timer fixes): CFS, ksoftirqd_running() defers softirqs, no WQ_BH',
+    sched: 'cfs',
+    softirq: { ksoftirqdDefers: true },
+    trigger: 1024,
+    wqBh: false,
+  },
+  '6.9': {
+    name: '6.9',
+    summary: '6.9: EEVDF, softirqs at irq exit whatever ksoftirqd does (6.5+), WQ_BH workqueues',
+    sched: 'eevdf',
+    softirq: { ksoftirqdDefers: false },
+    trigger: 1024,
+    wqBh: true,
+  },
+};
+
+export function kernelProfile(name: KernelName = DEFAULT_KERNEL): KernelProfile {
+  return KERNEL_PROFILES[name];
+}
