@@ -8,7 +8,8 @@
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Histogram } from 'hdr-histogram-js';
-import { type Counters, Machine, MachineFaultError, Phase } from '../src/machine/machine.js';
+import { MachineFaultError } from '../src/errors.js';
+import { type Counters, Machine, Phase } from '../src/machine/machine.js';
 import { defaultTopology, type MachineOptions, type StrategyRef } from '../src/machine/options.js';
 import type { Stage } from '../src/machine/trace.js';
 

@@ -5,7 +5,7 @@
  * --trials, --warmup, --sweep, --out, ...) are rejected before it starts (DEMO_RULES in
  * config/rules.ts; its --help lists what it takes).
  */
-import type { CliIo } from '../cli/main.js';
+import { type CliIo, sayStopped } from '../cli/main.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { Phase } from '../machine/layout.js';
 import { Machine } from '../machine/machine.js';
@@ -34,7 +34,7 @@ export async function runDemo(config: ResolvedConfig, io: CliIo, signal: AbortSi
     await m.stop();
   }
   if (m.fault) {
-    io.stderr(`deferlab: ${m.fault.message}\n`);
+    sayStopped(io, 'failed', m.fault.message);
     return 1;
   }
   return signal.aborted ? 130 : 0;

@@ -5,14 +5,12 @@
  * not return within the limit is named as such; the main thread stays free to hear Ctrl-C.
  */
 import { fileURLToPath } from 'node:url';
+import { StrategyLoadError, ValidationInterrupted } from '../errors.js';
 import type { StrategyRef } from '../machine/options.js';
 import { spawnWorker } from '../threads/spawn.js';
-import { StrategyLoadError } from './load.js';
 
 /** How long loading and constructing the strategies may take (tsx compiles a .ts file: ~0.3 s). */
 export const VALIDATE_TIMEOUT_MS = 30_000;
-
-export class ValidationInterrupted extends Error {}
 
 type Msg =
   | { type: 'start'; index: number }

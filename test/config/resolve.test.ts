@@ -5,8 +5,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DeferlabError } from '../../src/config/errors.js';
 import { DEFAULTS, type PartialConfig, resolveConfig } from '../../src/config/schema.js';
+import { DeferlabError } from '../../src/errors.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'deferlab-resolve-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
