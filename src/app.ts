@@ -30,6 +30,7 @@ import { renderTable } from './report/table.js';
 import type { RunResults } from './report/types.js';
 import { reportFromDir, writeResults } from './report/write.js';
 import { SCENARIOS } from './scenarios/index.js';
+import { strategyRef } from './strategies/ref.js';
 import { BUILTINS } from './strategies/registry.js';
 import { validateStrategiesIsolated } from './strategies/validate.js';
 import { VERSION } from './version.js';
@@ -204,7 +205,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     },
     async checkStrategy(spec: StrategySpec, io) {
       const { checkStrategy, formatConformance } = await import('./conformance/index.js');
-      const [ref] = strategyRefs({ strategies: [spec] } as unknown as ResolvedConfig);
+      const ref = strategyRef(spec);
       if (!(await validateStrategies([ref], signal))) {
         sayStopped(io, 'interrupted', INTERRUPTED_EARLY);
         return EXIT_INTERRUPTED;

@@ -9,13 +9,14 @@ import { type CliIo, sayStopped } from '../cli/main.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { Phase } from '../machine/layout.js';
 import { Machine } from '../machine/machine.js';
+import { builtinRef } from '../strategies/ref.js';
 import { machineOptions } from './options.js';
 
 export async function runDemo(config: ResolvedConfig, io: CliIo, signal: AbortSignal): Promise<number> {
   const opts = {
     ...machineOptions(config),
     workload: { kind: 'irq_only' as const },
-    strategies: [{ label: 'inline', name: 'inline', kind: 'builtin' as const, options: {} }],
+    strategies: [builtinRef('inline')],
   };
   io.stdout(
     `demo: strategy inline on ${opts.cpus} emulated CPUs, ${opts.irq.rate} interrupts/s each (${opts.irq.pattern}) on CPUs ${opts.irq.cpus.join(',')}, HZ=${opts.hz}, for ${config.trialMs < 1000 ? `${config.trialMs} ms` : `${(config.trialMs / 1000).toFixed(1)} s`}\n`,
