@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Builds dist/ once per run: the CLI tests run the built command (test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
     // Two cores: more than two files at once only makes every threaded test slower.
     maxWorkers: 2,

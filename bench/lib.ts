@@ -8,9 +8,12 @@
 import { availableParallelism } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import type { Histogram } from 'hdr-histogram-js';
-import { type Counters, Machine, MachineFaultError, Phase } from '../src/machine/machine.js';
-import { defaultTopology, type MachineOptions, type StrategyRef } from '../src/machine/options.js';
+import { machineDefaults } from '../src/config/defaults.js';
+import { MachineFaultError } from '../src/errors.js';
+import { type Counters, Machine, Phase } from '../src/machine/machine.js';
+import type { MachineOptions, StrategyRef } from '../src/machine/options.js';
 import type { Stage } from '../src/machine/trace.js';
+import { builtinRef } from '../src/strategies/ref.js';
 
 export { Machine, Phase };
 
@@ -26,33 +29,28 @@ export function isMain(url: string): boolean {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** A built-in, labelled `name k=v,...` in the benchmarks' tables. */
 export function builtin(
   name: string,
   options: Record<string, string | number | boolean> = {},
   label?: string,
 ): StrategyRef {
   const opts = Object.entries(options).map(([k, v]) => `${k}=${v}`);
-  return { label: label ?? (opts.length ? `${name} ${opts.join(',')}` : name), name, kind: 'builtin', options };
+  return builtinRef(name, options, label ?? (opts.length ? `${name} ${opts.join(',')}` : name));
 }
 
-/** Machine options with bench defaults (2 CPUs, HZ 250, random.c's trigger 1024, tracing on). */
+/**
+ * Machine options for the benchmarks: the machine defaults (src/config/defaults.ts: 2 CPUs,
+ * HZ 250, random.c's trigger 1024, tracing on, `inline`) with no application, interrupts off
+ * until a benchmark sets a rate (on CPU 0), and a 5 s watchdog; `o` overrides.
+ */
 export function machineOptions(o: Partial<MachineOptions> = {}): MachineOptions {
-  const cpus = o.cpus ?? 2;
+  const d = machineDefaults(o.cpus);
   return {
-    cpus,
-    hz: 250,
-    notify: 'if-idle',
-    topology: defaultTopology(cpus),
-    unboundWorkers: cpus,
-    lockSpins: 200,
-    idleSpinNs: 0,
-    fastPool: { trigger: 1024, variant: '64' },
-    tracing: true,
+    ...d,
     watchdogMs: 5000,
-    seed: 1,
-    irq: { rate: 0, pattern: 'constant', burstSize: 32, cpus: [0] },
+    irq: { ...d.irq, rate: 0, pattern: 'constant', cpus: [0] },
     workload: { kind: 'irq_only' },
-    strategies: [builtin('inline')],
     ...o,
   };
 }

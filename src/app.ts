@@ -5,38 +5,41 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type CliDeps, type CliIo, main } from './cli/main.js';
+import { type CliDeps, type CliIo, main, sayStopped } from './cli/main.js';
+import { formatValue } from './config/errors.js';
+import type { ResolvedConfig } from './config/schema.js';
+import type { StrategySpec } from './config/strategy-spec.js';
 import {
   DeferlabError,
   EXIT_BAD_INPUT,
   EXIT_INTERRUPTED,
   EXIT_OK,
   EXIT_RUN_FAILED,
-  formatValue,
-} from './config/errors.js';
-import type { ResolvedConfig } from './config/schema.js';
-import type { StrategySpec } from './config/strategy-spec.js';
+  MachineFaultError,
+  OutDirError,
+  ReportError,
+  ValidationInterrupted,
+} from './errors.js';
 import { runDemo } from './harness/demo.js';
 import { estimateLine } from './harness/estimate.js';
 import { strategyRefs } from './harness/options.js';
 import { runExperiment } from './harness/run.js';
-import { MachineFaultError } from './machine/machine.js';
 import type { StrategyRef } from './machine/options.js';
-import { OutDirError, prepareOutputDir, removeIfEmpty } from './report/outdir.js';
+import { prepareOutputDir, removeIfEmpty } from './report/outdir.js';
 import { renderTable } from './report/table.js';
 import type { RunResults } from './report/types.js';
 import { reportFromDir, writeResults } from './report/write.js';
 import { SCENARIOS } from './scenarios/index.js';
-import { StrategyLoadError } from './strategies/load.js';
-import { StrategyOptionError } from './strategies/options.js';
+import { strategyRef } from './strategies/ref.js';
 import { BUILTINS } from './strategies/registry.js';
-import { ValidationInterrupted, validateStrategiesIsolated } from './strategies/validate.js';
+import { validateStrategiesIsolated } from './strategies/validate.js';
 import { VERSION } from './version.js';
 
 /**
  * Load and construct every strategy before any machine thread starts, in a thread of its own
- * (src/strategies/validate.ts): bad input fails in one line, a file that never finishes loading
- * is named after a timeout, and Ctrl-C is heard meanwhile. False when interrupted.
+ * (src/strategies/validate.ts): bad input fails in one line (a StrategyLoadError, exit 2), a
+ * file that never finishes loading is named after a timeout, and Ctrl-C is heard meanwhile.
+ * False when interrupted.
  */
 async function validateStrategies(refs: StrategyRef[], signal: AbortSignal): Promise<boolean> {
   try {
@@ -44,13 +47,11 @@ async function validateStrategies(refs: StrategyRef[], signal: AbortSignal): Pro
     return true;
   } catch (e) {
     if (e instanceof ValidationInterrupted) return false;
-    if (e instanceof StrategyLoadError || e instanceof StrategyOptionError)
-      throw new DeferlabError('E_BAD_OPTION', e.message, 2);
     throw e;
   }
 }
 
-const INTERRUPTED_EARLY = 'deferlab: interrupted before anything ran\n';
+const INTERRUPTED_EARLY = 'interrupted before anything ran';
 
 function statusOf(results: RunResults): number {
   if (results.status === 'completed') return EXIT_OK;
@@ -109,21 +110,21 @@ export async function prepareOut(outDir: string, argv: readonly string[]): Promi
     throw new DeferlabError(
       'E_BAD_OPTION',
       `${what} (got ${formatValue(given ?? outDir)}, ${e.problem.detail}); ${fix}`,
-      EXIT_BAD_INPUT,
+      e.exitStatus,
     );
   }
 }
 
 /** The message of an error writing the results (ERR_RESULTS_WRITE), or undefined for any other error. */
 function writeFailure(e: unknown): string | undefined {
-  if ((e as { code?: unknown } | undefined)?.code !== 'ERR_RESULTS_WRITE') return undefined;
-  return ((e as Error).message.split('\n')[0] ?? '').trim() || 'could not write the results';
+  if (!(e instanceof ReportError) || e.code !== 'ERR_RESULTS_WRITE') return undefined;
+  return (e.message.split('\n')[0] ?? '').trim() || 'could not write the results';
 }
 
 export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
   const run = async (config: ResolvedConfig, io: CliIo): Promise<number> => {
     if (!(await validateStrategies(strategyRefs(config), signal))) {
-      io.stderr(INTERRUPTED_EARLY);
+      sayStopped(io, 'interrupted', INTERRUPTED_EARLY);
       return EXIT_INTERRUPTED;
     }
     const reused = config.outDir ? existsSync(join(config.outDir, 'results.json')) : false;
@@ -142,9 +143,9 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         const f = e.fault;
         const where = [f.strategy && `strategy ${f.strategy}`, `thread ${f.thread}`].filter(Boolean).join(', ');
         throw new DeferlabError(
-          f.kind === 'bad-input' ? 'E_BAD_OPTION' : 'E_RUN_FAILED',
+          e.exitStatus === EXIT_BAD_INPUT ? 'E_BAD_OPTION' : 'E_RUN_FAILED',
           `${f.message} [${where}]`,
-          f.kind === 'bad-input' ? 2 : 1,
+          e.exitStatus,
         );
       }
       throw e;
@@ -163,18 +164,20 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         // it could, and its message says where.
         const message = writeFailure(e);
         if (message === undefined) throw e;
-        io.stderr(`deferlab: ${message}\n`);
+        sayStopped(io, 'failed', message);
         writeFailed = true;
       }
     }
-    if (results.status === 'failed') io.stderr(`deferlab: run failed: ${describeError(results)}\n`);
+    if (results.status === 'failed') sayStopped(io, 'failed', `run failed: ${describeError(results)}`);
     if (results.status === 'interrupted') {
       const finished = results.points.reduce((n, p) => n + p.strategies.reduce((m, s) => m + s.trials.length, 0), 0);
       const where = config.outDir ? 'in the results' : 'in the table above';
-      io.stderr(
+      sayStopped(
+        io,
+        'interrupted',
         finished
-          ? `deferlab: interrupted; the ${finished} trials finished so far are ${where}\n`
-          : 'deferlab: interrupted before any trial finished\n',
+          ? `interrupted; the ${finished} trials finished so far are ${where}`
+          : 'interrupted before any trial finished',
       );
     }
     const status = statusOf(results);
@@ -202,25 +205,19 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     },
     async checkStrategy(spec: StrategySpec, io) {
       const { checkStrategy, formatConformance } = await import('./conformance/index.js');
-      const [ref] = strategyRefs({ strategies: [spec] } as unknown as ResolvedConfig);
+      const ref = strategyRef(spec);
       if (!(await validateStrategies([ref], signal))) {
-        io.stderr(INTERRUPTED_EARLY);
+        sayStopped(io, 'interrupted', INTERRUPTED_EARLY);
         return EXIT_INTERRUPTED;
       }
-      let report: Awaited<ReturnType<typeof checkStrategy>> | 'interrupted';
-      try {
-        // Ctrl-C stops waiting at once: the suite's verdict needs the whole run, so a partial one
-        // means nothing (its machine ends with the process).
-        const suite = checkStrategy(ref);
-        suite.catch(() => {}); // settled later, if at all, after an interrupt
-        report = await Promise.race([suite, interrupted(signal)]);
-      } catch (e) {
-        if (e instanceof StrategyLoadError || e instanceof StrategyOptionError)
-          throw new DeferlabError('E_BAD_OPTION', e.message, 2);
-        throw e;
-      }
+      // Ctrl-C stops waiting at once: the suite's verdict needs the whole run, so a partial one
+      // means nothing (its machine ends with the process). A strategy it cannot load or set up
+      // rejects with a StrategyLoadError (exit 2).
+      const suite = checkStrategy(ref);
+      suite.catch(() => {}); // settled later, if at all, after an interrupt
+      const report = await Promise.race([suite, interrupted(signal)]);
       if (report === 'interrupted') {
-        io.stderr('deferlab: interrupted; the conformance check stopped before its verdict\n');
+        sayStopped(io, 'interrupted', 'interrupted; the conformance check stopped before its verdict');
         return EXIT_INTERRUPTED;
       }
       io.stdout(`${formatConformance(report)}\n`);
@@ -232,8 +229,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         rendered = await reportFromDir(dir);
       } catch (e) {
         // A missing, foreign or damaged results.json is bad input, not a failed run.
-        if (String((e as { code?: string }).code ?? '').startsWith('ERR_RESULTS_'))
-          throw new DeferlabError('E_BAD_OPTION', (e as Error).message, 2);
+        if (e instanceof ReportError) throw new DeferlabError('E_BAD_OPTION', e.message, EXIT_BAD_INPUT);
         throw e;
       }
       const { paths, table } = rendered;
@@ -251,17 +247,17 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
           2,
         );
       if (!(await validateStrategies(strategyRefs(config), signal))) {
-        io.stderr(INTERRUPTED_EARLY);
+        sayStopped(io, 'interrupted', INTERRUPTED_EARLY);
         return EXIT_INTERRUPTED;
       }
       if (config.outDir) await prepareOut(config.outDir, argv);
-      // Did the scenario already say why it stopped? Then it needs no second line.
+      // Did the scenario already say why it stopped (failed or interrupted)? Then it needs no second line.
       let saidWhy = false;
       const sio: CliIo = {
         ...io,
-        stderr: (text) => {
-          if (text.startsWith('deferlab:')) saidWhy = true;
-          io.stderr(text);
+        onStop: (reason) => {
+          saidWhy = true;
+          io.onStop?.(reason);
         },
       };
       let code: number;
@@ -269,18 +265,14 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         code = await s.run({ config, io: sio, signal, argv });
       } catch (e) {
         if (e instanceof MachineFaultError)
-          throw new DeferlabError(
-            'E_RUN_FAILED',
-            `${e.fault.message} [thread ${e.fault.thread}]`,
-            e.fault.kind === 'bad-input' ? 2 : 1,
-          );
+          throw new DeferlabError('E_RUN_FAILED', `${e.fault.message} [thread ${e.fault.thread}]`, e.exitStatus);
         const failed = writeFailure(e);
         if (failed !== undefined) throw new DeferlabError('E_RUN_FAILED', failed, EXIT_RUN_FAILED);
         throw e;
       }
       if ((code === EXIT_INTERRUPTED || signal.aborted) && !saidWhy) {
         const where = config.outDir ? ` and under ${config.outDir}` : '';
-        io.stderr(`deferlab: interrupted; the trials finished so far are in the tables above${where}\n`);
+        sayStopped(io, 'interrupted', `interrupted; the trials finished so far are in the tables above${where}`);
       }
       return signal.aborted && code === EXIT_OK ? EXIT_INTERRUPTED : code;
     },
@@ -314,9 +306,9 @@ export async function start(argv: string[]): Promise<number> {
   let saidInterrupted = false;
   const io: CliIo = {
     stdout: (s) => process.stdout.write(s),
-    stderr: (s) => {
-      if (/^deferlab: .*interrupted/m.test(s)) saidInterrupted = true;
-      process.stderr.write(s);
+    stderr: (s) => process.stderr.write(s),
+    onStop: (reason) => {
+      if (reason === 'interrupted') saidInterrupted = true;
     },
     isTTY: !!process.stderr.isTTY,
     cwd: process.cwd(),

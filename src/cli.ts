@@ -1,6 +1,6 @@
 /**
  * The CLI as a script: `node dist/src/cli.js ARGS` (what bin/deferlab.js runs) or, from source,
- * `node --import tsx src/cli.ts ARGS` (what the CLI tests run).
+ * `node --import tsx src/cli.ts ARGS`.
  */
 import { start } from './app.js';
 

@@ -1,27 +1,26 @@
 /**
  * Thread entry: load and instantiate the strategies of a run, off the main thread, and say how
- * it went. A strategy file whose top level or constructor never returns then costs a timeout
- * and a message, not a main thread that no longer hears Ctrl-C (src/strategies/validate.ts).
+ * it went (messages: src/strategies/protocol.ts). A strategy file whose top level or constructor
+ * never returns then costs a timeout and a message, not a main thread that no longer hears
+ * Ctrl-C (src/strategies/validate.ts).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { StrategyRef } from '../src/machine/options.js';
+import { StrategyLoadError, StrategyOptionError } from '../src/errors.js';
 import { instantiate, loadStrategyClass } from '../src/strategies/load.js';
+import type { ValidateMessage, ValidateStartup } from '../src/strategies/protocol.js';
 
-const refs = workerData as StrategyRef[];
-for (const [i, ref] of refs.entries()) {
-  parentPort?.postMessage({ type: 'start', index: i });
+const post = (m: ValidateMessage) => parentPort?.postMessage(m);
+
+const refs = workerData as ValidateStartup;
+for (const [index, ref] of refs.entries()) {
+  post({ type: 'start', index });
   try {
     instantiate(ref, await loadStrategyClass(ref));
   } catch (e) {
-    parentPort?.postMessage({
-      type: 'error',
-      index: i,
-      message: e instanceof Error ? e.message : String(e),
-      bad:
-        (e as Error)?.constructor?.name === 'StrategyLoadError' ||
-        (e as Error)?.constructor?.name === 'StrategyOptionError',
-    });
+    const message = e instanceof Error ? e.message : String(e);
+    const refused = e instanceof StrategyLoadError || e instanceof StrategyOptionError;
+    post({ type: refused ? 'refused' : 'threw', index, message });
     process.exit(0);
   }
 }
-parentPort?.postMessage({ type: 'done' });
+post({ type: 'done' });

@@ -3,10 +3,11 @@
  * examples, and the exit statuses. The option list is generated from the flag table
  * (config/flags.ts), so it cannot drift from what the parser accepts.
  */
-import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from '../config/errors.js';
+
 import { CONFIG_FLAGS, flagForPath } from '../config/flags.js';
 import { type CommandRules, DEMO_RULES } from '../config/rules.js';
 import { BUILTIN_STRATEGY_NAMES } from '../config/strategy-spec.js';
+import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from '../errors.js';
 import type { CommandName } from './args.js';
 
 /** The scenarios as help describes them (the CLI's `deps.scenarios`). */

@@ -11,19 +11,12 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { checkBuiltinOptions } from '../config/checks.js';
-import {
-  badOption,
-  badValue,
-  DeferlabError,
-  EXIT_BAD_INPUT,
-  EXIT_OK,
-  EXIT_RUN_FAILED,
-  unknownScenario,
-} from '../config/errors.js';
+import { badOption, badValue, unknownScenario } from '../config/errors.js';
 import { loadConfigFile } from '../config/load.js';
 import { type CommandRules, type CommandRulesFor, DEMO_RULES } from '../config/rules.js';
 import { type PartialConfig, type ResolvedConfig, resolveConfig } from '../config/schema.js';
 import { parseOptionPairs, parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
+import { DeferlabError, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED, Interrupted } from '../errors.js';
 import { type ParsedCommand, parseArgv } from './args.js';
 import { helpText } from './help.js';
 
@@ -35,6 +28,21 @@ export interface CliIo {
   /** Relative paths on the command line and in the config resolve against this. */
   cwd: string;
   env: Record<string, string | undefined>;
+  /**
+   * Told, after the line is written, when a command said why it stopped short ({@link
+   * sayStopped}): the composition root learns that a command explained an interruption from
+   * this, never from the text (src/app.ts).
+   */
+  onStop?(reason: StopReason): void;
+}
+
+/** Why a command stopped short (or part of its work did): a signal, or a failure. */
+export type StopReason = 'interrupted' | 'failed';
+
+/** Say why a command stops short, in one line on stderr (`deferlab: <message>`), and tell `io.onStop`. */
+export function sayStopped(io: CliIo, reason: StopReason, message: string): void {
+  io.stderr(`deferlab: ${message}\n`);
+  io.onStop?.(reason);
 }
 
 /** A named experiment: its settings sit above the defaults, below --config and the flags. */
@@ -215,6 +223,10 @@ function messageOf(err: unknown): string {
 }
 
 function printError(err: unknown, io: CliIo, debug: boolean): void {
+  if (err instanceof Interrupted) {
+    sayStopped(io, 'interrupted', messageOf(err));
+    return;
+  }
   io.stderr(`deferlab: ${messageOf(err)}\n`);
   if (err instanceof DeferlabError && err.usage) io.stderr(`${USAGE_HINT}\n`);
   if (debug && err instanceof Error && err.stack) io.stderr(`${err.stack}\n`);

@@ -6,10 +6,10 @@
  */
 
 import { realpathSync } from 'node:fs';
-import { StrategyOptionError } from '../strategies/options.js';
+import { DeferlabError, StrategyOptionError } from '../errors.js';
 import { builtin, instantiateBuiltin } from '../strategies/registry.js';
 import type { WorkloadKind } from './defaults.js';
-import { badOption, badValue, closest, conflict, DeferlabError } from './errors.js';
+import { badOption, badValue, closest, conflict } from './errors.js';
 import { type ParsedPartial, WORKLOAD_FIELDS } from './input.js';
 import type { Layer, Origins, Path } from './origins.js';
 import { pathText, settingName, valueAt } from './origins.js';

@@ -6,8 +6,10 @@
  *   outDir          deferlab-results/<YYYYMMDD-HHMMSS> under the working directory
  *   topology        each CPU its own SMT group; one cache group and one NUMA node of all CPUs
  *   unboundWorkers  the CPU count
- * and `cpus` defaults to the CPU count a given topology describes, if one is given.
+ * (the last two are {@link machineDefaults}' for the CPU count), and `cpus` defaults to the CPU count a given topology describes, if one is given.
  */
+import { defaultTopology, type MachineOptions } from '../machine/options.js';
+import { builtinRef } from '../strategies/ref.js';
 import { DEFAULT_STRATEGY_SPECS } from './strategy-spec.js';
 
 /** The HZ values kernels are built with (CONFIG_HZ_100 ... CONFIG_HZ_1000). */
@@ -85,3 +87,42 @@ export const DEFAULTS = deepFreeze({
   tracing: true,
   sweep: null,
 });
+
+/** The seed of {@link machineDefaults}: a run draws a random one when it is resolved. */
+export const MACHINE_DEFAULT_SEED = 1;
+
+/**
+ * MachineOptions with every default: the machine `deferlab run` boots for `cpus` CPUs when no
+ * other setting is given, but with a fixed seed and one strategy, the baseline. Config
+ * resolution takes its CPU-count-dependent defaults from it (src/config/schema.ts); the
+ * conformance suite, the benchmarks and the tests start from it and override what they vary.
+ *
+ * It lives here, beside {@link DEFAULTS}, rather than in src/machine/options.ts, because its
+ * numbers are the user's defaults (docs/cli.md): one table holds them, so a changed default
+ * reaches a run, the conformance suite, the benchmarks and the tests alike. src/machine says
+ * what an option means and has no defaults of its own.
+ *
+ * Beyond DEFAULTS: the topology is each CPU its own SMT group, one cache group and one NUMA node
+ * of all CPUs; one unbound worker per CPU; background interrupts on every CPU; seed
+ * {@link MACHINE_DEFAULT_SEED}; strategies: `inline`; payload: none (random.c's mix). The
+ * workload is tcp_lat between CPUs 0 and 1: with fewer than 2 CPUs, give another one.
+ */
+export function machineDefaults(cpus: number = DEFAULTS.cpus): MachineOptions {
+  const all = Array.from({ length: cpus }, (_, cpu) => cpu);
+  return {
+    cpus,
+    hz: DEFAULTS.hz,
+    notify: DEFAULTS.notify,
+    topology: defaultTopology(cpus),
+    unboundWorkers: cpus,
+    lockSpins: DEFAULTS.lockSpins,
+    idleSpinNs: DEFAULTS.idleSpinNs,
+    fastPool: { ...DEFAULTS.fastPool },
+    tracing: DEFAULTS.tracing,
+    watchdogMs: DEFAULTS.watchdogMs,
+    seed: MACHINE_DEFAULT_SEED,
+    irq: { rate: DEFAULTS.irq.rate, pattern: DEFAULTS.irq.pattern, burstSize: DEFAULTS.irq.burstSize, cpus: all },
+    workload: { kind: 'tcp_lat', ...DEFAULTS.tcpLat },
+    strategies: [builtinRef(DEFAULTS.baseline)],
+  };
+}

@@ -1,55 +1,13 @@
 /**
- * The one catalogue of errors deferlab reports to its user, and the exit statuses.
+ * The messages of bad input (and of a failed run), built as {@link DeferlabError}s of the
+ * catalogue (src/errors.ts, where every error class, its code and exit status are).
  *
  * Every message names the setting, the constraint, the value given and, where one helps, the
  * fix, in one line: `--cpus must be an integer from 1 to 64 (got 0)`. The CLI prints it as
  * `deferlab: <message>` and exits with the error's `exitStatus`; nobody prints a stack trace
  * for an error in this catalogue.
- *
- * Codes are stable (tests and scripts may match on them); messages may be reworded.
  */
-
-/** The run finished and its report was written. */
-export const EXIT_OK = 0;
-/** The run started but failed (a worker died, a strategy threw, the watchdog fired). */
-export const EXIT_RUN_FAILED = 1;
-/** Bad input: a flag, the config file, a strategy spec, a missing file. Nothing was run. */
-export const EXIT_BAD_INPUT = 2;
-/** Interrupted by SIGINT (128 + 2, the shell convention). */
-export const EXIT_INTERRUPTED = 130;
-
-export type ExitStatus = typeof EXIT_OK | typeof EXIT_RUN_FAILED | typeof EXIT_BAD_INPUT | typeof EXIT_INTERRUPTED;
-
-export type ErrorCode =
-  | 'E_BAD_OPTION'
-  | 'E_CONFLICT'
-  | 'E_UNKNOWN_OPTION'
-  | 'E_MISSING_VALUE'
-  | 'E_UNEXPECTED_VALUE'
-  | 'E_UNKNOWN_COMMAND'
-  | 'E_MISSING_ARGUMENT'
-  | 'E_UNEXPECTED_ARGUMENT'
-  | 'E_CONFIG_NOT_FOUND'
-  | 'E_CONFIG_UNREADABLE'
-  | 'E_CONFIG_SYNTAX'
-  | 'E_UNKNOWN_KEY'
-  | 'E_UNKNOWN_SCENARIO'
-  | 'E_RUN_FAILED';
-
-export class DeferlabError extends Error {
-  override readonly name = 'DeferlabError';
-  readonly code: ErrorCode;
-  readonly exitStatus: 1 | 2;
-  /** True when the mistake is in the command line: the CLI then points to `--help`. */
-  readonly usage: boolean;
-
-  constructor(code: ErrorCode, message: string, exitStatus: 1 | 2, usage = false) {
-    super(message);
-    this.code = code;
-    this.exitStatus = exitStatus;
-    this.usage = usage;
-  }
-}
+import { DeferlabError } from '../errors.js';
 
 /**
  * The parts of a complaint about one value, before we know which setting it belongs to.

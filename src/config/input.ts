@@ -8,6 +8,7 @@
  * fits the ring) need the merged config and live in checks.ts.
  */
 import { z } from 'zod';
+import { DeferlabError } from '../errors.js';
 import {
   FAST_MIX_VARIANTS,
   type FastMixVariant,
@@ -21,7 +22,7 @@ import {
   WORKLOAD_KINDS,
   type WorkloadKind,
 } from './defaults.js';
-import { badValue, closest, DeferlabError, fail, formatValue, ok, type Parsed, unknownKey } from './errors.js';
+import { badValue, closest, fail, formatValue, ok, type Parsed, unknownKey } from './errors.js';
 import { type Path, pathText, type Source, settingName, valueAt } from './origins.js';
 import { parseSweep, type Sweep, type SweepParam, sweepFromList } from './sweep.js';
 import { parseTopologyText } from './topology.js';

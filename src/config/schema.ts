@@ -23,6 +23,7 @@ import {
   type FastMixVariant,
   type Hz,
   type IrqPattern,
+  machineDefaults,
   type NotifyPolicy,
   RESULTS_PARENT_DIR,
 } from './defaults.js';
@@ -31,7 +32,7 @@ import { type Layer, Origins, type Source } from './origins.js';
 import type { CommandRulesFor } from './rules.js';
 import type { StrategySpec } from './strategy-spec.js';
 import type { Sweep } from './sweep.js';
-import { checkTopology, defaultLevel, describedCpuCount, type Topology } from './topology.js';
+import { checkTopology, describedCpuCount, type Topology } from './topology.js';
 
 export type { FastMixVariant, Hz, IrqPattern, NotifyPolicy, WorkloadKind } from './defaults.js';
 export { DEFAULTS, HZ_VALUES, IRQ_PATTERNS, LIMITS, NOTIFY_POLICIES, WORKLOAD_KINDS } from './defaults.js';
@@ -168,10 +169,12 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
       ? `${cpus} CPUs, as the topology describes`
       : origins.describe(['cpus'], String(cpus));
 
+  // The defaults that depend on the CPU count: the machine's own for `cpus`.
+  const machine = machineDefaults(cpus);
   const topology: Topology = {
-    smt: described.smt ?? defaultLevel('smt', cpus),
-    cache: described.cache ?? defaultLevel('cache', cpus),
-    numa: described.numa ?? defaultLevel('numa', cpus),
+    smt: described.smt ?? machine.topology.smt,
+    cache: described.cache ?? machine.topology.cache,
+    numa: described.numa ?? machine.topology.numa,
   };
   checkTopology(topology, described, cpus, {
     level: (level) => origins.name(['topology', level]),
@@ -212,7 +215,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const sweep = m.sweep ?? null;
   if (sweep) checkSweep(origins, sweep, workload);
 
-  const unboundWorkers = m.unboundWorkers ?? cpus;
+  const unboundWorkers = m.unboundWorkers ?? machine.unboundWorkers;
   const random = input.random ?? Math.random;
   const outDir =
     m.outDir === null

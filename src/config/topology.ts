@@ -51,11 +51,6 @@ export function parseTopologyText(text: string): Parsed<PartialTopology> {
   return ok(topology);
 }
 
-export function defaultLevel(level: TopologyLevel, cpus: number): number[][] {
-  const all = Array.from({ length: cpus }, (_, cpu) => cpu);
-  return level === 'smt' ? all.map((cpu) => [cpu]) : [all];
-}
-
 /** How many CPUs the described levels span (largest id + 1), or undefined if none is described. */
 export function describedCpuCount(topology: PartialTopology): number | undefined {
   let count: number | undefined;

@@ -11,7 +11,7 @@
  * the same CPU, any context. The suite checks the claims against the counters of a real run.
  */
 import type { StrategyClaims, StrategyClass } from '../api/types.js';
-import { StrategyLoadError } from '../strategies/load.js';
+import { StrategyLoadError } from '../errors.js';
 
 export type ClaimedCpu = 'same' | 'any';
 export type ClaimedContext = 'hardirq' | 'softirq' | 'task' | 'any';

@@ -1,7 +1,6 @@
 /** The strategy conformance suite: check that a deferral strategy keeps the rules (docs/strategies.md). */
 export { type ClaimedContext, type ClaimedCpu, claimsOf, DEFAULT_CLAIMS, type StrategyClaims } from './claims.js';
 export { formatConformance } from './format.js';
-export { strategyRef } from './ref.js';
 export {
   CHECK,
   type CheckKey,

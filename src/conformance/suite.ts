@@ -28,14 +28,15 @@
 
 import { fileURLToPath } from 'node:url';
 import type { StrategyClass } from '../api/types.js';
-import { LIMITS } from '../config/defaults.js';
+import { LIMITS, machineDefaults } from '../config/defaults.js';
 import { badOption } from '../config/errors.js';
+import { MachineFaultError, StrategyLoadError } from '../errors.js';
 import { startWatchdog, WATCHDOG_PERIOD_MS } from '../harness/watchdog.js';
 import { CPU_SOFTIRQ, CPU_WORDS, TestFlag } from '../machine/layout.js';
-import { type Counters, Machine, type MachineFault, MachineFaultError, Phase } from '../machine/machine.js';
-import { defaultTopology, type MachineOptions, type StrategyRef } from '../machine/options.js';
+import { type Counters, Machine, type MachineFault, Phase } from '../machine/machine.js';
+import type { MachineOptions, StrategyRef } from '../machine/options.js';
 import { MpscRing } from '../shm/ring.js';
-import { instantiate, loadStrategyClass, StrategyLoadError } from '../strategies/load.js';
+import { instantiate, loadStrategyClass } from '../strategies/load.js';
 import { builtin } from '../strategies/registry.js';
 import { plural } from '../text.js';
 import { claimsOf, type StrategyClaims } from './claims.js';
@@ -261,21 +262,13 @@ interface StopResult {
   threads: number;
 }
 
+/** The machine defaults, with the suite's interrupt rate and watchdog, no application, and `subjects`. */
 function machineOptions(subjects: readonly Subject[], o: Resolved): MachineOptions {
-  const all = Array.from({ length: o.cpus }, (_, i) => i);
+  const d = machineDefaults(o.cpus);
   return {
-    cpus: o.cpus,
-    hz: 250,
-    notify: 'if-idle',
-    topology: defaultTopology(o.cpus),
-    unboundWorkers: o.cpus,
-    lockSpins: 200,
-    idleSpinNs: 0,
-    fastPool: { trigger: 1024, variant: '64' },
-    tracing: true,
+    ...d,
     watchdogMs: WATCHDOG_MS,
-    seed: 1,
-    irq: { rate: CONFORMANCE_IRQ_RATE, pattern: 'constant', burstSize: 32, cpus: all },
+    irq: { ...d.irq, rate: CONFORMANCE_IRQ_RATE, pattern: 'constant' },
     workload: { kind: 'irq_only' },
     strategies: subjects.map((s) => s.ref),
   };

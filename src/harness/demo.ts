@@ -5,17 +5,18 @@
  * --trials, --warmup, --sweep, --out, ...) are rejected before it starts (DEMO_RULES in
  * config/rules.ts; its --help lists what it takes).
  */
-import type { CliIo } from '../cli/main.js';
+import { type CliIo, sayStopped } from '../cli/main.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { Phase } from '../machine/layout.js';
 import { Machine } from '../machine/machine.js';
+import { builtinRef } from '../strategies/ref.js';
 import { machineOptions } from './options.js';
 
 export async function runDemo(config: ResolvedConfig, io: CliIo, signal: AbortSignal): Promise<number> {
   const opts = {
     ...machineOptions(config),
     workload: { kind: 'irq_only' as const },
-    strategies: [{ label: 'inline', name: 'inline', kind: 'builtin' as const, options: {} }],
+    strategies: [builtinRef('inline')],
   };
   io.stdout(
     `demo: strategy inline on ${opts.cpus} emulated CPUs, ${opts.irq.rate} interrupts/s each (${opts.irq.pattern}) on CPUs ${opts.irq.cpus.join(',')}, HZ=${opts.hz}, for ${config.trialMs < 1000 ? `${config.trialMs} ms` : `${(config.trialMs / 1000).toFixed(1)} s`}\n`,
@@ -34,7 +35,7 @@ export async function runDemo(config: ResolvedConfig, io: CliIo, signal: AbortSi
     await m.stop();
   }
   if (m.fault) {
-    io.stderr(`deferlab: ${m.fault.message}\n`);
+    sayStopped(io, 'failed', m.fault.message);
     return 1;
   }
   return signal.aborted ? 130 : 0;

@@ -1,7 +1,7 @@
 /** From the user's resolved configuration to what the machine boots with. */
-import { pathToFileURL } from 'node:url';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { MachineOptions, StrategyRef } from '../machine/options.js';
+import { strategyRef } from '../strategies/ref.js';
 
 export interface PointParams {
   msg_size?: number;
@@ -9,15 +9,9 @@ export interface PointParams {
   trigger?: number;
 }
 
-export function strategyRefs(config: ResolvedConfig): StrategyRef[] {
-  return config.strategies.map((s) => ({
-    label: s.label,
-    name: s.name,
-    kind: s.kind,
-    url: s.kind === 'file' && s.file ? pathToFileURL(s.file).href : undefined,
-    exportName: (s as { exportName?: string }).exportName,
-    options: { ...s.options },
-  }));
+/** The run's strategies, in order, as the machine threads load them. */
+export function strategyRefs(config: Pick<ResolvedConfig, 'strategies'>): StrategyRef[] {
+  return config.strategies.map((s) => strategyRef(s));
 }
 
 /** The machine options for one sweep point (`params` overrides the swept setting). */

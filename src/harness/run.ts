@@ -16,8 +16,9 @@ import { arch, platform } from 'node:os';
 import type { Histogram } from 'hdr-histogram-js';
 import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
 import type { ResolvedConfig } from '../config/schema.js';
+import { Interrupted, MachineFaultError } from '../errors.js';
 import { Phase } from '../machine/layout.js';
-import { BootInterrupted, Machine, type MachineFault, MachineFaultError } from '../machine/machine.js';
+import { Machine, type MachineFault } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
 import { newHistogram, type Stage } from '../machine/trace.js';
@@ -56,8 +57,6 @@ export interface RunHooks {
   /** Change the machine a point boots (scenarios: a hog, a driver payload, cross-CPU queues). */
   adjust?: (opts: MachineOptions, params: PointParams) => MachineOptions;
 }
-
-class Interrupted extends Error {}
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -103,7 +102,8 @@ export async function runExperiment(config: ResolvedConfig, hooks: RunHooks = {}
       if (results.status !== 'completed') break;
     }
   } catch (e) {
-    if (e instanceof Interrupted || e instanceof BootInterrupted) results.status = 'interrupted';
+    if (e instanceof Interrupted)
+      results.status = 'interrupted'; // also BootInterrupted
     else throw e;
   }
   results.meta.finishedAt = new Date().toISOString();

@@ -21,8 +21,7 @@ export interface ObjEntry {
   name: string;
 }
 
-/** A fault raised by the emulated kernel itself (a BUG), carrying where it happened. */
-export class KernelBug extends Error {}
+export { KernelBug } from '../errors.js';
 
 export class Objects {
   readonly list: ObjEntry[] = [];

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { Histogram } from 'hdr-histogram-js';
 import { initClock, newEpoch, nowNs } from '../clock.js';
+import { BootInterrupted, MachineFaultError } from '../errors.js';
 import { spawnWorker } from '../threads/spawn.js';
 import {
   C_ACTIVE,
@@ -30,6 +31,9 @@ import type { MachinePlan } from './plan.js';
 import type { StartupData, ThreadHeap, WorkerMessage } from './protocol.js';
 import { addEncoded, type EncodedHistogram, newHistogram, STAGES, type Stage } from './trace.js';
 
+// The catalogue's classes (src/errors.ts), where callers have always imported them from.
+export { BootInterrupted, MachineFaultError } from '../errors.js';
+
 const ENTRY = {
   cpu: new URL('../../workers/cpu.js', import.meta.url),
   kthread: new URL('../../workers/kthread.js', import.meta.url),
@@ -43,8 +47,6 @@ export const TERMINATE_WAIT_MS = 2_000;
 /** How long one strategy's setup() may run on a thread (it only creates kernel objects). */
 export const SETUP_TIMEOUT_MS = 10_000;
 
-/** Machine.boot was interrupted (its signal fired): the threads are stopped. */
-export class BootInterrupted extends Error {}
 /** Old-generation heap limit of each machine thread (MiB). */
 export const WORKER_HEAP_MB = 512;
 /**
@@ -67,12 +69,6 @@ export interface MachineFault {
   strategy?: string;
   kind: 'bad-input' | 'fault' | 'exit' | 'watchdog';
   stack?: string;
-}
-
-export class MachineFaultError extends Error {
-  constructor(readonly fault: MachineFault) {
-    super(fault.message);
-  }
 }
 
 export type { Counters } from './memory.js';

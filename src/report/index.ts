@@ -3,8 +3,8 @@
  * strings and paths, never prints (the CLI does).
  */
 
+export type { ReportError, ReportErrorCode } from '../errors.js';
 export { renderCsv } from './csv.js';
-export type { ReportError, ReportErrorCode } from './errors.js';
 export { formatHgrm, type ParsedHgrm, parseHgrm } from './hgrm.js';
 export { esc, renderHtml } from './html.js';
 export { validateResults } from './schema.js';

@@ -13,28 +13,7 @@
 import { mkdir, mkdtemp, open, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-
-/** Why an output directory cannot be used: a phrase for after the value, and what to do. */
-export interface OutDirProblem {
-  /** The errno behind it (`ENOTDIR`, `EACCES`, ...), or `EEXIST` for an existing non-directory. */
-  errno: string;
-  /** Goes after the value: `which is a file`, `and /tmp/a is a file, not a directory`. */
-  detail: string;
-  /** What to do: `choose another path`. */
-  fix: string;
-}
-
-export class OutDirError extends Error {
-  override readonly name = 'OutDirError';
-  readonly code = 'ERR_OUTPUT_DIR';
-  constructor(
-    readonly path: string,
-    readonly problem: OutDirProblem,
-    options?: { cause?: unknown },
-  ) {
-    super(`${path} cannot hold the results (${problem.detail}); ${problem.fix}`, options);
-  }
-}
+import { OutDirError, type OutDirProblem } from '../errors.js';
 
 /** Longest file name most Linux file systems accept (NAME_MAX). */
 const NAME_MAX = 255;

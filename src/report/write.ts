@@ -14,9 +14,9 @@
 
 import { open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ReportError } from '../errors.js';
 import { renderCsv } from './csv.js';
 import { decodeHistogram } from './decode.js';
-import { reportError } from './errors.js';
 import { formatHgrm } from './hgrm.js';
 import { renderHtml } from './html.js';
 import { errnoText, makeDirs, rescueDir } from './outdir.js';
@@ -98,7 +98,7 @@ const more = (count: number): string => (count > 1 ? ` (and ${count - 1} more pr
 function assertValid(results: RunResults): void {
   const v = validateResults(JSON.parse(JSON.stringify(results)));
   if (!v.ok) {
-    throw reportError(
+    throw new ReportError(
       'ERR_RESULTS_INVALID',
       `writeResults: the results to write do not match the results model (src/report/types.ts); nothing was written: ${v.first}${more(v.count)}\n${v.problems}`,
     );
@@ -155,14 +155,14 @@ export async function writeResults(dir: string, results: RunResults): Promise<st
       rescue = `saving a copy under the temp directory failed too (${errnoText(e2)}); only the table above remains`;
       rescuedTo = undefined;
     }
-    const err = reportError('ERR_RESULTS_WRITE', `could not write ${jsonPath}: ${errnoText(e)}; ${rescue}`, e);
-    if (rescuedTo) Object.assign(err, { rescuedTo });
+    const err = new ReportError('ERR_RESULTS_WRITE', `could not write ${jsonPath}: ${errnoText(e)}; ${rescue}`, e);
+    if (rescuedTo) err.rescuedTo = rescuedTo;
     throw err;
   }
   try {
     return [json, ...(await renderFiles(dir, results))];
   } catch (e) {
-    throw reportError(
+    throw new ReportError(
       'ERR_RESULTS_WRITE',
       `wrote ${jsonPath}, but not all the files derived from it: ${errnoText(e)}; 'deferlab report ${dir}' re-renders them once that is fixed`,
       e,
@@ -172,7 +172,7 @@ export async function writeResults(dir: string, results: RunResults): Promise<st
 
 /**
  * Read and validate `dir/results.json`. NaN values (written as null) come back as NaN.
- * Throws a ReportError (src/report/errors.ts) naming the file when it is missing, not a deferlab
+ * Throws a ReportError (src/errors.ts) naming the file when it is missing, not a deferlab
  * results file, of another schemaVersion, or invalid.
  */
 export async function readResults(dir: string): Promise<RunResults> {
@@ -182,7 +182,7 @@ export async function readResults(dir: string): Promise<RunResults> {
     text = await readFile(path, 'utf8');
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw reportError(
+      throw new ReportError(
         'ERR_RESULTS_MISSING',
         `${path} does not exist: give the output directory of a \`deferlab run\` (the one holding results.json)`,
         e,
@@ -194,14 +194,14 @@ export async function readResults(dir: string): Promise<RunResults> {
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw reportError(
+    throw new ReportError(
       'ERR_RESULTS_NOT_DEFERLAB',
       `${path} is not a deferlab results file: not JSON (${(e as Error).message})`,
       e,
     );
   }
   if (typeof data !== 'object' || data === null || !('schemaVersion' in data) || !('points' in data)) {
-    throw reportError(
+    throw new ReportError(
       'ERR_RESULTS_NOT_DEFERLAB',
       `${path} is not a deferlab results file: expected a JSON object with "schemaVersion" and "points"`,
     );
@@ -209,7 +209,7 @@ export async function readResults(dir: string): Promise<RunResults> {
   const version = (data as { schemaVersion: unknown }).schemaVersion;
   if (version !== SCHEMA_VERSION) {
     const writer = (data as { meta?: { deferlab?: unknown } }).meta?.deferlab;
-    throw reportError(
+    throw new ReportError(
       'ERR_RESULTS_SCHEMA_VERSION',
       `${path} has schemaVersion ${JSON.stringify(version)}; this deferlab reads schemaVersion ${SCHEMA_VERSION}` +
         (typeof writer === 'string' ? `: render it with deferlab ${writer}, which wrote it` : '') +
@@ -218,7 +218,7 @@ export async function readResults(dir: string): Promise<RunResults> {
   }
   const v = validateResults(data);
   if (!v.ok) {
-    throw reportError(
+    throw new ReportError(
       'ERR_RESULTS_INVALID',
       `${path} is not a valid deferlab results file: ${v.first}${more(v.count)}\n${v.problems}`,
     );
@@ -237,7 +237,7 @@ export async function reportFromDir(dir: string): Promise<{ results: RunResults;
   try {
     paths = await renderFiles(dir, results);
   } catch (e) {
-    throw reportError(
+    throw new ReportError(
       'ERR_RESULTS_WRITE',
       `read ${join(dir, RESULTS_JSON)}, but could not write the files derived from it into ${dir}: ${errnoText(e)}`,
       e,

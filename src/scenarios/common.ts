@@ -9,7 +9,7 @@
  * cannot (an interval too wide to tell, too few trials or samples), with how to get more.
  */
 import { join } from 'node:path';
-import type { CliIo } from '../cli/main.js';
+import { type CliIo, sayStopped } from '../cli/main.js';
 import type { FixedSetting } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
@@ -92,7 +92,7 @@ export async function subRun(
   io.stdout(`${renderTable(results)}\n`);
   if (ctx.config.outDir) await writeResults(join(ctx.config.outDir, name), results);
   if (results.status === 'failed')
-    io.stderr(`deferlab: ${name} failed: ${results.error?.message ?? 'the run failed'}\n`);
+    sayStopped(io, 'failed', `${name} failed: ${results.error?.message ?? 'the run failed'}`);
   return results;
 }
 

@@ -9,10 +9,12 @@
  * policy is a word the main thread switches between trials.
  */
 import { join } from 'node:path';
+import { sayStopped } from '../cli/main.js';
 import type { CommandRules, FixedSetting } from '../config/rules.js';
+import { Interrupted, MachineFaultError } from '../errors.js';
 import { machineOptions } from '../harness/options.js';
 import { Phase } from '../machine/layout.js';
-import { Machine, MachineFaultError } from '../machine/machine.js';
+import { Machine } from '../machine/machine.js';
 import { makeDirs } from '../report/outdir.js';
 import { compare } from '../report/stats.js';
 import { TRACING_OFF_NOTE } from '../report/table.js';
@@ -88,12 +90,6 @@ interface Trial {
   seconds: number;
   p50: number;
   p99: number;
-}
-
-class Interrupted extends Error {
-  constructor() {
-    super('interrupted');
-  }
 }
 
 /** `[lo, hi]` with `digits` decimals, or `[no CI: n<2]` without an interval (one trial), as the tables say. */
@@ -179,7 +175,7 @@ export async function runIpiStorm(
     else {
       status = 1;
       error = e instanceof Error ? e.message : String(e);
-      io.stderr(`deferlab: ipi-storm failed: ${error}\n`);
+      sayStopped(io, 'failed', `ipi-storm failed: ${error}`);
     }
   } finally {
     await m.stop();
@@ -246,8 +242,10 @@ export async function runIpiStorm(
     io.stdout(`\nresults: ${file}\n`);
   }
   if (status === 130)
-    io.stderr(
-      `deferlab: interrupted; the trials finished so far are in the table above${file ? ` and in ${file}` : ''}\n`,
+    sayStopped(
+      io,
+      'interrupted',
+      `interrupted; the trials finished so far are in the table above${file ? ` and in ${file}` : ''}`,
     );
   return status;
 }

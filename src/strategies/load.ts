@@ -11,10 +11,9 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { DeferralStrategy, StrategyClass } from '../api/types.js';
+import { StrategyLoadError } from '../errors.js';
 import type { StrategyRef } from '../machine/options.js';
 import { instantiateBuiltin } from './registry.js';
-
-export class StrategyLoadError extends Error {}
 
 const TS_EXT = /\.(ts|mts|cts|tsx)$/;
 

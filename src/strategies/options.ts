@@ -1,6 +1,5 @@
 /** Option checking shared by the built-in strategies: one message shape for every bad option. */
-
-export class StrategyOptionError extends Error {}
+import { StrategyOptionError } from '../errors.js';
 
 export function badOption(strategy: string, key: string, constraint: string, got: unknown): StrategyOptionError {
   return new StrategyOptionError(

@@ -5,19 +5,13 @@
  * not return within the limit is named as such; the main thread stays free to hear Ctrl-C.
  */
 import { fileURLToPath } from 'node:url';
+import { StrategyLoadError, ValidationInterrupted } from '../errors.js';
 import type { StrategyRef } from '../machine/options.js';
 import { spawnWorker } from '../threads/spawn.js';
-import { StrategyLoadError } from './load.js';
+import type { ValidateMessage, ValidateStartup } from './protocol.js';
 
 /** How long loading and constructing the strategies may take (tsx compiles a .ts file: ~0.3 s). */
 export const VALIDATE_TIMEOUT_MS = 30_000;
-
-export class ValidationInterrupted extends Error {}
-
-type Msg =
-  | { type: 'start'; index: number }
-  | { type: 'done' }
-  | { type: 'error'; index: number; message: string; bad: boolean };
 
 /** Resolves when every strategy loads and constructs; rejects with StrategyLoadError (bad input),
  *  ValidationInterrupted (the signal fired), or an Error (anything else). */
@@ -33,7 +27,7 @@ export function validateStrategiesIsolated(
   return new Promise<void>((resolve, reject) => {
     if (o.signal?.aborted) return reject(new ValidationInterrupted());
     const w = spawnWorker(new URL('../../workers/validate.js', import.meta.url), {
-      workerData: refs,
+      workerData: refs satisfies ValidateStartup,
       stdout: false,
       stderr: false,
     });
@@ -59,10 +53,11 @@ export function validateStrategiesIsolated(
     );
     const onAbort = () => finish(new ValidationInterrupted());
     o.signal?.addEventListener('abort', onAbort, { once: true });
-    w.on('message', (m: Msg) => {
+    w.on('message', (m: ValidateMessage) => {
       if (m.type === 'start') current = m.index;
       else if (m.type === 'done') finish();
-      else finish(m.bad ? new StrategyLoadError(m.message) : new StrategyLoadError(`${who(m.index)}: ${m.message}`));
+      else if (m.type === 'refused') finish(new StrategyLoadError(m.message));
+      else finish(new StrategyLoadError(`${who(m.index)}: ${m.message}`));
     });
     w.on('error', (e) => finish(new StrategyLoadError(`${who(current)}: ${e.message}`)));
     w.on('exit', (code) => {

@@ -3,7 +3,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parseArgv } from '../../src/cli/args.js';
-import { DeferlabError } from '../../src/config/errors.js';
+import { DeferlabError } from '../../src/errors.js';
 
 describe('parseArgv', () => {
   it('defaults to run with an empty flags layer', () => {

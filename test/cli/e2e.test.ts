@@ -1,8 +1,8 @@
 /**
- * The real CLI, end to end, in a child process (`node --import tsx src/cli.ts ...`): bad input
- * through every layer (exit 2, one line naming the problem, nothing run), a short real run and
- * every file it writes, `report DIR`, --help, --version, list, and a user's strategy file from
- * outside the repository. Outputs go to a temp dir, never into the repository.
+ * The real CLI, end to end, in a child process (`node bin/deferlab.js ...`, test/fixtures/cli.ts):
+ * bad input through every layer (exit 2, one line naming the problem, nothing run), a short real
+ * run and every file it writes, `report DIR`, --help, --version, list, and a user's strategy file
+ * from outside the repository. Outputs go to a temp dir, never into the repository.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

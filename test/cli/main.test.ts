@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type CliDeps, type CliIo, main } from '../../src/cli/main.js';
-import { DeferlabError, runFailed } from '../../src/config/errors.js';
+import { runFailed } from '../../src/config/errors.js';
 import type { ResolvedConfig, StrategySpec } from '../../src/config/schema.js';
+import { DeferlabError } from '../../src/errors.js';
 import { SCENARIOS } from '../../src/scenarios/index.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'deferlab-main-'));

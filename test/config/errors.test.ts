@@ -1,16 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  badOption,
-  closest,
-  conflict,
-  DeferlabError,
-  EXIT_BAD_INPUT,
-  EXIT_INTERRUPTED,
-  EXIT_OK,
-  EXIT_RUN_FAILED,
-  formatValue,
-  runFailed,
-} from '../../src/config/errors.js';
+import { badOption, closest, conflict, formatValue, runFailed } from '../../src/config/errors.js';
+import { DeferlabError, EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from '../../src/errors.js';
 
 describe('the error catalogue', () => {
   it('exit statuses', () => {

@@ -5,8 +5,10 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DeferlabError } from '../../src/config/errors.js';
+import { machineDefaults } from '../../src/config/defaults.js';
 import { DEFAULTS, type PartialConfig, resolveConfig } from '../../src/config/schema.js';
+import { DeferlabError } from '../../src/errors.js';
+import { machineOptions, strategyRefs } from '../../src/harness/options.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'deferlab-resolve-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -62,6 +64,18 @@ describe('defaults', () => {
       tracing: true,
       outDir: join(cwd, 'deferlab-results', '20250102-030405'),
       sweep: null,
+    });
+  });
+
+  it('boot the default machine (machineDefaults), with the run seed and strategies', () => {
+    const c = resolve();
+    expect(machineOptions(c)).toEqual({ ...machineDefaults(), seed: c.seed, strategies: strategyRefs(c) });
+    const four = resolve({ cpus: 4, workload: { kind: 'irq_only' } });
+    expect(machineOptions(four)).toEqual({
+      ...machineDefaults(4),
+      workload: { kind: 'irq_only' },
+      seed: four.seed,
+      strategies: strategyRefs(four),
     });
   });
 

@@ -3,7 +3,8 @@
  * threads stuck in it (and leaves no thread running), and a signal stops the boot at once.
  */
 import { describe, expect, it } from 'vitest';
-import { BootInterrupted, MachineFaultError, SETUP_TIMEOUT_MS } from '../../src/machine/machine.js';
+import { BootInterrupted, MachineFaultError } from '../../src/errors.js';
+import { SETUP_TIMEOUT_MS } from '../../src/machine/machine.js';
 import { fixture, Machine, options } from './helpers.js';
 
 describe('boot', () => {

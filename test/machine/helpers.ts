@@ -1,34 +1,31 @@
 /** Booting small machines for tests: options with test-friendly defaults, and phase helpers. */
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { machineDefaults } from '../../src/config/defaults.js';
 import { Machine, Phase } from '../../src/machine/machine.js';
-import { defaultTopology, type MachineOptions, type StrategyRef } from '../../src/machine/options.js';
+import type { MachineOptions, StrategyRef } from '../../src/machine/options.js';
+import { builtinRef, fileRef } from '../../src/strategies/ref.js';
 
-export function builtin(name: string, options: Record<string, string | number | boolean> = {}): StrategyRef {
-  return { label: name, name, kind: 'builtin', options };
-}
+export { builtinRef as builtin };
 
+/** A strategy file in test/machine/fixtures/, labelled by its file name. */
 export function fixture(file: string, options: Record<string, string | number | boolean> = {}): StrategyRef {
-  const url = new URL(`./fixtures/${file}`, import.meta.url);
-  return { label: file, name: file, kind: 'file', url: pathToFileURL(url.pathname).href, options };
+  return fileRef(fileURLToPath(new URL(`./fixtures/${file}`, import.meta.url)), options);
 }
 
+/**
+ * Test machines: the machine defaults (src/config/defaults.ts) with no application, 5k
+ * interrupts/s on CPUs 0 and 1 in bursts of 8 (constant pacing), two unbound workers, a fast
+ * pool that mixes every 8 interrupts (so hand-offs are frequent), seed 7; `o` overrides.
+ */
 export function options(o: Partial<MachineOptions> = {}): MachineOptions {
-  const cpus = o.cpus ?? 2;
+  const d = machineDefaults(o.cpus);
   return {
-    cpus,
-    hz: 250,
-    notify: 'if-idle',
-    topology: defaultTopology(cpus),
+    ...d,
     unboundWorkers: 2,
-    lockSpins: 200,
-    idleSpinNs: 0,
-    fastPool: { trigger: 8, variant: '64' },
-    tracing: true,
-    watchdogMs: 2000,
+    fastPool: { ...d.fastPool, trigger: 8 },
     seed: 7,
     irq: { rate: 5000, pattern: 'constant', burstSize: 8, cpus: [0, 1] },
     workload: { kind: 'irq_only' },
-    strategies: [builtin('inline')],
     ...o,
   };
 }

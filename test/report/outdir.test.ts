@@ -7,7 +7,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { makeDirs, OutDirError, prepareOutputDir, removeIfEmpty } from '../../src/report/outdir.js';
+import { OutDirError } from '../../src/errors.js';
+import { makeDirs, prepareOutputDir, removeIfEmpty } from '../../src/report/outdir.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-outdir-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -14,8 +14,7 @@ import {
   checkStrategy,
   formatConformance,
 } from '../../src/conformance/index.js';
-import { StrategyLoadError } from '../../src/strategies/load.js';
-import { StrategyOptionError } from '../../src/strategies/options.js';
+import { StrategyLoadError, StrategyOptionError } from '../../src/errors.js';
 import { problems, ref } from './fixtures/refs.js';
 
 /** A strategy with no import at all (the types are written out), as a user might keep outside a project. */

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { StrategyLoadError, ValidationInterrupted } from '../../src/errors.js';
 import type { StrategyRef } from '../../src/machine/options.js';
-import { StrategyLoadError } from '../../src/strategies/load.js';
-import { ValidationInterrupted, validateStrategiesIsolated } from '../../src/strategies/validate.js';
+import { validateStrategiesIsolated } from '../../src/strategies/validate.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deferlab-validate-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
