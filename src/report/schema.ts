@@ -78,7 +78,7 @@ const point = z
         maxTimeMs: z.number(),
         reached: z.boolean(),
         rounds: count,
-        stop: z.enum(['reached', 'time', 'trials', 'interrupted']),
+        stop: z.enum(['reached', 'time', 'trials', 'ended']),
         widthPct: z.record(z.string(), num),
       })
       .optional(),

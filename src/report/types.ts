@@ -153,8 +153,8 @@ export interface UntilOutcome {
   reached: boolean;
   /** Rounds run (each strategy ran this many trials). */
   rounds: number;
-  /** Why it stopped: the target was reached, the time ran out, or the trial limit was hit. */
-  stop: 'reached' | 'time' | 'trials' | 'interrupted';
+  /** Why it stopped: the target was reached, the time ran out, the trial limit (1000) was hit, or the run ended early (interrupted or failed). */
+  stop: 'reached' | 'time' | 'trials' | 'ended';
   /** Per strategy label (not the baseline): the Δ-mean interval's half-width, % of the baseline mean, when it stopped. */
   widthPct: Record<string, number>;
 }

@@ -12,7 +12,8 @@ import {
   withComparisons,
 } from '../../src/report/stats.js';
 import { mulberry32, syntheticResults } from '../../src/report/synthetic.js';
-import type { StrategyResult, Summary, TrialResult } from '../../src/report/types.js';
+import type { StrategyResult } from '../../src/report/types.js';
+import { withTrials } from '../fixtures/trials.js';
 
 describe('summarize', () => {
   it('reads count, min, mean, percentiles and max from a real histogram', () => {
@@ -155,35 +156,7 @@ describe('compare (paired t over interleaved trials)', () => {
 });
 
 describe('compareStage', () => {
-  const sum = (mean: number): Summary => ({
-    count: 100,
-    min: 0,
-    mean,
-    p50: mean,
-    p90: mean,
-    p99: mean,
-    p99_9: mean,
-    max: mean,
-  });
-  const strat = (label: string, means: Array<[index: number, mean: number]>): StrategyResult => ({
-    label,
-    name: label,
-    kind: 'builtin',
-    options: {},
-    description: '',
-    trials: means.map(
-      ([index, mean]): TrialResult => ({
-        index,
-        order: index,
-        durationNs: 1e9,
-        stages: { one_way: sum(mean) },
-        counters: {},
-      }),
-    ),
-    merged: {},
-    counters: {},
-    rates: {},
-  });
+  const strat = withTrials;
 
   it('pairs trials by index, not by array position', () => {
     const a = strat('a', [
