@@ -7,7 +7,7 @@
  * {@link widthsReached} says whether all of them are within the target.
  */
 import { compareStage } from '../report/stats.js';
-import { FALLBACK_STAGE } from '../report/table.js';
+import { FALLBACK_STAGE, widestInterval } from '../report/table.js';
 import type { StageName, StrategyResult } from '../report/types.js';
 
 /** The stage the Δ-mean is judged on: the table's (one_way, or handoff_to_start without it). */
@@ -44,11 +44,7 @@ export function widthsReached(widths: Record<string, number>, pct: number): bool
 export function untilProgress(round: number, widths: Record<string, number>, pct: number, leftMs: number): string {
   const entries = Object.entries(widths);
   const above = entries.filter(([, w]) => !(Number.isFinite(w) && w < pct));
-  const rank = (w: number) => (Number.isFinite(w) ? w : Number.POSITIVE_INFINITY); // no interval yet: widest
-  const widest = entries.reduce<[string, number] | undefined>(
-    (a, e) => (!a || rank(e[1]) > rank(a[1]) ? e : a),
-    undefined,
-  );
+  const widest = widestInterval(widths);
   const w = widest ? (Number.isFinite(widest[1]) ? `±${widest[1].toFixed(1)}%` : 'no interval yet') : '-';
   const left = Math.max(0, Math.round(leftMs / 1000));
   const time = left >= 60 ? `${Math.floor(left / 60)}m${String(left % 60).padStart(2, '0')}s` : `${left}s`;
