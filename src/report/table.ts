@@ -570,8 +570,13 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
   if (trials !== undefined && trialMs !== undefined) {
     const count = results.points[0]?.strategies.length ?? (Array.isArray(o.strategies) ? o.strategies.length : 0);
     const warm = warmupMs ? ` (+ ${msText(warmupMs)} warm-up)` : '';
+    const until = obj(o.until);
+    const more =
+      num(until.pct) !== undefined
+        ? ` or more (--until ±${until.pct}%, up to ${msText(num(until.maxTimeMs) ?? 0)} more per point)`
+        : '';
     parts.push(
-      `${plural(trials, 'trial')} of ${msText(trialMs)}${warm} per strategy${count > 1 ? ', interleaved' : ''}`,
+      `${plural(trials, 'trial')}${more} of ${msText(trialMs)}${warm} per strategy${count > 1 ? ', interleaved' : ''}`,
     );
   }
   return parts.length ? parts.join('; ') : undefined;
