@@ -347,7 +347,10 @@ describe('docs/cli.md', () => {
       'workqueue',
       'timer(deferrable=true)',
       'batched.ts(batch=8)',
+      'inline (control)',
     ]);
+    expect(c.control).toBe('inline (control)');
+    expect(c.until).toEqual({ pct: 3, maxTimeMs: 300_000 });
     expect(c.sweep?.values).toHaveLength(9);
     expect(c.outDir).toBe(join(cwd, 'results', 'batched'));
   });
