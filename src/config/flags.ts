@@ -99,7 +99,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     value: 'TIME',
     example: '5min',
     help: 'with --until: the longest a sweep point may keep adding rounds',
-    accepts: '1s..24h, as 90s or 5min',
+    accepts: '1s..86400s (24 hours), as 90s or 5min',
     default: '10min',
   },
   {
