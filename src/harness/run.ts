@@ -37,7 +37,7 @@ import type {
 } from '../report/types.js';
 import { describe } from '../strategies/load.js';
 import { VERSION } from '../version.js';
-import { machineOptions, type PointParams, strategyRefs, sweepPoints } from './options.js';
+import { machineOptions, type PointParams, strategyRefs, sweepPoints, withControl } from './options.js';
 import { roundOrder, SCHEDULE_METHOD } from './schedule.js';
 import { intervalWidths, untilProgress, widthsReached } from './until.js';
 import { startWatchdog } from './watchdog.js';
@@ -81,7 +81,8 @@ interface StrategyAcc {
 }
 
 /** Run the experiment. Never throws for a fault in the machine: the result's status says it. */
-export async function runExperiment(config: ResolvedConfig, hooks: RunHooks = {}): Promise<RunResults> {
+export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {}): Promise<RunResults> {
+  const config = withControl(given); // a scenario's own baseline gets its own control
   const startedAt = new Date();
   const refs = strategyRefs(config);
   const descriptions = await Promise.all(refs.map((r) => describe(r)));

@@ -776,6 +776,16 @@ const SCENARIO_REJECTS: [string, string[], string][] = [
   ],
   [
     'ipi-storm',
+    ['--control'],
+    `scenario ipi-storm takes no --control (it compares two IPI policies, not deferral strategies); drop --control, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'ipi-storm',
+    ['--until', '3'],
+    `scenario ipi-storm takes no --until (it runs --trials rounds of its own); drop --until, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'ipi-storm',
     ['--baseline', 'inline'],
     `scenario ipi-storm takes no --baseline (it compares the IPI policies always and if-idle); drop --baseline, or ${RUN_INSTEAD}`,
   ],
