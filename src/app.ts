@@ -151,7 +151,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       throw e;
     }
     if (progress) io.stderr('\r\x1b[2K');
-    io.stdout(`${renderTable(results)}\n`);
+    io.stdout(`${renderTable(results, { wide: config.wide })}\n`);
     let writeFailed = false;
     if (config.outDir) {
       try {
@@ -223,10 +223,10 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       io.stdout(`${formatConformance(report)}\n`);
       return report.passed ? EXIT_OK : EXIT_RUN_FAILED;
     },
-    async report(dir, io) {
+    async report(dir, io, opts = {}) {
       let rendered: Awaited<ReturnType<typeof reportFromDir>>;
       try {
-        rendered = await reportFromDir(dir);
+        rendered = await reportFromDir(dir, opts);
       } catch (e) {
         // A missing, foreign or damaged results.json is bad input, not a failed run.
         if (e instanceof ReportError) throw new DeferlabError('E_BAD_OPTION', e.message, EXIT_BAD_INPUT);

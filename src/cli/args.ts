@@ -35,7 +35,7 @@ export type ParsedCommand =
   | { readonly command: 'scenario'; readonly name: string; readonly flags: PartialConfig; readonly configFile?: string }
   | { readonly command: 'list' }
   | { readonly command: 'check-strategy'; readonly spec: string; readonly options: readonly string[] }
-  | { readonly command: 'report'; readonly dir: string };
+  | { readonly command: 'report'; readonly dir: string; readonly wide?: boolean };
 
 interface OptionDef {
   readonly type: 'string' | 'boolean';
@@ -72,7 +72,11 @@ const GRAMMAR: Record<
     positionals: ['FILE'],
     example: 'check-strategy ./my-strategy.ts',
   },
-  report: { options: GLOBAL_OPTIONS, positionals: ['DIR'], example: 'report deferlab-results/20250101-120000' },
+  report: {
+    options: { ...GLOBAL_OPTIONS, wide: { type: 'boolean' } },
+    positionals: ['DIR'],
+    example: 'report deferlab-results/20250101-120000',
+  },
   help: { options: GLOBAL_OPTIONS, positionals: [], example: 'help run' },
 };
 
@@ -244,6 +248,6 @@ export function parseArgv(argv: readonly string[], context: ParseContext = {}): 
     case 'check-strategy':
       return { command, spec: positionals[0], options: (values.get('option') as string[] | undefined) ?? [] };
     case 'report':
-      return { command, dir: positionals[0] };
+      return { command, dir: positionals[0], ...(values.has('wide') ? { wide: true } : {}) };
   }
 }

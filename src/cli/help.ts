@@ -70,6 +70,10 @@ const EXAMPLES = {
     ['deferlab', 'compare every built-in strategy on 2 CPUs under tcp_lat, against inline'],
     ['deferlab -oo msg_size:4K:1024K:*2', 'the same at 9 message sizes, 4K to 1M (qperf sweep syntax)'],
     ['deferlab --strategy ./my-strategy.ts --strategy inline', 'your strategy file against the inline baseline'],
+    [
+      'deferlab --strategy inline --strategy workqueue --control --until 3',
+      'an A/A copy of inline as the noise floor; rounds added until every Δ-mean interval is ±3%',
+    ],
     ['deferlab --cpus 4 --workload irq_only --irq-rate 100k --irq-pattern bursts', 'interrupts only, in bursts'],
   ],
   'check-strategy': [
@@ -146,9 +150,10 @@ const COMMAND_HELP: Record<CommandName, (scenarios?: HelpScenarios) => string> =
 
 Compare deferral strategies. Each trial runs the workload on emulated CPUs (one worker
 thread each) while interrupts arrive; each interrupt's work is deferred by the strategy under
-test. Trials interleave the strategies (A B C A B C ...) and repeat; results (latency
-percentiles, deferral delay, entropy credited, counters) are compared against the baseline
-and written to the output directory.
+test. Trials interleave the strategies in rounds (each round a seeded, balanced order: C A B,
+B C A, ...) and repeat; results (latency percentiles, deferral delay, entropy credited,
+counters) are compared against the baseline with 95% intervals for the mean and the tail, and
+written to the output directory.
 
 Options:
 ${configOptions()}
@@ -199,6 +204,7 @@ Print the report of a finished run from its results directory (the DIR a run wro
 results.json).
 
 Options:
+${row('--wide', 'print every column of the summary table (by default it fits 120 columns)')}
 ${GLOBAL_OPTIONS}
 
 Examples:

@@ -59,7 +59,8 @@ export interface CliDeps {
   run(config: ResolvedConfig, io: CliIo): Promise<number>;
   list(io: CliIo): Promise<number>;
   checkStrategy(spec: StrategySpec, io: CliIo): Promise<number>;
-  report(dir: string, io: CliIo): Promise<number>;
+  /** `opts.wide`: every column of the summary table (`report DIR --wide`). */
+  report(dir: string, io: CliIo, opts?: { wide?: boolean }): Promise<number>;
   scenario(name: string, config: ResolvedConfig, io: CliIo): Promise<number>;
   demo(config: ResolvedConfig, io: CliIo): Promise<number>;
   /**
@@ -212,7 +213,7 @@ function prepare(cmd: ParsedCommand, deps: CliDeps, io: CliIo): () => Promise<nu
     }
     case 'report': {
       const dir = resultsDir(cmd.dir, io.cwd);
-      return () => deps.report(dir, io);
+      return () => deps.report(dir, io, cmd.wide ? { wide: true } : {});
     }
   }
 }

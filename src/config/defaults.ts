@@ -54,6 +54,10 @@ export const LIMITS = Object.freeze({
   lockSpins: { min: 0, max: 1_000_000 },
   idleSpinNs: { min: 0, max: 1_000_000 },
   watchdogMs: { min: 100, max: 60_000 },
+  /** --until: the Δ-mean interval's target half-width, % of the baseline mean. */
+  untilPct: { min: 0.1, max: 100 },
+  /** --max-time, per sweep point. */
+  maxTimeMs: { min: 1000, max: 86_400_000 },
 });
 
 /** Freeze a value and everything it holds. */
@@ -86,6 +90,10 @@ export const DEFAULTS = deepFreeze({
   watchdogMs: 2000,
   tracing: true,
   sweep: null,
+  control: false,
+  /** --max-time: ten minutes of extra rounds per point, at most. */
+  maxTimeMs: 600_000,
+  wide: false,
 });
 
 /** The seed of {@link machineDefaults}: a run draws a random one when it is resolved. */
@@ -126,3 +134,5 @@ export function machineDefaults(cpus: number = DEFAULTS.cpus): MachineOptions {
     strategies: [builtinRef(DEFAULTS.baseline)],
   };
 }
+/** With --until, a point runs at least this many rounds before its widths are judged. */
+export const UNTIL_MIN_ROUNDS = 3;

@@ -19,7 +19,7 @@ export interface ConfigFlag {
   /** A typical value, for "needs a value, like --cpus 4". */
   readonly example?: string;
   /** The value a switch stores at `path` (`--no-tracing` stores false). */
-  readonly sets?: false | null;
+  readonly sets?: boolean | null;
   /** May be given more than once; the values form a list. */
   readonly repeatable?: boolean;
   readonly help: string;
@@ -75,6 +75,40 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     help: 'trials per strategy, interleaved A B C A B C ...',
     accepts: range(LIMITS.trials),
     default: '5',
+  },
+  {
+    flag: '--control',
+    path: 'control',
+    sets: true,
+    help: "add an A/A copy of the baseline (a second instance of the same strategy, labelled '<baseline> (control)'), run interleaved like the others: its Δ is the run's measured noise floor, and no verdict calls a difference inside it",
+    accepts: '',
+    default: 'no control',
+  },
+  {
+    flag: '--until',
+    path: 'until',
+    value: 'PCT',
+    example: '3',
+    help: 'after --trials rounds, keep adding interleaved rounds until every Δ-mean interval is narrower than ±PCT% of the baseline mean, or --max-time runs out',
+    accepts: `a percentage from ${LIMITS.untilPct.min} to ${LIMITS.untilPct.max}, as 3 or 3%`,
+    default: 'off: exactly --trials rounds',
+  },
+  {
+    flag: '--max-time',
+    path: 'maxTimeMs',
+    value: 'TIME',
+    example: '5min',
+    help: 'with --until: the longest a sweep point may keep adding rounds',
+    accepts: '1s..86400s (24 hours), as 90s or 5min',
+    default: '10min',
+  },
+  {
+    flag: '--wide',
+    path: 'wide',
+    sets: true,
+    help: 'print every column of the summary table (the default table fits 120 columns; JSON, CSV and HTML always have everything)',
+    accepts: '',
+    default: 'the 120-column table',
   },
   {
     flag: '--strategy',

@@ -31,6 +31,7 @@ import {
   durationMsIn,
   integerIn,
   oneOfIntegers,
+  parsePlainNumber,
   parseUint32,
   powerOfTwoSizeIn,
   rateIn,
@@ -89,6 +90,14 @@ export interface PartialConfig {
   outDir?: string | null;
   /** qperf sweep text (`msg_size:4K:1M:*2`), or the list form; null for none. */
   sweep?: string | null | { param: SweepParam; values: readonly NumberInput[] };
+  /** Add an A/A copy of the baseline. */
+  control?: boolean;
+  /** Target half-width of every Δ-mean interval, % of the baseline mean: `3`, `"3%"`; null: off. */
+  until?: NumberInput | null;
+  /** With `until`: the longest a point keeps adding rounds. */
+  maxTimeMs?: NumberInput;
+  /** Every column in the terminal table. */
+  wide?: boolean;
 }
 
 /**
@@ -133,6 +142,15 @@ const sweepInput = (input: unknown): Parsed<Sweep | null> => {
   const { param, values, ...rest } = input as Record<string, unknown>;
   if (Object.keys(rest).length > 0 || typeof param !== 'string' || !Array.isArray(values)) return fail(shape);
   return sweepFromList(param, values);
+};
+
+/** A percentage from LIMITS.untilPct.min to max: `3`, `"3"`, `"3%"`, `"0.5 %"`; null: off. */
+const untilInput = (input: unknown): Parsed<number | null> => {
+  if (input === null) return ok(null);
+  const { min, max } = LIMITS.untilPct;
+  const text = typeof input === 'string' ? input.trim().replace(/\s*%$/, '') : input;
+  const n = parsePlainNumber(text);
+  return n !== undefined && n >= min && n <= max ? ok(n) : fail(`must be a percentage from ${min} to ${max}`);
 };
 
 const cpuGroups = z
@@ -220,6 +238,10 @@ const CONFIG_SHAPE = {
   tracing: z.boolean({ error: 'must be true or false' }).optional(),
   outDir: field(outDirInput).optional(),
   sweep: field(sweepInput).optional(),
+  control: z.boolean({ error: 'must be true or false' }).optional(),
+  until: field(untilInput).optional(),
+  maxTimeMs: field(durationMsIn(LIMITS.maxTimeMs.min, LIMITS.maxTimeMs.max)).optional(),
+  wide: z.boolean({ error: 'must be true or false' }).optional(),
 };
 
 export const partialConfigSchema = z.strictObject(CONFIG_SHAPE);

@@ -72,5 +72,9 @@ export const DEMO_RULES: CommandRules = {
     warmupMs: { kind: 'unused', why: 'it counts from boot, with no warm-up' },
     sweep: { kind: 'unused', why: 'it runs once, at one setting', allows: null },
     outDir: { kind: 'unused', why: 'it writes no files, it prints its counters', allows: null },
+    control: { kind: 'unused', why: 'it compares nothing', allows: false },
+    until: { kind: 'unused', why: 'it runs once, for --duration', allows: null },
+    maxTimeMs: { kind: 'unused', why: 'it runs once, for --duration' },
+    wide: { kind: 'unused', why: 'it prints counters, not the summary table', allows: false },
   },
 };

@@ -27,6 +27,7 @@ import {
   type NotifyPolicy,
   RESULTS_PARENT_DIR,
 } from './defaults.js';
+import { conflict } from './errors.js';
 import { type ParsedPartial, type PartialConfig, validateLayer } from './input.js';
 import { type Layer, Origins, type Source } from './origins.js';
 import type { CommandRulesFor } from './rules.js';
@@ -35,7 +36,15 @@ import type { Sweep } from './sweep.js';
 import { checkTopology, describedCpuCount, type Topology } from './topology.js';
 
 export type { FastMixVariant, Hz, IrqPattern, NotifyPolicy, WorkloadKind } from './defaults.js';
-export { DEFAULTS, HZ_VALUES, IRQ_PATTERNS, LIMITS, NOTIFY_POLICIES, WORKLOAD_KINDS } from './defaults.js';
+export {
+  DEFAULTS,
+  HZ_VALUES,
+  IRQ_PATTERNS,
+  LIMITS,
+  NOTIFY_POLICIES,
+  UNTIL_MIN_ROUNDS,
+  WORKLOAD_KINDS,
+} from './defaults.js';
 export type { PartialConfig } from './input.js';
 export type { CommandRules, CommandRulesFor, FixedSetting } from './rules.js';
 export { BUILTIN_STRATEGY_NAMES, DEFAULT_STRATEGY_SPECS, type StrategySpec } from './strategy-spec.js';
@@ -101,6 +110,27 @@ export interface ResolvedConfig {
   /** Absolute; null when nothing is to be written. */
   readonly outDir: string | null;
   readonly sweep: Sweep | null;
+  /**
+   * `--control`: the label of the A/A copy of the baseline, `<baseline> (control)`, which is
+   * the last of `strategies` (the same spec as the baseline: a second instance of it); or null.
+   */
+  readonly control: string | null;
+  /** `--until PCT --max-time T`: add rounds until every Δ-mean interval is within ±pct%; or null. */
+  readonly until: UntilConfig | null;
+  /** `--wide`: every column in the terminal table. */
+  readonly wide: boolean;
+}
+
+export interface UntilConfig {
+  /** Target half-width of every Δ-mean interval, % of the baseline mean. */
+  readonly pct: number;
+  /** The longest a sweep point keeps adding rounds, ms. */
+  readonly maxTimeMs: number;
+}
+
+/** The label of the A/A copy of `baseline`. */
+export function controlLabel(baseline: string): string {
+  return `${baseline} (control)`;
 }
 
 export interface ResolveInput {
@@ -215,6 +245,21 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const sweep = m.sweep ?? null;
   if (sweep) checkSweep(origins, sweep, workload);
 
+  const control = m.control ? controlLabel(baseline) : null;
+  if (control) {
+    // A second instance of the baseline's own spec: the same code path, another label.
+    const spec = strategies.find((s) => s.label === baseline)!;
+    strategies.push({ ...spec, options: { ...spec.options }, label: control });
+  }
+  const untilPct = m.until ?? null;
+  if (untilPct === null && m.maxTimeMs !== undefined) {
+    throw conflict(
+      `${origins.name(['maxTimeMs'])} limits how long --until keeps adding rounds, but --until is not given`,
+      'add --until PCT (e.g. --until 3), or drop it',
+      origins.layerOf(['maxTimeMs'])?.source.kind === 'flags',
+    );
+  }
+
   const unboundWorkers = m.unboundWorkers ?? machine.unboundWorkers;
   const random = input.random ?? Math.random;
   const outDir =
@@ -250,5 +295,8 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     tracing: m.tracing ?? DEFAULTS.tracing,
     outDir,
     sweep: sweep ? { param: sweep.param, values: [...sweep.values] } : null,
+    control,
+    until: untilPct === null ? null : { pct: untilPct, maxTimeMs: m.maxTimeMs ?? DEFAULTS.maxTimeMs },
+    wide: m.wide ?? DEFAULTS.wide,
   } satisfies ResolvedConfig);
 }

@@ -43,10 +43,13 @@ export function aboutDuration(seconds: number): string {
  */
 export function estimateLine(config: ResolvedConfig): string | undefined {
   const s = estimateSeconds(config);
-  if (s <= ESTIMATE_SHOWN_ABOVE_S) return undefined;
+  if (s <= ESTIMATE_SHOWN_ABOVE_S && !config.until) return undefined;
   const points = config.sweep ? config.sweep.values.length : 1;
+  const until = config.until
+    ? `, then up to ${aboutDuration(config.until.maxTimeMs / 1000).replace('about ', '')} more${points > 1 ? ' per point' : ''} while a Δ-mean interval is wider than ±${config.until.pct}% (--until)`
+    : '';
   return (
     `deferlab: ${plural(config.strategies.length, 'strategy', 'strategies')} × ${plural(config.trials, 'trial')} × ` +
-    `${plural(points, 'sweep point')}, ${aboutDuration(s)} (Ctrl-C stops early and keeps the finished trials)`
+    `${plural(points, 'sweep point')}, ${aboutDuration(s)}${until} (Ctrl-C stops early and keeps the finished trials)`
   );
 }

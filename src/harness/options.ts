@@ -1,5 +1,4 @@
-/** From the user's resolved configuration to what the machine boots with. */
-import type { ResolvedConfig } from '../config/schema.js';
+import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import type { MachineOptions, StrategyRef } from '../machine/options.js';
 import { strategyRef } from '../strategies/ref.js';
 
@@ -59,4 +58,20 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
 export function sweepPoints(config: ResolvedConfig): PointParams[] {
   if (!config.sweep) return [{}];
   return config.sweep.values.map((v) => ({ [config.sweep!.param]: v }));
+}
+
+/**
+ * The config a run executes, as to the A/A control: with `control` set, exactly one copy of the
+ * baseline's spec, labelled {@link controlLabel} of the baseline, last among the strategies.
+ * resolveConfig already makes it so; a scenario that replaces the strategies and the baseline of
+ * the user's config (`{ ...config, strategies, baseline }`) gets the control of its own baseline
+ * here. Without the baseline among the strategies there is no control. Context: main thread; pure.
+ */
+export function withControl(config: ResolvedConfig): ResolvedConfig {
+  if (!config.control) return config;
+  const label = controlLabel(config.baseline);
+  const others = config.strategies.filter((s) => s.label !== config.control && s.label !== label);
+  const base = others.find((s) => s.label === config.baseline);
+  if (!base) return { ...config, strategies: others, control: null };
+  return { ...config, strategies: [...others, { ...base, options: { ...base.options }, label }], control: label };
 }

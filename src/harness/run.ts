@@ -4,7 +4,10 @@
  *
  * Order per point: boot the machine; a warm-up pass that runs every strategy with the fast
  * pool's trigger lowered to WARMUP_TRIGGER (so every hand-off and mix path is compiled by V8
- * before anything is measured; discarded); then rounds A B C, A B C, ... Each trial: reset the
+ * before anything is measured; discarded); then rounds, each running every strategy once in a
+ * seeded, balanced order (schedule.ts: C A B, B C A, ...; recorded as `points[].schedule`).
+ * `--trials N` runs N rounds; `--until PCT` then keeps adding rounds until every Δ-mean interval
+ * is within ±PCT% of the baseline mean or `--max-time` runs out (until.ts). Each trial: reset the
  * entropy pools, warm up with the strategy in force (discarded), measure for trialMs, drain
  * (no new work; ticks reach every CPU) until all deferred work has run, collect.
  *
@@ -15,6 +18,7 @@
 import { arch, platform } from 'node:os';
 import type { Histogram } from 'hdr-histogram-js';
 import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
+import { LIMITS, UNTIL_MIN_ROUNDS } from '../config/defaults.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { Interrupted, MachineFaultError } from '../errors.js';
 import { Phase } from '../machine/layout.js';
@@ -23,10 +27,20 @@ import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
 import { newHistogram, type Stage } from '../machine/trace.js';
 import { summarize, withComparisons } from '../report/stats.js';
-import type { PointResult, RunResults, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
+import type {
+  PointResult,
+  RunResults,
+  StageName,
+  StrategyResult,
+  Summary,
+  TrialResult,
+  UntilOutcome,
+} from '../report/types.js';
 import { describe } from '../strategies/load.js';
 import { VERSION } from '../version.js';
-import { machineOptions, type PointParams, strategyRefs, sweepPoints } from './options.js';
+import { machineOptions, type PointParams, strategyRefs, sweepPoints, withControl } from './options.js';
+import { roundOrder, SCHEDULE_METHOD } from './schedule.js';
+import { intervalWidths, untilProgress, widthsReached } from './until.js';
 import { startWatchdog } from './watchdog.js';
 
 /** Trigger during the warm-up pass: 128 times more hand-offs than random.c's 1024. */
@@ -66,7 +80,8 @@ interface StrategyAcc {
 }
 
 /** Run the experiment. Never throws for a fault in the machine: the result's status says it. */
-export async function runExperiment(config: ResolvedConfig, hooks: RunHooks = {}): Promise<RunResults> {
+export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {}): Promise<RunResults> {
+  const config = withControl(given); // a scenario's own baseline gets its own control
   const startedAt = new Date();
   const refs = strategyRefs(config);
   const descriptions = await Promise.all(refs.map((r) => describe(r)));
@@ -91,6 +106,7 @@ export async function runExperiment(config: ResolvedConfig, hooks: RunHooks = {}
       options: config,
     },
     baseline: config.baseline,
+    ...(config.control ? { control: config.control } : {}),
     sweep: config.sweep ? { param: config.sweep.param, values: [...config.sweep.values] } : null,
     points: [],
   };
@@ -152,11 +168,50 @@ async function runPoint(
     if (r === 'fault') throw new MachineFaultError(m.fault!);
     if (r === 'abort') throw new Interrupted();
   };
+  const rounds: string[][] = [];
+  point.schedule = { method: SCHEDULE_METHOD, rounds };
+  const until = config.until;
+  const minRounds = until ? Math.max(config.trials, UNTIL_MIN_ROUNDS) : config.trials;
+  const deadline = until ? Date.now() + until.maxTimeMs : Number.POSITIVE_INFINITY;
+  let outcome: UntilOutcome | undefined;
+  const stopAt = (stop: UntilOutcome['stop'], rounds: number): void => {
+    if (!until) return;
+    const widthPct = intervalWidths(
+      accs.map((a) => a.result),
+      config.baseline,
+    );
+    outcome = { pct: until.pct, maxTimeMs: until.maxTimeMs, reached: stop === 'reached', rounds, stop, widthPct };
+  };
   try {
-    // Interleaved trials.
+    // Interleaved trials, round by round.
     let order = 0;
-    for (let r = 0; r < config.trials; r++) {
-      for (let s = 0; s < accs.length; s++) {
+    let roundMs = 0;
+    for (let r = 0; ; r++) {
+      if (r >= minRounds) {
+        if (!until) break;
+        const widths = intervalWidths(
+          accs.map((a) => a.result),
+          config.baseline,
+        );
+        if (widthsReached(widths, until.pct)) {
+          stopAt('reached', r);
+          break;
+        }
+        if (r >= LIMITS.trials.max) {
+          stopAt('trials', r);
+          break;
+        }
+        if (Date.now() + roundMs > deadline) {
+          stopAt('time', r);
+          break;
+        }
+        say(untilProgress(r, widths, until.pct, deadline - Date.now()));
+      }
+      const roundStart = Date.now();
+      const sequence = roundOrder(config.seed, accs.length, r);
+      rounds.push(sequence.map((s) => accs[s].result.label));
+      const total = until ? `${minRounds}+` : String(config.trials);
+      for (const s of sequence) {
         activeIndex = s;
         const acc = accs[s];
         if (r === 0) {
@@ -170,7 +225,7 @@ async function runPoint(
           await endTrial(m, acc.result.label, drainTimeoutMs(config.watchdogMs));
           m.setTrigger(opts.fastPool.trigger);
         }
-        say(`trial ${r + 1}/${config.trials}: ${acc.result.label}`);
+        say(`trial ${r + 1}/${total}: ${acc.result.label}`);
         m.resetEntropy();
         m.setActiveStrategy(s);
         const warmStart = m.nowNs();
@@ -197,6 +252,7 @@ async function runPoint(
         acc.result.trials.push(trial);
         hooks.trialDone?.({ label: acc.result.label, round: r, threadHeaps: m.threadHeaps() });
       }
+      roundMs = Date.now() - roundStart;
     }
   } catch (e) {
     if (e instanceof MachineFaultError) {
@@ -216,6 +272,8 @@ async function runPoint(
   }
   for (const acc of accs) finishStrategy(acc);
   point.strategies = accs.map((a) => a.result);
+  if (until && !outcome) stopAt('ended', Math.min(...accs.map((a) => a.result.trials.length)));
+  if (outcome) point.until = outcome;
   return point;
 }
 

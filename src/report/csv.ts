@@ -4,7 +4,7 @@
  * Columns, always in this order:
  *
  *   point, <one column per swept parameter>, label, strategy, trial, kind, name, unit,
- *   count, min, mean, p50, p90, p99, p99_9, max, value
+ *   count, min, mean, p50, p90, p99, p99_9, max, value, metric, ci_low, ci_high, detectable, verdict
  *
  * - `point`: the point's index in results.json (0-based). Parameter columns hold its params
  *   (named as the parameter; a parameter whose name is a fixed column gets a `param_` prefix).
@@ -14,6 +14,9 @@
  *     counter:  name = counter, unit = ns if the name ends in `_ns`, else `count`; value filled.
  *     rate:     trial = all only; name = counter, unit = /s; value filled.
  *     duration: name = measured, unit = ns; value = measured time (sum over trials for `all`).
+ *     delta:    trial = all; one row per comparison against the baseline: name = stage,
+ *               metric = mean|p50|p90|p99|p99_9, unit = ns, value = Δ (diff), ci_low, ci_high,
+ *               detectable (the minimum detectable effect) and verdict filled.
  *   Unused cells are empty. Empty also stands for NaN.
  * - Quoting: RFC 4180 (fields with `,` `"` CR or LF are quoted, quotes doubled); CRLF-free, `\n`
  *   line ends.
@@ -39,6 +42,11 @@ const FIXED_COLUMNS = [
   'p99_9',
   'max',
   'value',
+  'metric',
+  'ci_low',
+  'ci_high',
+  'detectable',
+  'verdict',
 ] as const;
 type FixedColumn = (typeof FIXED_COLUMNS)[number];
 
@@ -93,6 +101,21 @@ export function renderCsv(results: RunResults): string {
       }
       const total = s.trials.reduce((a, t) => a + t.durationNs, 0);
       row({ ...base, trial: 'all', kind: 'duration', name: 'measured', unit: 'ns', value: total });
+      for (const c of s.comparison ?? []) {
+        row({
+          ...base,
+          trial: 'all',
+          kind: 'delta',
+          name: c.stage,
+          unit: 'ns',
+          value: c.diff,
+          metric: c.metric,
+          ci_low: c.ciLow,
+          ci_high: c.ciHigh,
+          detectable: c.detectable,
+          verdict: c.verdict,
+        });
+      }
 
       for (const t of s.trials) {
         for (const stage of STAGE_NAMES) {

@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { Histogram } from 'hdr-histogram-js';
 import { decodeHistogram } from './decode.js';
-import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext } from './table.js';
+import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext, untilLine } from './table.js';
 import type { PointResult, RunResults, StageName } from './types.js';
 import { STAGE_DESCRIPTIONS, STAGE_NAMES } from './types.js';
 
@@ -288,6 +288,7 @@ function summaryTableHtml(point: PointResult, baseline: string, ctx: TableContex
     '</table>',
     ...t.notes.map((n) => `<p class="note">${esc(n)}</p>`),
     `<p class="note">${esc(t.deltaNote)}</p>`,
+    ...[untilLine(point)].filter((l) => l !== undefined).map((l) => `<p class="note">${esc(l)}</p>`),
   ].join('\n');
 }
 

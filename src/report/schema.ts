@@ -46,6 +46,9 @@ const comparison = z.object({
   ciLow: num,
   ciHigh: num,
   ratio: num,
+  detectable: num.optional(),
+  floor: z.object({ low: num, high: num }).optional(),
+  insideFloor: z.boolean().optional(),
   verdict: z.enum(['regression', 'improvement', 'within-noise']),
   method: z.string(),
 });
@@ -68,6 +71,17 @@ const point = z
   .object({
     params: z.record(z.string(), z.union([z.number(), z.string()])),
     strategies: z.array(strategy),
+    schedule: z.object({ method: z.string(), rounds: z.array(z.array(z.string())) }).optional(),
+    until: z
+      .object({
+        pct: z.number(),
+        maxTimeMs: z.number(),
+        reached: z.boolean(),
+        rounds: count,
+        stop: z.enum(['reached', 'time', 'trials', 'ended']),
+        widthPct: z.record(z.string(), num),
+      })
+      .optional(),
   })
   .refine((p) => new Set(p.strategies.map((s) => s.label)).size === p.strategies.length, {
     message: 'strategy labels must be unique within a point',
@@ -104,6 +118,7 @@ export const runResultsSchema = z.object({
     workload: z.string().optional(),
   }),
   baseline: z.string(),
+  control: z.string().optional(),
   sweep: z.object({ param: z.string(), values: z.array(z.number()) }).nullable(),
   points: z.array(point),
 });

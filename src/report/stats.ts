@@ -92,6 +92,46 @@ const T975 = [
 const Z975 = 1.959963984540054;
 
 /**
+ * One-sided Student-t quantiles t(0.80, df) for df = 1..30 (index = df): the power term of the
+ * minimum detectable effect (80% power). Checked against numerical integration of the t density.
+ */
+const T80 = [
+  Number.NaN,
+  1.3764,
+  1.0607,
+  0.9785,
+  0.941,
+  0.9195,
+  0.9057,
+  0.896,
+  0.8889,
+  0.8834,
+  0.8791,
+  0.8755,
+  0.8726,
+  0.8702,
+  0.8681,
+  0.8662,
+  0.8647,
+  0.8633,
+  0.862,
+  0.861,
+  0.86,
+  0.8591,
+  0.8583,
+  0.8575,
+  0.8569,
+  0.8562,
+  0.8557,
+  0.8551,
+  0.8546,
+  0.8542,
+  0.8538,
+];
+/** Standard normal 0.80 quantile. */
+const Z80 = 0.8416212335729143;
+
+/**
  * t(0.975, df). Table for df ≤ 30; beyond, the Cornish-Fisher expansion of t around the normal
  * quantile (accurate to ~1e-4 from df = 30, where it gives 2.0423; plain 1.96 would be 4% narrow).
  */
@@ -99,7 +139,19 @@ export function tCritical95(df: number): number {
   if (!(df >= 1)) return Number.NaN;
   const d = Math.floor(df);
   if (d <= 30) return T975[d];
-  const z = Z975;
+  return cornishFisherT(Z975, d);
+}
+
+/** t(0.80, df): table for df ≤ 30, the Cornish-Fisher expansion beyond (0.8538 at df 30). */
+export function tQuantile80(df: number): number {
+  if (!(df >= 1)) return Number.NaN;
+  const d = Math.floor(df);
+  if (d <= 30) return T80[d];
+  return cornishFisherT(Z80, d);
+}
+
+/** The t quantile for `d` degrees of freedom from the normal quantile `z` (Cornish-Fisher, 3 terms). */
+function cornishFisherT(z: number, d: number): number {
   const z3 = z ** 3;
   const z5 = z ** 5;
   const z7 = z ** 7;
@@ -158,6 +210,7 @@ export function compare(baselineTrials: number[], trials: number[], opts: Compar
       ciLow: Number.NaN,
       ciHigh: Number.NaN,
       ratio,
+      detectable: Number.NaN,
       verdict: 'within-noise',
       method: `paired t: no interval from ${n} paired trial${n === 1 ? '' : 's'} (needs at least 2; use --trials 3 or more)`,
     };
@@ -165,7 +218,8 @@ export function compare(baselineTrials: number[], trials: number[], opts: Compar
   const df = n - 1;
   const sd = Math.sqrt(diffs.reduce((a, d) => a + (d - diff) ** 2, 0) / df);
   const t = tCritical95(df);
-  const half = (t * sd) / Math.sqrt(n);
+  const se = sd / Math.sqrt(n);
+  const half = t * se;
   const ciLow = diff - half;
   const ciHigh = diff + half;
   return {
@@ -176,9 +230,21 @@ export function compare(baselineTrials: number[], trials: number[], opts: Compar
     ciLow,
     ciHigh,
     ratio,
+    detectable: minimumDetectable(se, df),
     verdict: verdictOf(ciLow, ciHigh, better),
     method: `paired t, 95% interval of the mean per-trial difference: n=${n} pairs, df=${df}, t=${t.toFixed(3)}`,
   };
+}
+
+/**
+ * The minimum detectable effect of a paired comparison: the true difference that a 95% interval
+ * with this standard error `se` (and `df` degrees of freedom) would exclude 0 for, 80% of the
+ * time: (t(0.975, df) + t(0.80, df)) · se. It is what "within noise" rules out: a regression at
+ * least this large would, 4 times in 5, have been called. (The interval's half-width, t(0.975) ·
+ * se, is the size detected only half the time.) Uses the sample sd, so it is itself an estimate.
+ */
+export function minimumDetectable(se: number, df: number): number {
+  return (tCritical95(df) + tQuantile80(df)) * se;
 }
 
 /** Policy: a difference is called only when the whole interval is on one side of zero. */
@@ -264,7 +330,22 @@ export function comparisonFor(
 }
 
 /**
- * A copy of `results` in which every non-baseline strategy carries its `comparison` list.
+ * The noise-floor rule of a run with an A/A control: `c` (a candidate's comparison) gets the
+ * control's interval on the same stage and metric as its `floor`, and a verdict whose `diff`
+ * lies inside that interval becomes `within-noise` (`insideFloor` says so): an identical copy of
+ * the baseline moved as much. A control without an interval (fewer than 2 pairs) sets no floor.
+ */
+export function applyFloor(c: Comparison, control: Comparison | undefined): Comparison {
+  if (!control || !Number.isFinite(control.ciLow) || !Number.isFinite(control.ciHigh)) return c;
+  const floor = { low: control.ciLow, high: control.ciHigh };
+  const inside = c.verdict !== 'within-noise' && c.diff >= floor.low && c.diff <= floor.high;
+  return inside ? { ...c, floor, insideFloor: true, verdict: 'within-noise' } : { ...c, floor };
+}
+
+/**
+ * A copy of `results` in which every non-baseline strategy carries its `comparison` list; with
+ * an A/A control (`results.control`), every other strategy's verdicts respect its noise floor
+ * ({@link applyFloor}).
  * Context: main thread, after the last trial. Returns: a new object; the input is not modified.
  */
 export function withComparisons(results: RunResults): RunResults {
@@ -272,6 +353,8 @@ export function withComparisons(results: RunResults): RunResults {
     ...results,
     points: results.points.map((p) => {
       const base = baselineOf(p, results.baseline);
+      const control = results.control ? p.strategies.find((s) => s.label === results.control) : undefined;
+      const floors = base && control ? compareStrategies(base, control) : [];
       return {
         ...p,
         strategies: p.strategies.map((s) => {
@@ -279,7 +362,14 @@ export function withComparisons(results: RunResults): RunResults {
             const { comparison: _c, ...rest } = s;
             return rest;
           }
-          return { ...s, comparison: compareStrategies(base, s) };
+          if (s === control) return { ...s, comparison: floors };
+          const comparison = compareStrategies(base, s).map((c) =>
+            applyFloor(
+              c,
+              floors.find((f) => f.stage === c.stage && f.metric === c.metric),
+            ),
+          );
+          return { ...s, comparison };
         }),
       };
     }),

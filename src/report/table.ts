@@ -8,7 +8,15 @@
 
 import { plural } from '../text.js';
 import { comparisonFor } from './stats.js';
-import type { Comparison, PointResult, RunResults, StageName, StrategyResult } from './types.js';
+import type {
+  ComparableMetric,
+  Comparison,
+  PointResult,
+  RunResults,
+  StageName,
+  StrategyResult,
+  Summary,
+} from './types.js';
 import { STAGE_NAMES } from './types.js';
 
 /** The stage shown when a workload has no application one-way latency (e.g. irq_only). */
@@ -25,7 +33,17 @@ const RATE_COLUMNS: ReadonlyArray<readonly [counter: string, title: string]> = [
   ['entropy_bits', 'entropy bits/s'],
 ];
 
-export type Marker = 'worse' | 'better' | '~' | 'baseline' | '';
+export type Marker = 'worse' | 'better' | '~' | 'baseline' | 'noise floor' | '';
+
+/** The default terminal table fits this many columns (`--wide`: every column, however wide). */
+export const TABLE_WIDTH = 120;
+
+/**
+ * Where a column shows in the terminal table: `always`; a priority (1 first) for the columns
+ * added, in that order, while the table still fits {@link TABLE_WIDTH}; or `wide` (only under
+ * `--wide`). HTML, CSV and JSON always have everything.
+ */
+export type ColumnShow = 'always' | number | 'wide';
 
 export interface SummaryRow {
   label: string;
@@ -44,8 +62,12 @@ export interface SummaryTable {
   stageNote?: string;
   baseline: string;
   header: string[];
+  /** Shorter titles for the default terminal table (units said in its caption), `header` order. */
+  shortHeader: string[];
   /** Column alignment, `header` order. */
   align: Array<'left' | 'right'>;
+  /** Which columns the default terminal table shows, `header` order. */
+  show: ColumnShow[];
   rows: SummaryRow[];
   /** One line explaining the Δ column. */
   deltaNote: string;
@@ -65,10 +87,12 @@ export interface TableContext {
   hostCores?: number;
   /** False when the run recorded counters only (`--no-tracing`): no latency at all. */
   tracing?: boolean;
+  /** The A/A control's label (`--control`), if the run had one. */
+  control?: string;
 }
 
 /** The {@link TableContext} of a run, from its metadata (`meta.options` is the resolved config). */
-export function tableContext(results: Pick<RunResults, 'meta'>): TableContext {
+export function tableContext(results: Pick<RunResults, 'meta'> & { control?: string }): TableContext {
   const o = (results.meta.options ?? {}) as {
     workload?: unknown;
     cpus?: unknown;
@@ -89,6 +113,7 @@ export function tableContext(results: Pick<RunResults, 'meta'>): TableContext {
     ...(num(o.trialMs) !== undefined ? { trialMs: num(o.trialMs) } : {}),
     ...(num(results.meta.hostCores) !== undefined ? { hostCores: results.meta.hostCores } : {}),
     ...(typeof o.tracing === 'boolean' ? { tracing: o.tracing } : {}),
+    ...(typeof results.control === 'string' ? { control: results.control } : {}),
   };
 }
 
@@ -215,9 +240,107 @@ export function fmtDelta(c: Comparison): string {
   return `${d} [${fmtSignedUs(c.ciLow)}, ${fmtSignedUs(c.ciHigh)}]`;
 }
 
+/** A share of the baseline as a percentage: `5.8%` below 10, `12%` from 10. */
+export function fmtPct(x: number): string {
+  if (!Number.isFinite(x)) return '?%';
+  const p = Math.abs(x * 100);
+  return `${p < 10 ? p.toFixed(1) : p.toFixed(0)}%`;
+}
+
 export function markerOf(c: Comparison | undefined): Marker {
   if (!c) return '';
   return c.verdict === 'regression' ? 'worse' : c.verdict === 'improvement' ? 'better' : '~';
+}
+
+/**
+ * The verdict cell: `worse`, `better`, or for "within noise" `~` with the smallest effect the
+ * comparison could have seen (`~ could see ±0.40 (5.8%)`, µs and % of the baseline), or why it
+ * is noise (`~ inside noise floor`, with --control). Plain `~` without an interval.
+ */
+export function verdictText(c: Comparison | undefined): string {
+  const marker = markerOf(c);
+  if (!c || marker !== '~') return marker;
+  if (c.insideFloor) return '~ inside noise floor';
+  const mde = c.detectable;
+  if (mde === undefined || !Number.isFinite(mde)) return '~';
+  return `~ could see ±${fmtUs(mde)} (${fmtPct(mde / c.baseline)})`;
+}
+
+/** One column of the summary table. */
+interface Column {
+  title: string;
+  /** Title in the default terminal table, whose caption gives the unit. */
+  short?: string;
+  align: 'left' | 'right';
+  show: ColumnShow;
+  cell(s: StrategyResult, row: { sum?: Summary; comparison?: Comparison; role: Role }): string;
+}
+
+type Role = 'baseline' | 'control' | 'candidate';
+
+/** A tail Δ column: `+9.20 [+2.10, +16.30] worse`. */
+function tailDelta(
+  point: PointResult,
+  baselineLabel: string,
+  stage: StageName,
+  metric: ComparableMetric,
+  title: string,
+): Column {
+  return {
+    title: `Δ ${title} µs [95% CI]`,
+    align: 'right',
+    show: 'wide',
+    cell: (s, { role }) => {
+      if (role === 'baseline') return '';
+      const c = comparisonFor(point, baselineLabel, s, stage, metric);
+      return c ? `${fmtDelta(c)} ${role === 'control' ? 'floor' : markerOf(c)}` : '-';
+    },
+  };
+}
+
+function columnsOf(point: PointResult, baselineLabel: string, stage: StageName): Column[] {
+  const name = stage === 'one_way' ? 'one-way' : stage;
+  const latency = (key: keyof Summary, title: string, show: ColumnShow, short = title): Column => ({
+    title: `${title} µs`,
+    short,
+    align: 'right',
+    show,
+    cell: (_s, { sum }) => (sum ? fmtUs(sum[key]) : '-'),
+  });
+  const rate = (counter: string, title: string, show: ColumnShow): Column => ({
+    title,
+    align: 'right',
+    show,
+    cell: (s) => fmtRate(s.rates[counter]),
+  });
+  const rateShow: Record<string, ColumnShow> = { kthread_switches: 1, handoffs: 3, entropy_bits: 4 };
+  return [
+    { title: 'strategy', align: 'left', show: 'always', cell: (s) => s.label },
+    latency('mean', `${name} mean`, 'always', 'mean'),
+    latency('p50', 'p50', 2),
+    latency('p90', 'p90', 'wide'),
+    latency('p99', 'p99', 'always'),
+    latency('p99_9', 'p99.9', 'always'),
+    latency('max', 'max', 'wide'),
+    {
+      title: 'Δ mean µs [95% CI]',
+      short: 'Δ mean [95% CI]',
+      align: 'right',
+      show: 'always',
+      cell: (_s, { comparison, role }) => (role === 'baseline' ? '' : comparison ? fmtDelta(comparison) : '-'),
+    },
+    {
+      title: '',
+      align: 'left',
+      show: 'always',
+      cell: (_s, { comparison, role }) =>
+        role === 'baseline' ? 'baseline' : role === 'control' ? 'noise floor' : verdictText(comparison),
+    },
+    ...RATE_COLUMNS.map(([counter, title]) => rate(counter, title, rateShow[counter] ?? 'wide')),
+    tailDelta(point, baselineLabel, stage, 'p50', 'p50'),
+    tailDelta(point, baselineLabel, stage, 'p99', 'p99'),
+    tailDelta(point, baselineLabel, stage, 'p99_9', 'p99.9'),
+  ];
 }
 
 /**
@@ -227,48 +350,36 @@ export function markerOf(c: Comparison | undefined): Marker {
 export function summaryTable(point: PointResult, baselineLabel: string, ctx: TableContext = {}): SummaryTable {
   const stage = tableStage(point);
   const name = stage === 'one_way' ? 'one-way' : stage;
-  const header = [
-    'strategy',
-    `${name} mean µs`,
-    'p50 µs',
-    'p90 µs',
-    'p99 µs',
-    'p99.9 µs',
-    'max µs',
-    'Δ mean µs [95% CI]',
-    '',
-    ...RATE_COLUMNS.map(([, title]) => title),
-  ];
-  const align: SummaryTable['align'] = header.map((_, i) => (i === 0 || i === 8 ? 'left' : 'right'));
+  const columns = columnsOf(point, baselineLabel, stage);
   const rows = point.strategies.map((s): SummaryRow => {
-    const isBaseline = s.label === baselineLabel;
+    const role: Role = s.label === baselineLabel ? 'baseline' : s.label === ctx.control ? 'control' : 'candidate';
     const sum = hasStage(s, stage) ? s.merged[stage]!.summary : undefined;
-    const comparison = isBaseline ? undefined : comparisonFor(point, baselineLabel, s, stage, 'mean');
-    const marker: Marker = isBaseline ? 'baseline' : markerOf(comparison);
-    const pct = sum ? [sum.mean, sum.p50, sum.p90, sum.p99, sum.p99_9, sum.max].map(fmtUs) : Array(6).fill('-');
+    const comparison = role === 'baseline' ? undefined : comparisonFor(point, baselineLabel, s, stage, 'mean');
+    const marker: Marker = role === 'baseline' ? 'baseline' : role === 'control' ? 'noise floor' : markerOf(comparison);
     return {
       label: s.label,
-      isBaseline,
+      isBaseline: role === 'baseline',
       comparison,
       marker,
-      cells: [
-        ...pct,
-        isBaseline ? '' : comparison ? fmtDelta(comparison) : '-',
-        marker,
-        ...RATE_COLUMNS.map(([counter]) => fmtRate(s.rates[counter])),
-      ],
+      cells: columns.slice(1).map((c) => c.cell(s, { sum, comparison, role })),
     };
   });
+  const control = ctx.control ? point.strategies.find((s) => s.label === ctx.control) : undefined;
   const table: SummaryTable = {
     stage,
     baseline: baselineLabel,
-    header,
-    align,
+    header: columns.map((c) => c.title),
+    shortHeader: columns.map((c) => c.short ?? c.title),
+    align: columns.map((c) => c.align),
+    show: columns.map((c) => c.show),
     rows,
     deltaNote:
       `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, averaged over interleaved trial pairs ` +
       '(the mean column pools all samples instead, so the two can disagree), with a 95% paired-t interval; ' +
-      '"worse"/"better" only when the interval excludes 0, "~" = within noise.',
+      '"worse"/"better" only when the interval excludes 0' +
+      (control ? ' and the difference lies outside the A/A noise floor' : '') +
+      ', "~" = within noise; "could see ±X (Y%)": the smallest difference this comparison would likely have called ' +
+      '(80% power), in µs and % of the baseline.',
     notes: [],
   };
   if (ctx.tracing === false) table.notes.push(TRACING_OFF_NOTE);
@@ -282,7 +393,70 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
   if (warning) table.notes.push(warning);
   table.notes.push(...handoffsLostWarnings(point));
   table.notes.push(...shortTrialNotes(point));
+  if (control) table.notes.push(...noiseFloorNotes(point, baselineLabel, control, stage));
   return table;
+}
+
+/**
+ * With an A/A control: the run's measured noise floor (the control's Δ on the mean and the tail),
+ * and a warning when the control itself differs from the baseline (its interval excludes 0): the
+ * run's noise is then larger than its intervals say.
+ */
+export function noiseFloorNotes(
+  point: PointResult,
+  baselineLabel: string,
+  control: StrategyResult,
+  stage: StageName,
+): string[] {
+  const parts: string[] = [];
+  const off: string[] = [];
+  for (const [metric, title] of [
+    ['mean', 'mean'],
+    ['p50', 'p50'],
+    ['p99', 'p99'],
+    ['p99_9', 'p99.9'],
+  ] as const) {
+    const c = comparisonFor(point, baselineLabel, control, stage, metric);
+    if (!c) continue;
+    parts.push(`${title} ${fmtDelta(c)}`);
+    if (c.verdict !== 'within-noise') off.push(title);
+  }
+  if (!parts.length) return [];
+  const out = [`noise floor (A/A: ${control.label} − ${baselineLabel}, µs): ${parts.join(', ')}`];
+  if (off.length) {
+    out.push(
+      `warning: the A/A control differs from its baseline on ${listOf(off)}: this run's noise exceeds its intervals ` +
+        '(host load, drift); no verdict inside the floor is called, but consider more trials (--until)',
+    );
+  }
+  return out;
+}
+
+/**
+ * `tail: workqueue p99.9 +9.20 [+2.10, +16.30] worse`: one line per strategy whose tail (p50,
+ * p99, p99.9) comparison calls a difference; for the default table, which has no tail Δ columns.
+ */
+export function tailVerdictNotes(
+  point: PointResult,
+  baselineLabel: string,
+  stage: StageName,
+  control?: string,
+): string[] {
+  const out: string[] = [];
+  for (const s of point.strategies) {
+    if (s.label === baselineLabel || s.label === control) continue;
+    const called: string[] = [];
+    for (const [metric, title] of [
+      ['p50', 'p50'],
+      ['p99', 'p99'],
+      ['p99_9', 'p99.9'],
+    ] as const) {
+      const c = comparisonFor(point, baselineLabel, s, stage, metric);
+      if (c && c.verdict !== 'within-noise') called.push(`${title} ${fmtDelta(c)} ${markerOf(c)}`);
+    }
+    if (called.length) out.push(`tail: ${s.label} ${called.join(', ')} (µs)`);
+  }
+  return out;
 }
 
 /** Make a user string safe for a terminal: control characters (ESC, CR, ...) shown as \xNN. */
@@ -396,8 +570,13 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
   if (trials !== undefined && trialMs !== undefined) {
     const count = results.points[0]?.strategies.length ?? (Array.isArray(o.strategies) ? o.strategies.length : 0);
     const warm = warmupMs ? ` (+ ${msText(warmupMs)} warm-up)` : '';
+    const until = obj(o.until);
+    const more =
+      num(until.pct) !== undefined
+        ? ` or more (--until ±${until.pct}%, up to ${msText(num(until.maxTimeMs) ?? 0)} more per point)`
+        : '';
     parts.push(
-      `${plural(trials, 'trial')} of ${msText(trialMs)}${warm} per strategy${count > 1 ? ', interleaved' : ''}`,
+      `${plural(trials, 'trial')}${more} of ${msText(trialMs)}${warm} per strategy${count > 1 ? ', interleaved' : ''}`,
     );
   }
   return parts.length ? parts.join('; ') : undefined;
@@ -421,10 +600,65 @@ export function statusLine(results: RunResults): string {
 }
 
 /**
- * The terminal table for the whole run. Returns a string ending in a newline; never prints.
+ * Which columns the default terminal table keeps: every `always` column, then the prioritised
+ * ones in priority order while the whole grid (columns two spaces apart) stays within `limit`.
+ * `widths`: each column's width. Context: any thread; pure.
+ */
+export function fitColumns(widths: readonly number[], show: readonly ColumnShow[], limit: number): boolean[] {
+  const keep = show.map((s) => s === 'always');
+  const width = () => widths.reduce((a, w, i) => (keep[i] ? a + w + 2 : a), -2);
+  const optional = show
+    .map((s, i) => [s, i] as const)
+    .filter((e): e is readonly [number, number] => typeof e[0] === 'number')
+    .sort((x, y) => x[0] - y[0]);
+  for (const [, i] of optional) {
+    keep[i] = true;
+    if (width() > limit) keep[i] = false;
+  }
+  return keep;
+}
+
+/** The widest of `widths` (label → half-width %), a missing interval (NaN) counting as widest. */
+export function widestInterval(widths: Record<string, number>): [label: string, width: number] | undefined {
+  const rank = (w: number) => (Number.isFinite(w) ? w : Number.POSITIVE_INFINITY);
+  return Object.entries(widths).reduce<[string, number] | undefined>(
+    (a, e) => (!a || rank(e[1]) > rank(a[1]) ? e : a),
+    undefined,
+  );
+}
+
+/** Under the table of a point that ran with --until: whether the target was reached, and how. */
+export function untilLine(point: PointResult): string | undefined {
+  const u = point.until;
+  if (!u) return undefined;
+  const widest = widestInterval(u.widthPct);
+  const w = widest
+    ? `; widest Δ-mean interval ${Number.isFinite(widest[1]) ? `±${widest[1].toFixed(1)}%` : 'none'} (${widest[0]})`
+    : '';
+  const rounds = plural(u.rounds, 'round');
+  const why: Record<typeof u.stop, string> = {
+    reached: `reached after ${rounds}`,
+    time: `not reached: --max-time (${Math.round(u.maxTimeMs / 1000)} s) ran out after ${rounds}`,
+    trials: `not reached: the trial limit stopped it after ${rounds}`,
+    ended: `not reached: the run ended after ${rounds}`,
+  };
+  return `until ±${u.pct}%: ${why[u.stop]}${w}`;
+}
+
+export interface RenderOptions {
+  /** Every column, however wide (`--wide`). */
+  wide?: boolean;
+  /** The default table's width limit; {@link TABLE_WIDTH}. */
+  width?: number;
+}
+
+/**
+ * The terminal table for the whole run. By default it fits {@link TABLE_WIDTH} columns (see
+ * {@link fitColumns}; the units move to a caption, tail verdicts that are called are listed
+ * under it); `wide` shows every column. Returns a string ending in a newline; never prints.
  * Context: main thread; pure.
  */
-export function renderTable(results: RunResults): string {
+export function renderTable(results: RunResults, opts: RenderOptions = {}): string {
   const out: string[] = [statusLine(results)];
   const setup = setupLine(results);
   if (setup) out.push(termSafe(setup));
@@ -438,10 +672,33 @@ export function renderTable(results: RunResults): string {
     }
     if (t.stageNote) out.push(`(${t.stageNote})`);
     const body = t.rows.map((r) => [termSafe(r.label), ...r.cells]);
-    out.push(...renderGrid(t.header, t.align, body));
+    let dropped = false;
+    if (opts.wide) {
+      out.push(...renderGrid(t.header, t.align, body));
+    } else {
+      const widths = t.shortHeader.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+      const keep = fitColumns(widths, t.show, opts.width ?? TABLE_WIDTH);
+      const pick = <T>(xs: T[]) => xs.filter((_, i) => keep[i]);
+      dropped = keep.some((k) => !k);
+      out.push(`${t.stage === 'one_way' ? 'one-way' : t.stage} latency in µs`);
+      out.push(
+        ...renderGrid(
+          pick(t.shortHeader),
+          pick(t.align),
+          body.map((r) => pick(r)),
+        ),
+      );
+    }
     out.push(...t.notes.map(termSafe));
     out.push(termSafe(t.deltaNote));
+    if (!opts.wide) out.push(...tailVerdictNotes(point, results.baseline, t.stage, ctx.control).map(termSafe));
+    const until = untilLine(point);
+    if (until) out.push(termSafe(until));
+    if (dropped) out.push(MORE_COLUMNS_NOTE);
   });
   out.push(seedLine(results));
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
+
+/** Under a default table that left columns out. */
+export const MORE_COLUMNS_NOTE = '(more columns: --wide; results.csv, results.json and report.html have them all)';

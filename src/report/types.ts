@@ -110,6 +110,22 @@ export interface Comparison {
   ciHigh: number;
   /** value / baseline. */
   ratio: number;
+  /**
+   * The smallest effect this comparison could detect, ns: the minimum detectable effect at 80%
+   * power, (t(0.975, n−1) + t(0.80, n−1)) · sd(d)/√n. NaN with fewer than 2 pairs. Absent in
+   * results written before it existed.
+   */
+  detectable?: number;
+  /**
+   * Runs with an A/A control (`--control`): the control's 95% interval on the same stage and
+   * metric, ns: the run's measured noise floor. Absent on the control itself and without one.
+   */
+  floor?: { low: number; high: number };
+  /**
+   * True when the interval excluded 0 but `diff` lay inside {@link floor}: an A/A copy moved as
+   * much, so the verdict is `within-noise`.
+   */
+  insideFloor?: boolean;
   verdict: Verdict;
   /** How the interval was computed, in words (e.g. `paired t, n=5 pairs, df=4, t=2.776`). */
   method: string;
@@ -121,6 +137,28 @@ export interface PointResult {
   /** The swept parameter(s) at this point, e.g. `{ msg_size: 4096 }`; `{}` without a sweep. */
   params: Record<string, number | string>;
   strategies: StrategyResult[];
+  /**
+   * The order trials ran in: `rounds[r]` lists the strategy labels of round r in run order
+   * (trial r of each). Drawn from the run's seed (see src/harness/schedule.ts). Absent in
+   * results written before the order was randomised (every round then ran in list order).
+   */
+  schedule?: { method: string; rounds: string[][] };
+  /** Runs with `--until`: whether the target width was reached at this point. */
+  until?: UntilOutcome;
+}
+
+/** What `--until PCT --max-time T` achieved at one point. */
+export interface UntilOutcome {
+  /** The target: every Δ-mean interval narrower than ±pct% of the baseline mean. */
+  pct: number;
+  maxTimeMs: number;
+  reached: boolean;
+  /** Rounds run (each strategy ran this many trials). */
+  rounds: number;
+  /** Why it stopped: the target was reached, the time ran out, the trial limit (1000) was hit, or the run ended early (interrupted or failed). */
+  stop: 'reached' | 'time' | 'trials' | 'ended';
+  /** Per strategy label (not the baseline): the Δ-mean interval's half-width, % of the baseline mean, when it stopped. */
+  widthPct: Record<string, number>;
 }
 
 export interface RunError {
@@ -164,6 +202,11 @@ export interface RunResults {
   meta: RunMeta;
   /** Label of the baseline strategy (present in every point). */
   baseline: string;
+  /**
+   * Runs with `--control`: the label of the A/A copy of the baseline (a second instance of the
+   * same strategy spec). Its Δ is the run's noise floor; no verdict calls a difference inside it.
+   */
+  control?: string;
   sweep: { param: string; values: number[] } | null;
   points: PointResult[];
 }

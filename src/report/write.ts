@@ -21,7 +21,7 @@ import { formatHgrm } from './hgrm.js';
 import { renderHtml } from './html.js';
 import { errnoText, makeDirs, rescueDir } from './outdir.js';
 import { validateResults } from './schema.js';
-import { renderTable } from './table.js';
+import { type RenderOptions, renderTable } from './table.js';
 import type { RunResults, StageName } from './types.js';
 import { SCHEMA_VERSION, STAGE_NAMES } from './types.js';
 
@@ -229,9 +229,12 @@ export async function readResults(dir: string): Promise<RunResults> {
 /**
  * `deferlab report DIR`: read DIR/results.json, re-render results.csv, the .hgrm files and
  * report.html from it (results.json itself is left untouched), and return the terminal table
- * for the caller to print.
+ * (`opts.wide`: every column) for the caller to print.
  */
-export async function reportFromDir(dir: string): Promise<{ results: RunResults; paths: string[]; table: string }> {
+export async function reportFromDir(
+  dir: string,
+  opts: RenderOptions = {},
+): Promise<{ results: RunResults; paths: string[]; table: string }> {
   const results = await readResults(dir);
   let paths: string[];
   try {
@@ -243,5 +246,5 @@ export async function reportFromDir(dir: string): Promise<{ results: RunResults;
       e,
     );
   }
-  return { results, paths, table: renderTable(results) };
+  return { results, paths, table: renderTable(results, opts) };
 }

@@ -89,7 +89,7 @@ export async function subRun(
   });
   if (progress) io.stderr('\r\x1b[2K');
   if (workload) results.meta.workload = workload;
-  io.stdout(`${renderTable(results)}\n`);
+  io.stdout(`${renderTable(results, { wide: ctx.config.wide })}\n`);
   if (ctx.config.outDir) await writeResults(join(ctx.config.outDir, name), results);
   if (results.status === 'failed')
     sayStopped(io, 'failed', `${name} failed: ${results.error?.message ?? 'the run failed'}`);

@@ -60,6 +60,10 @@ const RULES: CommandRules = {
       allows: 'if-idle',
     },
     sweep: NO_SWEEP,
+    control: { kind: 'unused', why: 'it compares two IPI policies, not deferral strategies', allows: false },
+    until: { kind: 'unused', why: 'it runs --trials rounds of its own', allows: null },
+    maxTimeMs: { kind: 'unused', why: 'it runs --trials rounds of its own' },
+    wide: { kind: 'unused', why: 'it prints its own table, which has no hidden columns', allows: false },
   },
 };
 

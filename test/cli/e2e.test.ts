@@ -189,6 +189,19 @@ const BAD_INPUT: BadCase[] = [
   },
   { name: 'fastmix 16', args: run('--fastmix', '16'), expect: [/--fastmix/, /64 or 32/, /got 16/] },
   {
+    name: 'until not a percentage',
+    args: run('--until', 'x'),
+    expect: [/--until/, /percentage from 0\.1 to 100/, /got "x"/],
+  },
+  { name: 'until above 100', args: run('--until', '101'), expect: [/--until/, /0\.1 to 100/, /got 101/] },
+  { name: 'max-time without until', args: run('--max-time', '5min'), expect: [/--max-time/, /--until is not given/] },
+  {
+    name: 'max-time too long',
+    args: run('--until', '3', '--max-time', '1441min'),
+    expect: [/--max-time/, /from 1s to 86400s/, /"1441min"/],
+  },
+  { name: 'demo with --control', args: ['demo', '--control'], expect: [/demo takes no --control/] },
+  {
     name: 'config file that does not exist',
     args: run('--config', join(tmp, 'nonexistent.json')),
     expect: [/--config/, /existing file/, /nonexistent\.json/],

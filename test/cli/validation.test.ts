@@ -115,6 +115,27 @@ const FLAG_RULES: [string, string[], string][] = [
     '--baseline must be the label or spec of one of the strategies: my-strategy.ts(delay=2), inline ' +
       '(got "./my-strategy.ts:delay=3"); choose one of those, or add the strategy ./my-strategy.ts:delay=3',
   ],
+  ['until not a number', ['--until', 'x'], '--until must be a percentage from 0.1 to 100 (got "x")'],
+  ['until 0', ['--until', '0'], '--until must be a percentage from 0.1 to 100 (got 0)'],
+  ['until above 100', ['--until', '150%'], '--until must be a percentage from 0.1 to 100 (got "150%")'],
+  ['until negative', ['--until=-2'], '--until must be a percentage from 0.1 to 100 (got -2)'],
+  [
+    'max-time not a duration',
+    ['--until', '3', '--max-time', 'soon'],
+    '--max-time must be a duration like 1500 (ms), 1500ms or 1.5s (got "soon")',
+  ],
+  [
+    'max-time too short',
+    ['--until', '3', '--max-time', '500ms'],
+    '--max-time must be a duration from 1s to 86400s (got "500ms")',
+  ],
+  [
+    'max-time without until',
+    ['--max-time', '5min'],
+    '--max-time limits how long --until keeps adding rounds, but --until is not given; add --until PCT (e.g. --until 3), or drop it',
+  ],
+  ['control given a value', ['--control=yes'], '--control takes no value (got "yes")'],
+  ['wide given a value', ['--wide=1'], '--wide takes no value (got 1)'],
   [
     'empty --config',
     ['--config', ''],
@@ -387,7 +408,7 @@ const FILE_RULES: [string, string, string, string][] = [
     '{"cpu": 4}',
     'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, hz, trialMs, ' +
       'warmupMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
-      'lockSpins, idleSpinNs, watchdogMs, tracing, outDir, sweep',
+      'lockSpins, idleSpinNs, watchdogMs, tracing, outDir, sweep, control, until, maxTimeMs, wide',
   ],
   [
     'unknown nested key',
@@ -752,6 +773,16 @@ const SCENARIO_REJECTS: [string, string[], string][] = [
     ['--strategy', 'tasklet'],
     'scenario ipi-storm takes no --strategy (it compares two IPI policies, always and if-idle, not deferral strategies); ' +
       `drop --strategy, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'ipi-storm',
+    ['--control'],
+    `scenario ipi-storm takes no --control (it compares two IPI policies, not deferral strategies); drop --control, or ${RUN_INSTEAD}`,
+  ],
+  [
+    'ipi-storm',
+    ['--until', '3'],
+    `scenario ipi-storm takes no --until (it runs --trials rounds of its own); drop --until, or ${RUN_INSTEAD}`,
   ],
   [
     'ipi-storm',

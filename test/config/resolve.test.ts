@@ -64,6 +64,9 @@ describe('defaults', () => {
       tracing: true,
       outDir: join(cwd, 'deferlab-results', '20250102-030405'),
       sweep: null,
+      control: null,
+      until: null,
+      wide: false,
     });
   });
 
@@ -77,6 +80,27 @@ describe('defaults', () => {
       seed: four.seed,
       strategies: strategyRefs(four),
     });
+  });
+
+  it('--control appends a second instance of the baseline spec, labelled as the control', () => {
+    const c = resolve({
+      strategies: ['tasklet', 'timer:deferrable=true'],
+      baseline: 'timer(deferrable=true)',
+      control: true,
+    });
+    expect(c.control).toBe('timer(deferrable=true) (control)');
+    expect(c.strategies.map((s) => s.label)).toEqual([
+      'tasklet',
+      'timer(deferrable=true)',
+      'timer(deferrable=true) (control)',
+    ]);
+    const [, base, control] = c.strategies;
+    expect({ ...control, label: base.label }).toEqual(base); // same kind, name, file, options
+  });
+
+  it('--until takes a percentage, with --max-time or its default of 10 min', () => {
+    expect(resolve({ until: '3%' }).until).toEqual({ pct: 3, maxTimeMs: 600_000 });
+    expect(resolve({ until: '0.5', maxTimeMs: '90s' }).until).toEqual({ pct: 0.5, maxTimeMs: 90_000 });
   });
 
   it('are frozen', () => {
@@ -337,7 +361,10 @@ describe('docs/cli.md', () => {
       'workqueue',
       'timer(deferrable=true)',
       'batched.ts(batch=8)',
+      'inline (control)',
     ]);
+    expect(c.control).toBe('inline (control)');
+    expect(c.until).toEqual({ pct: 3, maxTimeMs: 300_000 });
     expect(c.sweep?.values).toHaveLength(9);
     expect(c.outDir).toBe(join(cwd, 'results', 'batched'));
   });

@@ -56,8 +56,36 @@ describe('results.csv', () => {
       'p99_9',
       'max',
       'value',
+      'metric',
+      'ci_low',
+      'ci_high',
+      'detectable',
+      'verdict',
     ]);
     for (const row of body) expect(row).toHaveLength(header.length);
+  });
+
+  it('has one delta row per comparison, with its interval, detectable effect and verdict', () => {
+    const deltas = body.filter((row) => row[col('kind')] === 'delta');
+    const expected = r.points.flatMap((p) => p.strategies.flatMap((s) => s.comparison ?? []));
+    expect(deltas).toHaveLength(expected.length);
+    const s = r.points[0].strategies[1];
+    const c = s.comparison!.find((x) => x.stage === 'one_way' && x.metric === 'p99')!;
+    const row = deltas.find(
+      (d) =>
+        d[col('point')] === '0' &&
+        d[col('label')] === s.label &&
+        d[col('name')] === 'one_way' &&
+        d[col('metric')] === 'p99',
+    )!;
+    expect(Number(row[col('value')])).toBeCloseTo(c.diff, 2);
+    expect(Number(row[col('ci_low')])).toBeCloseTo(c.ciLow, 2);
+    expect(Number(row[col('ci_high')])).toBeCloseTo(c.ciHigh, 2);
+    expect(Number(row[col('detectable')])).toBeCloseTo(c.detectable!, 2);
+    expect(row[col('verdict')]).toBe(c.verdict);
+    expect(row[col('trial')]).toBe('all');
+    // The baseline has none.
+    expect(deltas.some((d) => d[col('label')] === r.baseline)).toBe(false);
   });
 
   it('has one merged latency row per point × strategy × stage, matching results.json', () => {

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { esc, niceScale, percentileToX, renderHtml } from '../../src/report/html.js';
+import { withComparisons } from '../../src/report/stats.js';
 import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic.js';
 import { STAGE_NAMES } from '../../src/report/types.js';
 
@@ -49,6 +50,28 @@ describe('report.html', () => {
     expect(html).toContain('<table class="summary">');
     expect(html).toContain('<table class="counters">');
     expect(html).toContain('entropy_bits');
+  });
+
+  it('has every column, the A/A noise floor and the --until outcome', () => {
+    const withControl = syntheticResults({
+      samples: 200,
+      trials: 3,
+      strategies: [...strategies, { ...DEFAULT_STRATEGIES[0], label: 'inline (control)' }],
+    });
+    withControl.control = 'inline (control)';
+    withControl.points[0].until = {
+      pct: 3,
+      maxTimeMs: 60_000,
+      reached: true,
+      rounds: 3,
+      stop: 'reached',
+      widthPct: {},
+    };
+    const out = renderHtml(withComparisons(withControl));
+    for (const h of ['p90 µs', 'max µs', 'wakeups/s', 'Δ p99.9 µs [95% CI]']) expect(out).toContain(`${esc(h)}</th>`);
+    expect(out).toContain('>noise floor</td>');
+    expect(out).toMatch(/<p class="note">noise floor \(A\/A: inline \(control\) − inline, µs\): mean /);
+    expect(out).toContain('<p class="note">until ±3%: reached after 3 rounds</p>');
   });
 
   it('flags a run that did not complete', () => {

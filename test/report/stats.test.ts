@@ -1,15 +1,19 @@
 import { build } from 'hdr-histogram-js';
 import { describe, expect, it } from 'vitest';
 import {
+  applyFloor,
   compare,
   compareStage,
   compareStrategies,
+  minimumDetectable,
   summarize,
   tCritical95,
+  tQuantile80,
   withComparisons,
 } from '../../src/report/stats.js';
 import { mulberry32, syntheticResults } from '../../src/report/synthetic.js';
-import type { StrategyResult, Summary, TrialResult } from '../../src/report/types.js';
+import type { StrategyResult } from '../../src/report/types.js';
+import { withTrials } from '../fixtures/trials.js';
 
 describe('summarize', () => {
   it('reads count, min, mean, percentiles and max from a real histogram', () => {
@@ -50,6 +54,27 @@ describe('tCritical95', () => {
     expect(tCritical95(60)).toBeCloseTo(2.0003, 3);
     expect(tCritical95(1000)).toBeCloseTo(1.9623, 3);
     expect(tCritical95(0)).toBeNaN();
+  });
+});
+
+describe('tQuantile80 and the minimum detectable effect', () => {
+  it('uses the table up to df 30 and the expansion beyond', () => {
+    expect(tQuantile80(1)).toBeCloseTo(1.3764, 4);
+    expect(tQuantile80(4)).toBeCloseTo(0.941, 4);
+    expect(tQuantile80(30)).toBeCloseTo(0.8538, 4);
+    expect(tQuantile80(31)).toBeCloseTo(0.8535, 3);
+    expect(tQuantile80(1000)).toBeCloseTo(0.8419, 3);
+    expect(tQuantile80(0)).toBeNaN();
+  });
+
+  it('is (t(0.975) + t(0.80)) standard errors, and compare reports it', () => {
+    expect(minimumDetectable(100, 4)).toBeCloseTo((2.7764 + 0.941) * 100, 6);
+    const c = compare([100, 200, 300], [110, 190, 330]);
+    const d = [10, -10, 30];
+    const sd = Math.sqrt(d.reduce((a, x) => a + (x - 10) ** 2, 0) / 2);
+    expect(c.detectable).toBeCloseTo(minimumDetectable(sd / Math.sqrt(3), 2), 9);
+    expect(c.detectable).toBeGreaterThan(c.ciHigh - c.diff); // beyond the half-width
+    expect(compare([1], [2]).detectable).toBeNaN();
   });
 });
 
@@ -131,35 +156,7 @@ describe('compare (paired t over interleaved trials)', () => {
 });
 
 describe('compareStage', () => {
-  const sum = (mean: number): Summary => ({
-    count: 100,
-    min: 0,
-    mean,
-    p50: mean,
-    p90: mean,
-    p99: mean,
-    p99_9: mean,
-    max: mean,
-  });
-  const strat = (label: string, means: Array<[index: number, mean: number]>): StrategyResult => ({
-    label,
-    name: label,
-    kind: 'builtin',
-    options: {},
-    description: '',
-    trials: means.map(
-      ([index, mean]): TrialResult => ({
-        index,
-        order: index,
-        durationNs: 1e9,
-        stages: { one_way: sum(mean) },
-        counters: {},
-      }),
-    ),
-    merged: {},
-    counters: {},
-    rates: {},
-  });
+  const strat = withTrials;
 
   it('pairs trials by index, not by array position', () => {
     const a = strat('a', [
@@ -181,6 +178,54 @@ describe('compareStage', () => {
   it('is undefined for a stage either side lacks', () => {
     const a = strat('a', [[0, 1]]);
     expect(compareStage(a, a, 'work', 'mean')).toBeUndefined();
+  });
+
+  it('with a control, a difference inside the A/A interval gets no verdict, one outside keeps it', () => {
+    const base = strat('inline', [
+      [0, 1000],
+      [1, 2000],
+      [2, 3000],
+    ]);
+    const control = strat('inline (control)', [
+      [0, 1040],
+      [1, 2060],
+      [2, 3050],
+    ]); // A/A: +40..+60, an interval excluding 0 (the run's noise floor)
+    const near = strat('near', [
+      [0, 1050],
+      [1, 2048],
+      [2, 3052],
+    ]); // +50 ± 2: "worse" alone, but inside the floor
+    const far = strat('far', [
+      [0, 1500],
+      [1, 2510],
+      [2, 3490],
+    ]);
+    const r = withComparisons({
+      ...syntheticResults({ samples: 10, trials: 1 }),
+      baseline: 'inline',
+      control: 'inline (control)',
+      points: [{ params: {}, strategies: [base, control, near, far] }],
+    });
+    const [, c, n, f] = r.points[0].strategies;
+    const mean = (s: StrategyResult) => s.comparison!.find((x) => x.stage === 'one_way' && x.metric === 'mean')!;
+    expect(mean(c).verdict).toBe('regression'); // the control's own comparison is reported as it is
+    expect(mean(c).floor).toBeUndefined();
+    expect(compareStage(base, near, 'one_way', 'mean')!.verdict).toBe('regression');
+    expect(mean(n).verdict).toBe('within-noise');
+    expect(mean(n).insideFloor).toBe(true);
+    expect(mean(n).floor).toEqual({ low: mean(c).ciLow, high: mean(c).ciHigh });
+    expect(mean(f).verdict).toBe('regression');
+    expect(mean(f).insideFloor).toBeUndefined();
+  });
+
+  it('applyFloor sets no floor from a control without an interval', () => {
+    const c = compare([1, 2, 3], [11, 12, 13]);
+    const { n: _n, ...cmp } = c;
+    const full = { stage: 'one_way' as const, metric: 'mean' as const, ...cmp };
+    const noInterval = { ...full, ciLow: Number.NaN, ciHigh: Number.NaN };
+    expect(applyFloor(full, noInterval)).toEqual(full);
+    expect(applyFloor(full, undefined)).toEqual(full);
   });
 
   it('withComparisons fills every non-baseline strategy and leaves the baseline without', () => {

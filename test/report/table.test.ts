@@ -1,14 +1,25 @@
 import { describe, expect, it } from 'vitest';
+import { withComparisons } from '../../src/report/stats.js';
 import { DEFAULT_STRATEGIES, type SyntheticOptions, syntheticResults } from '../../src/report/synthetic.js';
-import { renderTable, summaryTable, TRACING_OFF_NOTE, termSafe } from '../../src/report/table.js';
+import {
+  fitColumns,
+  MORE_COLUMNS_NOTE,
+  renderTable,
+  summaryTable,
+  TABLE_WIDTH,
+  TRACING_OFF_NOTE,
+  termSafe,
+  untilLine,
+  verdictText,
+} from '../../src/report/table.js';
 import type { RunResults, StageName } from '../../src/report/types.js';
 
 describe('terminal table', () => {
   const r = syntheticResults({ samples: 300, trials: 4, msgSizes: [64, 1024] });
-  const text = renderTable(r);
+  const text = renderTable(r, { wide: true });
   const lines = text.split('\n');
 
-  it('lists every strategy of every point, with units in the header', () => {
+  it('lists every strategy of every point, with units in the header (--wide: every column)', () => {
     for (const p of r.points) for (const s of p.strategies) expect(text).toContain(s.label);
     expect(text).toContain('point 2/2: msg_size=1024');
     const header = lines.find((l) => l.startsWith('strategy'))!;
@@ -23,9 +34,13 @@ describe('terminal table', () => {
       'wakeups/s',
       'ctx switches/s',
       'entropy bits/s',
+      'Δ p50 µs [95% CI]',
+      'Δ p99 µs [95% CI]',
+      'Δ p99.9 µs [95% CI]',
     ]) {
       expect(header).toContain(h);
     }
+    expect(text).not.toContain(MORE_COLUMNS_NOTE);
   });
 
   it('aligns columns: every row of a point is as wide as its rule', () => {
@@ -40,11 +55,83 @@ describe('terminal table', () => {
 
   it('shows the one-way mean in µs with 2 decimals and the Δ with interval and verdict', () => {
     const s = r.points[0].strategies[1];
-    const row = lines.find((l) => l.startsWith(s.label))!;
-    expect(row).toContain((s.merged.one_way!.summary.mean / 1000).toFixed(2));
-    expect(row).toMatch(/[+-]\d+\.\d\d \[[+-]\d+\.\d\d, [+-]\d+\.\d\d\]\s+(worse|better|~)/);
-    expect(lines.find((l) => l.startsWith(r.baseline))).toContain('baseline');
-    expect(text).toMatch(/^Δ mean: .*95% paired-t interval/m);
+    for (const out of [text, renderTable(r)]) {
+      const row = out.split('\n').find((l) => l.startsWith(s.label))!;
+      expect(row).toContain((s.merged.one_way!.summary.mean / 1000).toFixed(2));
+      expect(row).toMatch(/[+-]\d+\.\d\d \[[+-]\d+\.\d\d, [+-]\d+\.\d\d\]\s+(worse|better|~)/);
+      expect(out.split('\n').find((l) => l.startsWith(r.baseline))).toContain('baseline');
+      expect(out).toMatch(/^Δ mean: .*95% paired-t interval/m);
+    }
+  });
+
+  it('fits 120 columns by default: the latency, the Δ mean and its verdict always; rates as room allows', () => {
+    const wide = syntheticResults({
+      samples: 300,
+      trials: 4,
+      strategies: DEFAULT_STRATEGIES.map((s, i) => (i === 1 ? { ...s, label: 'timer(deferrable=true)' } : s)),
+    });
+    const out = renderTable(wide).split('\n');
+    const ruleAt = out.findIndex((l) => l.startsWith('------'));
+    for (const l of out.slice(ruleAt - 1, ruleAt + 1 + wide.points[0].strategies.length)) {
+      expect(l.length).toBeLessThanOrEqual(TABLE_WIDTH);
+    }
+    const header = out[ruleAt - 1];
+    for (const h of ['strategy', 'mean', 'p99', 'p99.9', 'Δ mean [95% CI]']) expect(header).toContain(h);
+    expect(header).not.toContain('max');
+    expect(out[ruleAt - 2]).toBe('one-way latency in µs'); // the caption gives the unit
+    expect(out).toContain(MORE_COLUMNS_NOTE);
+    // The full table of the same run is wider.
+    expect(
+      Math.max(
+        ...renderTable(wide, { wide: true })
+          .split('\n')
+          .map((l) => (l.startsWith('---') ? l.length : 0)),
+      ),
+    ).toBeGreaterThan(TABLE_WIDTH);
+  });
+
+  it('fitColumns keeps every "always" column, then adds the others by priority while they fit', () => {
+    // widths: 10 each; always, p1, p2, wide, p3 → grid width 10·k + 2·(k − 1)
+    const show = ['always', 1, 2, 'wide', 3] as const;
+    expect(fitColumns([10, 10, 10, 10, 10], [...show], 34)).toEqual([true, true, true, false, false]);
+    expect(fitColumns([10, 10, 10, 10, 10], [...show], 33)).toEqual([true, true, false, false, false]);
+    expect(fitColumns([10, 30, 10, 10, 10], [...show], 34)).toEqual([true, false, true, false, true]); // p1 too wide: skipped
+    expect(fitColumns([10, 10, 10, 10, 10], [...show], 5)).toEqual([true, false, false, false, false]);
+  });
+
+  it('says beside "~" how small a difference the comparison could have seen', () => {
+    const row = renderTable(r)
+      .split('\n')
+      .find((l) => / ~ /.test(l));
+    if (row) expect(row).toMatch(/~ could see ±\d+\.\d\d \(\d+(\.\d)?%\)/);
+    const c = {
+      stage: 'one_way' as const,
+      metric: 'mean' as const,
+      baseline: 10_000,
+      value: 10_100,
+      diff: 100,
+      ciLow: -200,
+      ciHigh: 400,
+      ratio: 1.01,
+      detectable: 580,
+      verdict: 'within-noise' as const,
+      method: '',
+    };
+    expect(verdictText(c)).toBe('~ could see ±0.58 (5.8%)');
+    expect(verdictText({ ...c, detectable: 1500 })).toBe('~ could see ±1.50 (15%)');
+    expect(verdictText({ ...c, insideFloor: true })).toBe('~ inside noise floor');
+    expect(verdictText({ ...c, detectable: undefined })).toBe('~');
+    expect(verdictText({ ...c, verdict: 'regression' })).toBe('worse');
+  });
+
+  it('lists under the default table the tail verdicts that are called (the wide table has them as columns)', () => {
+    const tail = renderTable(r)
+      .split('\n')
+      .filter((l) => l.startsWith('tail: '));
+    for (const l of tail) expect(l).toMatch(/^tail: \S+ (p50|p99|p99\.9) [+-]\d+\.\d\d \[.*\] (worse|better)/);
+    // workqueue's tail is far above inline's in the synthetic model: always called.
+    expect(tail.some((l) => l.startsWith('tail: workqueue '))).toBe(true);
+    expect(text).not.toMatch(/^tail: /m);
   });
 
   it('falls back to handoff_to_start, and says so, when the workload has no one_way', () => {
@@ -56,8 +143,9 @@ describe('terminal table', () => {
     irqOnly.meta.options = { workload: { kind: 'irq_only' } };
     const t = summaryTable(irqOnly.points[0], irqOnly.baseline);
     expect(t.stage).toBe<StageName>('handoff_to_start');
+    expect(renderTable(irqOnly, { wide: true })).toContain('handoff_to_start mean µs');
     const out = renderTable(irqOnly);
-    expect(out).toContain('handoff_to_start mean µs');
+    expect(out).toContain('handoff_to_start latency in µs');
     expect(out).toContain('no one_way latency in this workload: showing handoff_to_start instead');
     expect(out).not.toMatch(/^warning:/m);
   });
@@ -316,5 +404,59 @@ describe('hand-offs lost (refused while nothing was pending)', () => {
     expect(lost([0, 0, 0])).toEqual([]);
     expect(lost([undefined, undefined, undefined])).toEqual([]);
     expect(lost([undefined, Number.NaN, undefined])).toEqual([]);
+  });
+});
+
+describe('with an A/A control (--control)', () => {
+  const withControl = () => {
+    const strategies = [...DEFAULT_STRATEGIES.slice(0, 3), { ...DEFAULT_STRATEGIES[0], label: 'inline (control)' }];
+    const r = syntheticResults({ samples: 500, trials: 5, strategies });
+    r.control = 'inline (control)';
+    return withComparisons(r);
+  };
+
+  it('marks the control row as the noise floor and reports its Δ on the mean and the tail', () => {
+    const lines = renderTable(withControl()).split('\n');
+    expect(lines.find((l) => l.startsWith('inline (control)'))).toMatch(/\]\s+noise floor/);
+    const floor = lines.filter((l) => l.startsWith('noise floor'));
+    expect(floor).toHaveLength(1);
+    expect(floor[0]).toMatch(
+      /^noise floor \(A\/A: inline \(control\) − inline, µs\): mean [+-]\S+ \[.*\], p50 .*, p99 .*, p99\.9 .*$/,
+    );
+    expect(lines.find((l) => l.startsWith('Δ mean:'))).toContain('outside the A/A noise floor');
+    expect(lines.some((l) => l.startsWith('tail: inline (control)'))).toBe(false); // the floor is no verdict
+  });
+
+  it('warns when the control itself differs from its baseline', () => {
+    const r = withControl();
+    const control = r.points[0].strategies.find((s) => s.label === 'inline (control)')!;
+    for (const c of control.comparison!) if (c.metric === 'p99') c.verdict = 'regression';
+    const warning = renderTable(r)
+      .split('\n')
+      .filter((l) => l.startsWith('warning: the A/A control'));
+    expect(warning).toEqual([
+      "warning: the A/A control differs from its baseline on p99: this run's noise exceeds its intervals " +
+        '(host load, drift); no verdict inside the floor is called, but consider more trials (--until)',
+    ]);
+  });
+});
+
+describe('with --until', () => {
+  const r = syntheticResults({ samples: 50, trials: 3 });
+  const line = (until: RunResults['points'][number]['until']) => {
+    r.points[0].until = until;
+    return untilLine(r.points[0]);
+  };
+
+  it('says whether the target was reached, why it stopped, and the widest interval', () => {
+    const base = { pct: 3, maxTimeMs: 600_000, rounds: 12, widthPct: { tasklet: 2.1, timer: 2.84 } };
+    expect(line({ ...base, reached: true, stop: 'reached' })).toBe(
+      'until ±3%: reached after 12 rounds; widest Δ-mean interval ±2.8% (timer)',
+    );
+    expect(line({ ...base, reached: false, stop: 'time', widthPct: { tasklet: 4.12, timer: Number.NaN } })).toBe(
+      'until ±3%: not reached: --max-time (600 s) ran out after 12 rounds; widest Δ-mean interval none (timer)',
+    );
+    expect(renderTable(r)).toContain('until ±3%: not reached');
+    expect(line(undefined)).toBeUndefined();
   });
 });

@@ -1,0 +1,123 @@
+/**
+ * Calibration of the comparison method on synthetic data with a known answer: many simulated
+ * runs of a baseline against a candidate whose latencies are the baseline's shifted by a known
+ * amount (0 for an A/A comparison), compared exactly as a real run's trials are ({@link compare}
+ * on per-trial summaries, paired by trial). Counts how often each metric's 95% interval calls a
+ * difference, and how often it covers the true shift.
+ *
+ * The test suite holds the method to the bars in docs/results.md ("Tested coverage"); this
+ * module is pure computation (no threads, no clock), seeded, and fast enough for a unit test.
+ *
+ * The latency model, per sample: a log-normal body (median `medianNs`, sigma 0.3) plus, with
+ * probability 1%, a uniform tail up to 5 × the median (a kworker wake-up). Each trial has a
+ * drift shared by both sides (additive, normal with sd `driftNs`: what interleaving pairs away)
+ * and a factor of its own per side (normal around 1, sd `jitter`: the host state each trial
+ * meets). The candidate's samples are the baseline model's plus `shiftNs`, so its true Δ is
+ * exactly `shiftNs` for the mean and for every percentile.
+ */
+import { compare } from './stats.js';
+import { mulberry32 } from './synthetic.js';
+import type { ComparableMetric } from './types.js';
+import { COMPARABLE_METRICS } from './types.js';
+
+export interface CalibrationOptions {
+  /** Simulated comparisons (runs). */
+  comparisons: number;
+  /** Trials per strategy in each run (paired). */
+  trials: number;
+  /** Latency samples per trial. */
+  samples: number;
+  /** The candidate's true shift, ns (0: A/A). */
+  shiftNs: number;
+  seed: number;
+  medianNs?: number;
+  /** Sd of the per-trial drift shared by both sides, ns. */
+  driftNs?: number;
+  /** Sd of each side's own per-trial factor (0.02 = 2%). */
+  jitter?: number;
+}
+
+export interface MetricCalibration {
+  /** Comparisons with an interval. */
+  n: number;
+  /** Intervals that excluded 0: a difference was called. */
+  called: number;
+  /** Intervals that contained the true shift. */
+  covered: number;
+  /** Mean of the minimum detectable effect over the comparisons, ns. */
+  meanDetectable: number;
+  /** Mean interval half-width, ns. */
+  meanHalfWidth: number;
+}
+
+/** Summary values of one trial: mean and the percentiles, as `summarize` names them. */
+function trialSummary(xs: Float64Array): Record<ComparableMetric, number> {
+  xs.sort();
+  const n = xs.length;
+  // HdrHistogram's getValueAtPercentile: the value at rank ceil(p/100 · n).
+  const at = (p: number) => xs[Math.min(n - 1, Math.max(0, Math.ceil((p / 100) * n) - 1))];
+  let sum = 0;
+  for (let i = 0; i < n; i++) sum += xs[i];
+  return { mean: sum / n, p50: at(50), p90: at(90), p99: at(99), p99_9: at(99.9) };
+}
+
+/**
+ * Run the simulation. Context: any thread; pure (seeded). Returns, per metric, how often the
+ * interval called a difference and how often it covered the true shift.
+ */
+export function calibrate(opts: CalibrationOptions): Record<ComparableMetric, MetricCalibration> {
+  const rnd = mulberry32(opts.seed);
+  let spare = Number.NaN; // Box-Muller makes normals in pairs: keep the second
+  const normal = (): number => {
+    if (!Number.isNaN(spare)) {
+      const z = spare;
+      spare = Number.NaN;
+      return z;
+    }
+    const r = Math.sqrt(-2 * Math.log(1 - rnd()));
+    const a = 2 * Math.PI * rnd();
+    spare = r * Math.sin(a);
+    return r * Math.cos(a);
+  };
+  const median = opts.medianNs ?? 6_000;
+  const driftNs = opts.driftNs ?? 0.2 * median;
+  const jitter = opts.jitter ?? 0.02;
+  const sample = (): number => median * Math.exp(0.3 * normal()) + (rnd() < 0.03 ? rnd() * 5 * median : 0);
+  const side = (drift: number, shift: number): Record<ComparableMetric, number> => {
+    const factor = 1 + jitter * normal();
+    const xs = new Float64Array(opts.samples);
+    for (let i = 0; i < xs.length; i++) xs[i] = (sample() + drift) * factor + shift;
+    return trialSummary(xs);
+  };
+  const out = Object.fromEntries(
+    COMPARABLE_METRICS.map((m) => [m, { n: 0, called: 0, covered: 0, meanDetectable: 0, meanHalfWidth: 0 }]),
+  ) as Record<ComparableMetric, MetricCalibration>;
+  for (let c = 0; c < opts.comparisons; c++) {
+    const base: Record<ComparableMetric, number>[] = [];
+    const cand: Record<ComparableMetric, number>[] = [];
+    for (let t = 0; t < opts.trials; t++) {
+      const drift = driftNs * normal();
+      base.push(side(drift, 0));
+      cand.push(side(drift, opts.shiftNs));
+    }
+    for (const m of COMPARABLE_METRICS) {
+      const r = compare(
+        base.map((b) => b[m]),
+        cand.map((x) => x[m]),
+      );
+      if (!Number.isFinite(r.ciLow)) continue;
+      const o = out[m];
+      o.n++;
+      if (r.verdict !== 'within-noise') o.called++;
+      if (r.ciLow <= opts.shiftNs && opts.shiftNs <= r.ciHigh) o.covered++;
+      o.meanDetectable += r.detectable ?? Number.NaN;
+      o.meanHalfWidth += (r.ciHigh - r.ciLow) / 2;
+    }
+  }
+  for (const m of COMPARABLE_METRICS) {
+    const o = out[m];
+    o.meanDetectable /= o.n || 1;
+    o.meanHalfWidth /= o.n || 1;
+  }
+  return out;
+}

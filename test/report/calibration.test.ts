@@ -1,0 +1,55 @@
+/**
+ * The comparison method against synthetic data with a known answer (src/report/calibration.ts):
+ * pure, seeded computation, no threads. The bars are the ones docs/results.md states.
+ */
+import { describe, expect, it } from 'vitest';
+import { calibrate } from '../../src/report/calibration.js';
+
+const rate = (o: { called: number; n: number }) => o.called / o.n;
+const coverage = (o: { covered: number; n: number }) => o.covered / o.n;
+
+describe('calibration of the paired-t interval', () => {
+  // One simulation shared by the A/A tests: 1000 runs of 5 paired trials, 1000 samples each.
+  const aa = calibrate({ comparisons: 1000, trials: 5, samples: 1000, shiftNs: 0, seed: 1 });
+
+  it('over 1000 A/A comparisons, the 95% interval calls a difference 3–7% of the time, for the mean and the tail', () => {
+    for (const m of ['mean', 'p50', 'p99', 'p99_9'] as const) {
+      expect(aa[m].n, m).toBe(1000);
+      expect(rate(aa[m]), m).toBeGreaterThanOrEqual(0.03);
+      expect(rate(aa[m]), m).toBeLessThanOrEqual(0.07);
+    }
+  });
+
+  it('covers a known true shift about 95% of the time (1000 runs, +300 ns on every sample)', () => {
+    const shifted = calibrate({ comparisons: 1000, trials: 5, samples: 1000, shiftNs: 300, seed: 2 });
+    for (const m of ['mean', 'p50', 'p99', 'p99_9'] as const) {
+      expect(coverage(shifted[m]), m).toBeGreaterThanOrEqual(0.93);
+      expect(coverage(shifted[m]), m).toBeLessThanOrEqual(0.97);
+    }
+    // The shift is about one minimum detectable effect for the mean: called often, not always.
+    expect(rate(shifted.mean)).toBeGreaterThan(0.4);
+    expect(rate(shifted.mean)).toBeLessThan(0.95);
+  });
+
+  it('calls an effect of the size "could see" reports most of the time (~70–80%: the power it is defined by)', () => {
+    const mde = aa.mean.meanDetectable;
+    expect(mde).toBeGreaterThan(aa.mean.meanHalfWidth); // larger than the half-width (50% power)
+    const atMde = calibrate({ comparisons: 500, trials: 5, samples: 1000, shiftNs: mde, seed: 3 });
+    expect(rate(atMde.mean)).toBeGreaterThanOrEqual(0.6);
+    expect(rate(atMde.mean)).toBeLessThanOrEqual(0.9);
+    const atHalfWidth = calibrate({
+      comparisons: 500,
+      trials: 5,
+      samples: 1000,
+      shiftNs: aa.mean.meanHalfWidth,
+      seed: 4,
+    });
+    expect(rate(atHalfWidth.mean)).toBeLessThan(rate(atMde.mean));
+  });
+
+  it('is seeded: the same seed gives the same counts', () => {
+    const a = calibrate({ comparisons: 50, trials: 3, samples: 200, shiftNs: 0, seed: 42 });
+    const b = calibrate({ comparisons: 50, trials: 3, samples: 200, shiftNs: 0, seed: 42 });
+    expect(a).toEqual(b);
+  });
+});
