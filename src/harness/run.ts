@@ -25,6 +25,7 @@ import { summarize, withComparisons } from '../report/stats.js';
 import type { PointResult, RunResults, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
 import { describe } from '../strategies/load.js';
 import { VERSION } from '../version.js';
+import { calibrate, finishCalibration } from './calibrate.js';
 import { machineOptions, type PointParams, strategyRefs, sweepPoints } from './options.js';
 import { startWatchdog } from './watchdog.js';
 
@@ -96,6 +97,13 @@ export async function runExperiment(config: ResolvedConfig, hooks: RunHooks = {}
     points: [],
   };
   const say = hooks.progress ?? (() => {});
+  say('calibrating the host...');
+  try {
+    results.meta.calibration = await calibrate(hooks.signal);
+  } catch (e) {
+    // The run goes on without the block (an abort ends it at the first boot, just below).
+    if (!hooks.signal?.aborted) say(`calibration skipped: ${e instanceof Error ? e.message : String(e)}`);
+  }
   try {
     for (const params of sweepPoints(config)) {
       const point = await runPoint(config, params, descriptions, results, hooks, say);
@@ -107,6 +115,7 @@ export async function runExperiment(config: ResolvedConfig, hooks: RunHooks = {}
     else throw e;
   }
   results.meta.finishedAt = new Date().toISOString();
+  finishCalibration(results.meta.calibration);
   return withComparisons(results);
 }
 
