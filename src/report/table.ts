@@ -7,6 +7,7 @@
  */
 
 import { plural } from '../text.js';
+import { calibrationLine } from './calibration.js';
 import { comparisonFor } from './stats.js';
 import type { Comparison, PointResult, RunResults, StageName, StrategyResult } from './types.js';
 import { STAGE_NAMES } from './types.js';
@@ -443,5 +444,7 @@ export function renderTable(results: RunResults): string {
     out.push(termSafe(t.deltaNote));
   });
   out.push(seedLine(results));
+  const host = calibrationLine(results.meta); // absent in results written before the block
+  if (host) out.push(host);
   return out.join('\n') + '\n';
 }
