@@ -102,6 +102,9 @@ export async function runCalibrationThread(d: CalibrationWorkerData): Promise<Ca
   const { initHistograms, newHistogram } = await import('../machine/trace.js');
   const wasm = await initHistograms(); // before any histogram is built (the Runtime's tracer too)
   const { sameThreadSwitcher } = await import('./calibrate-switch.js');
+  // The same-thread switch's warm-up (unmeasured, the longest part) runs while B starts.
+  const sw = sameThreadSwitcher();
+  sw(d.switchWarmupCycles);
   const out: CalibrationSamples = {
     futexP50: [],
     futexP99: [],
@@ -123,10 +126,8 @@ export async function runCalibrationThread(d: CalibrationWorkerData): Promise<Ca
     out.handoffP99.push(quantileInPlace(oneWay, d.rounds, 0.99));
   }
   // Single-thread costs in many short batches (tens of µs each): a batch the host preempted
-  // lands in the tail, not at the median.
-  // Each is warmed up first (unmeasured), as a trial's warm-up warms the machine's paths.
-  const sw = sameThreadSwitcher();
-  sw(d.switchWarmupCycles);
+  // lands in the tail, not at the median. Each is warmed up first, unmeasured (the switch above),
+  // as a trial's warm-up warms the machine's paths.
   for (let r = 0; r < d.batches; r++) out.sameThreadSwitch.push(sw(d.batchCycles));
   clockReadNs(10 * d.batchCalls);
   for (let r = 0; r < d.batches; r++) out.clockRead.push(clockReadNs(d.batchCalls));
