@@ -4,12 +4,13 @@
  *
  * Thread A (the measurer) times everything; thread B (the partner) only answers. Both know the
  * schedule from their start-up data (`reps` repetitions of: `warmup + rounds` futex round trips,
- * then `warmup + rounds` hand-off round trips), so no control word is needed. When B has
- * answered its last round it exits; A then measures the single-thread costs alone (timing
- * calibration belongs on one thread at a time).
+ * then `warmup + rounds` hand-off round trips), so no control word is needed. A first warms the
+ * same-thread switch path up (unmeasured) while B is still starting. When B has answered its
+ * last round it exits; A then measures the single-thread costs alone (timing calibration
+ * belongs on one thread at a time).
  *
- * Region legend (Int32 words from 0; every line written by a different thread is its own cache
- * line). The ordering rule is src/shm/layout.ts's: Atomics are sequentially consistent.
+ * Region legend (Int32 words from 0, one cache line per word or doorbell line, so that PING and
+ * PONG, written by different threads, never share a line). The ordering rule is src/shm/layout.ts's: Atomics are sequentially consistent.
  *   line 0  PING     futex word. A: Atomics.store(round number), then Atomics.notify. B: Atomics.load,
  *                    Atomics.wait on the previous round number.
  *   line 1  PONG     futex word. B: Atomics.store(round number) once it has seen that PING, then
@@ -71,6 +72,12 @@ export interface CalibrationSamples {
   histRecord: number[];
   /** Whether the histogram timed was the WASM build (false: the JS fallback). */
   histWasm: boolean;
+}
+
+/** The one message each thread posts, when it is done (B's carries no samples). */
+export interface CalibrationDone {
+  type: 'done';
+  samples: CalibrationSamples | undefined;
 }
 
 /** Lay out a fresh region. Context: main thread, before the threads start. */

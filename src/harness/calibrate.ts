@@ -15,14 +15,17 @@
  * CALIBRATION_BATCHES short batches. The load average at the run's end is filled in by
  * the harness ({@link finishCalibration}).
  *
- * Context: main thread; never blocks it (only the two workers wait). About 0.1–0.3 s from
- * dist/ on an idle 2-core host; more from TypeScript source (tsx starts in each worker).
+ * Context: main thread; never blocks it (only the two workers wait). Measured from dist/ on this
+ * 2-core host at a load average of 35–40 (other sessions' work): 0.9–2.4 s of wall time for
+ * 0.5–0.7 s of CPU, mostly the two threads' start-up and the switch warm-up; from TypeScript
+ * source each thread also starts tsx.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import type { Calibration } from '../report/types.js';
 import { spawnWorker } from '../threads/spawn.js';
 import {
   CALIBRATION_WORDS,
+  type CalibrationDone,
   type CalibrationSamples,
   type CalibrationWorkerData,
   initCalibrationRegion,
@@ -32,7 +35,7 @@ import {
 
 /** Repetitions of every measurement; the block reports the median. */
 export const CALIBRATION_REPS = 5;
-/** Measured round trips per repetition ("a few hundred": p99 is then the 3rd-worst sample). */
+/** Measured round trips per repetition ("a few hundred": p99 is then the 4th-worst sample). */
 export const CALIBRATION_ROUNDS = 300;
 /** Unmeasured round trips before each repetition (both threads awake and compiled). */
 export const CALIBRATION_WARMUP_ROUNDS = 30;
@@ -42,8 +45,8 @@ export const CALIBRATION_BATCHES = 101;
 export const CALIBRATION_BATCH_CALLS = 500;
 /** Same-thread switch cycles per batch (two switches each; ~20–40 µs a batch). */
 export const CALIBRATION_BATCH_CYCLES = 20;
-/** Unmeasured same-thread switch cycles before the batches: here V8 needed ~8 000 before the
- *  scheduler's path ran at its steady cost (5–7 µs a switch cold, ~0.6 µs warm). */
+/** Unmeasured same-thread switch cycles before the batches: here (load ~40) V8 needed ~8 000
+ *  before the scheduler's path ran at its steady cost (5–7 µs a switch cold, 0.6–1.1 µs warm). */
 export const CALIBRATION_SWITCH_WARMUP_CYCLES = 10_000;
 /** Give up after this long (a thread that never starts or never answers); the run goes on without the block. */
 export const CALIBRATION_TIMEOUT_MS = 15_000;
@@ -90,7 +93,10 @@ export async function calibrate(signal?: AbortSignal): Promise<Calibration> {
         () => reject(new Error(`calibration did not finish within ${CALIBRATION_TIMEOUT_MS / 1000} s`)),
         CALIBRATION_TIMEOUT_MS,
       );
-      a.on('message', (m: { type: 'done'; samples: CalibrationSamples }) => resolve(m.samples));
+      a.on('message', (m: CalibrationDone) => {
+        if (m.samples) resolve(m.samples);
+        else reject(new Error('calibration thread A sent no samples'));
+      });
       for (const [w, name] of [
         [a, 'calibration thread A'],
         [b, 'calibration thread B'],
