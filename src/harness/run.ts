@@ -2,6 +2,9 @@
  * The experiment: interleaved, repeated trials of every selected strategy on one machine per
  * sweep point, measured with HDR histograms and counters, returned as RunResults.
  *
+ * Once per run, before the first machine boots: the host calibration (calibrate.ts, stored as
+ * meta.calibration; its load average at the end is taken when the run finishes).
+ *
  * Order per point: boot the machine; a warm-up pass that runs every strategy with the fast
  * pool's trigger lowered to WARMUP_TRIGGER (so every hand-off and mix path is compiled by V8
  * before anything is measured; discarded); then rounds A B C, A B C, ... Each trial: reset the
