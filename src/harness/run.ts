@@ -2,6 +2,9 @@
  * The experiment: interleaved, repeated trials of every selected strategy on one machine per
  * sweep point, measured with HDR histograms and counters, returned as RunResults.
  *
+ * Once per run, before the first machine boots: the host calibration (calibrate.ts, stored as
+ * meta.calibration; its load average at the end is taken when the run finishes).
+ *
  * Order per point: boot the machine; a warm-up pass that runs every strategy with the fast
  * pool's trigger lowered to WARMUP_TRIGGER (so every hand-off and mix path is compiled by V8
  * before anything is measured; discarded); then rounds, each running every strategy once in a
@@ -38,6 +41,7 @@ import type {
 } from '../report/types.js';
 import { describe } from '../strategies/load.js';
 import { VERSION } from '../version.js';
+import { calibrate, finishCalibration } from './calibrate.js';
 import { machineOptions, type PointParams, strategyRefs, sweepPoints, withControl } from './options.js';
 import { roundOrder, SCHEDULE_METHOD } from './schedule.js';
 import { intervalWidths, untilProgress, widthsReached } from './until.js';
@@ -111,6 +115,13 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
     points: [],
   };
   const say = hooks.progress ?? (() => {});
+  say('calibrating the host...');
+  try {
+    results.meta.calibration = await calibrate(hooks.signal);
+  } catch (e) {
+    // The run goes on without the block (an abort ends it at the first boot, just below).
+    if (!hooks.signal?.aborted) say(`calibration skipped: ${e instanceof Error ? e.message : String(e)}`);
+  }
   try {
     for (const params of sweepPoints(config)) {
       const point = await runPoint(config, params, descriptions, results, hooks, say);
@@ -123,6 +134,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
     else throw e;
   }
   results.meta.finishedAt = new Date().toISOString();
+  finishCalibration(results.meta.calibration);
   return withComparisons(results);
 }
 

@@ -16,6 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { Histogram } from 'hdr-histogram-js';
 import { decodeHistogram } from './decode.js';
+import { calibrationRows } from './host-calibration.js';
 import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext, untilLine } from './table.js';
 import type { PointResult, RunResults, StageName } from './types.js';
 import { STAGE_DESCRIPTIONS, STAGE_NAMES } from './types.js';
@@ -256,10 +257,23 @@ function metaSection(results: RunResults): string {
     '<dl class="meta">',
     ...items.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`),
     '</dl>',
+    ...calibrationHtml(results),
     '<details><summary>resolved options and topology</summary>',
     `<pre>${esc(JSON.stringify({ options: m.options, topology: m.topology }, null, 2))}</pre>`,
     '</details>',
   ].join('\n');
+}
+
+/** The host calibration block (src/report/host-calibration.ts), when the results have one. */
+function calibrationHtml(results: RunResults): string[] {
+  const rows = calibrationRows(results.meta);
+  if (!rows) return [];
+  return [
+    '<h3 id="calibration">Host calibration (measured before the first machine booted)</h3>',
+    '<dl class="meta calibration">',
+    ...rows.map(([k, v]) => `<dt>${esc(k)}</dt><dd>${esc(v)}</dd>`),
+    '</dl>',
+  ];
 }
 
 function summaryTableHtml(point: PointResult, baseline: string, ctx: TableContext): string {

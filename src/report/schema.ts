@@ -88,6 +88,27 @@ const point = z
     path: ['strategies'],
   });
 
+const loadAvg = z.array(z.number().nonnegative());
+
+const calibration = z.object({
+  futexWakeP50Ns: num,
+  futexWakeP99Ns: num,
+  handoffP50Ns: num,
+  handoffP99Ns: num,
+  sameThreadSwitchNs: num,
+  clockReadNs: num,
+  histRecordNs: num,
+  histWasm: z.boolean(),
+  roundTrips: count,
+  repetitions: count,
+  batches: count,
+  durationMs: z.number().nonnegative(),
+  hostCores: count,
+  cpuModel: z.string(),
+  loadAvgStart: loadAvg,
+  loadAvgEnd: loadAvg,
+});
+
 export const runResultsSchema = z.object({
   schemaVersion: z.literal(SCHEMA_VERSION),
   status: z.enum(['completed', 'interrupted', 'failed']),
@@ -116,6 +137,7 @@ export const runResultsSchema = z.object({
     topology: z.unknown(),
     options: z.unknown(),
     workload: z.string().optional(),
+    calibration: calibration.optional(),
   }),
   baseline: z.string(),
   control: z.string().optional(),

@@ -7,6 +7,7 @@
  */
 
 import { plural } from '../text.js';
+import { calibrationLine } from './host-calibration.js';
 import { comparisonFor } from './stats.js';
 import type {
   ComparableMetric,
@@ -697,6 +698,8 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
     if (dropped) out.push(MORE_COLUMNS_NOTE);
   });
   out.push(seedLine(results));
+  const host = calibrationLine(results.meta); // absent in results written before the block
+  if (host) out.push(host);
   return `${out.join('\n')}\n`;
 }
 

@@ -193,6 +193,43 @@ export interface RunMeta {
    * workload (cpu-hog: a CPU hog and a driver); the table's setup line shows it.
    */
   workload?: string;
+  /** The host's costs, measured before the first machine booted; absent in older results. */
+  calibration?: Calibration;
+}
+
+/**
+ * What the emulation's own mechanisms cost on this host, measured with real threads and clocks
+ * at the start of the run, before any machine boots (src/harness/calibrate.ts); docs/results.md
+ * says how each bears on the results. Timings are ns: the futex and hand-off percentiles are
+ * medians over `repetitions`, the single-thread figures the median of `batches` short batches.
+ */
+export interface Calibration {
+  /** One-way host futex wake: half an Atomics.wait/notify ping-pong round trip, p50 and p99. */
+  futexWakeP50Ns: number;
+  futexWakeP99Ns: number;
+  /** One-way cross-thread hand-off as the machine makes it (owner word + Doorbell), p50 and p99. */
+  handoffP50Ns: number;
+  handoffP99Ns: number;
+  /** One switch between two tasks hosted on one thread, through the real scheduler path. */
+  sameThreadSwitchNs: number;
+  /** One src/clock.ts nowNs() call. */
+  clockReadNs: number;
+  /** One HDR histogram recordValue (the WASM build unless `histWasm` is false). */
+  histRecordNs: number;
+  histWasm: boolean;
+  /** Round trips measured per repetition (futex and hand-off each), and the repetitions. */
+  roundTrips: number;
+  repetitions: number;
+  /** Short batches the single-thread figures (switch, clock, histogram) are the median of. */
+  batches: number;
+  /** Wall time the calibration took, thread start-up included, ms. */
+  durationMs: number;
+  /** os.availableParallelism() and the first core's model string. */
+  hostCores: number;
+  cpuModel: string;
+  /** os.loadavg() (1, 5, 15 minutes) just before calibrating and when the run finished. */
+  loadAvgStart: number[];
+  loadAvgEnd: number[];
 }
 
 export interface RunResults {

@@ -419,6 +419,13 @@ describe('a short real run through the CLI', () => {
       const strategies = results.points[0].strategies;
       expect(strategies.map((s) => s.label)).toEqual(labels);
       for (const s of strategies) expect(s.trials).toHaveLength(1);
+      // The host calibration block: measured (finite, positive), summarised under the table.
+      const cal = results.meta.calibration;
+      expect(cal, 'meta.calibration').toBeDefined();
+      for (const [k, v] of Object.entries(cal ?? {})) {
+        if (typeof v === 'number') expect(Number.isFinite(v) && v > 0, `calibration.${k} = ${v}`).toBe(true);
+      }
+      expect(result.stdout).toMatch(/^host: futex wake .* µs p50, hand-off .*; \d+ cores?, load .* → .*$/m);
 
       const files = readdirSync(out);
       expect(files).toEqual(expect.arrayContaining(['results.json', 'results.csv', 'report.html']));
@@ -429,6 +436,7 @@ describe('a short real run through the CLI', () => {
       const html = readFileSync(join(out, 'report.html'), 'utf8');
       expect(html).toMatch(/<html/i);
       for (const l of labels) expect(html).toContain(l);
+      expect(html).toContain('id="calibration"');
 
       // One .hgrm per strategy × recorded stage, one_way at least; each parses back to its count.
       for (const s of strategies) {
