@@ -31,6 +31,7 @@ import type { ThreadHeap } from '../machine/protocol.js';
 import { newHistogram, type Stage } from '../machine/trace.js';
 import { summarize, withComparisons } from '../report/stats.js';
 import type {
+  Calibration,
   PointResult,
   RunResults,
   StageName,
@@ -65,6 +66,9 @@ export function drainTimeoutMs(watchdogMs: number): number {
 }
 
 export interface RunHooks {
+  /** A calibration block measured earlier in this process (a scenario's first sub-run): reused
+   *  instead of measured again (its end load average is the end of this run's). */
+  calibration?: Calibration;
   /** Progress lines (the CLI shows them on a terminal). */
   progress?(line: string): void;
   /** Abort: stop at once, keep what was measured, status 'interrupted'. */
@@ -115,9 +119,10 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
     points: [],
   };
   const say = hooks.progress ?? (() => {});
-  say('calibrating the host...');
+  if (hooks.calibration) results.meta.calibration = { ...hooks.calibration };
+  else say('calibrating the host...');
   try {
-    results.meta.calibration = await calibrate(hooks.signal);
+    results.meta.calibration ??= await calibrate(hooks.signal);
   } catch (e) {
     // The run goes on without the block (an abort ends it at the first boot, just below).
     if (!hooks.signal?.aborted) say(`calibration skipped: ${e instanceof Error ? e.message : String(e)}`);

@@ -15,7 +15,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import { parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
 import { type RunHooks, runExperiment } from '../harness/run.js';
 import { renderTable } from '../report/table.js';
-import type { PointResult, RunResults, StageName, StrategyResult } from '../report/types.js';
+import type { Calibration, PointResult, RunResults, StageName, StrategyResult } from '../report/types.js';
 import { writeResults } from '../report/write.js';
 
 export type Outcome = 'reproduced' | 'not reproduced' | 'inconclusive';
@@ -56,6 +56,8 @@ export interface ScenarioContext {
   io: CliIo;
   signal: AbortSignal;
   argv: string[];
+  /** The host calibration measured by the scenario's first sub-run, reused by the others. */
+  calibration?: Calibration;
 }
 
 export function specs(texts: readonly string[]): StrategySpec[] {
@@ -86,7 +88,9 @@ export async function subRun(
     signal: ctx.signal,
     command: ['deferlab', ...ctx.argv],
     adjust,
+    ...(ctx.calibration ? { calibration: ctx.calibration } : {}),
   });
+  ctx.calibration ??= results.meta.calibration;
   if (progress) io.stderr('\r\x1b[2K');
   if (workload) results.meta.workload = workload;
   io.stdout(`${renderTable(results, { wide: ctx.config.wide })}\n`);
