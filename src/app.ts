@@ -24,6 +24,7 @@ import { runDemo } from './harness/demo.js';
 import { estimateLine } from './harness/estimate.js';
 import { strategyRefs } from './harness/options.js';
 import { runExperiment } from './harness/run.js';
+import { DEFAULT_KERNEL, KERNEL_NAMES, KERNEL_PROFILES } from './kernel/profiles.js';
 import type { StrategyRef } from './machine/options.js';
 import { prepareOutputDir, removeIfEmpty } from './report/outdir.js';
 import { renderTable } from './report/table.js';
@@ -199,6 +200,8 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         "  tcp_lat   qperf's TCP latency test: a client and a server task ping-pong messages, each arriving as an interrupt\n",
       );
       io.stdout('  irq_only  background interrupts only (no application)\n');
+      io.stdout(`\nKernel profiles (--kernel VERSION; default ${DEFAULT_KERNEL}; docs/architecture.md):\n`);
+      for (const k of KERNEL_NAMES) io.stdout(`  ${k.padEnd(5)} ${KERNEL_PROFILES[k].summary}\n`);
       io.stdout('\nScenarios (deferlab scenario NAME; docs/scenarios.md):\n');
       for (const [name, s] of Object.entries(SCENARIOS)) io.stdout(`  ${name.padEnd(18)} ${s.summary}\n`);
       return EXIT_OK;

@@ -8,7 +8,8 @@
  *   unboundWorkers  the CPU count
  * (the last two are {@link machineDefaults}' for the CPU count), and `cpus` defaults to the CPU count a given topology describes, if one is given.
  */
-import { defaultTopology, type MachineOptions } from '../machine/options.js';
+import { DEFAULT_KERNEL } from '../kernel/profiles.js';
+import { DEFAULT_IDLE, DEFAULT_KTHREADS, defaultTopology, type MachineOptions } from '../machine/options.js';
 import { builtinRef } from '../strategies/ref.js';
 import { DEFAULT_STRATEGY_SPECS } from './strategy-spec.js';
 
@@ -25,6 +26,15 @@ export type IrqPattern = (typeof IRQ_PATTERNS)[number];
 /** `if-idle`: ring a doorbell only when its sleeper said it sleeps; `always`: every time. */
 export const NOTIFY_POLICIES = ['if-idle', 'always'] as const;
 export type NotifyPolicy = (typeof NOTIFY_POLICIES)[number];
+/** cpuidle policies (src/machine/idle.ts). */
+export const IDLE_POLICY_NAMES = ['haltpoll', 'poll', 'halt'] as const;
+export type IdlePolicy = (typeof IDLE_POLICY_NAMES)[number];
+/** Where bound kthreads run (src/machine/plan.ts). */
+export const KTHREAD_HOSTING_NAMES = ['thread', 'cpu'] as const;
+export type KthreadHostingName = (typeof KTHREAD_HOSTING_NAMES)[number];
+/** Kernel profiles (src/kernel/profiles.ts). */
+export const KERNEL_PROFILE_NAMES = ['6.9', '6.1', '5.15'] as const;
+export type KernelProfileName = (typeof KERNEL_PROFILE_NAMES)[number];
 
 /** random.c's fast_mix: `64` is the SipHash permutation, `32` the hsiphash one. */
 export const FAST_MIX_VARIANTS = ['64', '32'] as const;
@@ -52,7 +62,6 @@ export const LIMITS = Object.freeze({
   trigger: { min: 1, max: 65_535 },
   unboundWorkers: { min: 1, max: 64 },
   lockSpins: { min: 0, max: 1_000_000 },
-  idleSpinNs: { min: 0, max: 1_000_000 },
   watchdogMs: { min: 100, max: 60_000 },
   /** --until: the Δ-mean interval's target half-width, % of the baseline mean. */
   untilPct: { min: 0.1, max: 100 },
@@ -86,7 +95,9 @@ export const DEFAULTS = deepFreeze({
   notify: 'if-idle' as NotifyPolicy,
   fastPool: { trigger: 1024, variant: '64' as FastMixVariant },
   lockSpins: 200,
-  idleSpinNs: 0,
+  idle: DEFAULT_IDLE.policy as IdlePolicy,
+  kthreads: DEFAULT_KTHREADS as KthreadHostingName,
+  kernel: DEFAULT_KERNEL as KernelProfileName,
   watchdogMs: 2000,
   tracing: true,
   sweep: null,
@@ -124,7 +135,9 @@ export function machineDefaults(cpus: number = DEFAULTS.cpus): MachineOptions {
     topology: defaultTopology(cpus),
     unboundWorkers: cpus,
     lockSpins: DEFAULTS.lockSpins,
-    idleSpinNs: DEFAULTS.idleSpinNs,
+    idle: { ...DEFAULT_IDLE, policy: DEFAULTS.idle },
+    kthreads: DEFAULTS.kthreads,
+    kernel: DEFAULTS.kernel,
     fastPool: { ...DEFAULTS.fastPool },
     tracing: DEFAULTS.tracing,
     watchdogMs: DEFAULTS.watchdogMs,

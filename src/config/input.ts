@@ -14,8 +14,14 @@ import {
   type FastMixVariant,
   HZ_VALUES,
   type Hz,
+  IDLE_POLICY_NAMES,
+  type IdlePolicy,
   IRQ_PATTERNS,
   type IrqPattern,
+  KERNEL_PROFILE_NAMES,
+  type KernelProfileName,
+  KTHREAD_HOSTING_NAMES,
+  type KthreadHostingName,
   LIMITS,
   NOTIFY_POLICIES,
   type NotifyPolicy,
@@ -83,7 +89,9 @@ export interface PartialConfig {
   fastPool?: { trigger?: NumberInput; variant?: FastMixVariant | 64 | 32 };
   unboundWorkers?: NumberInput;
   lockSpins?: NumberInput;
-  idleSpinNs?: NumberInput;
+  idle?: IdlePolicy;
+  kthreads?: KthreadHostingName;
+  kernel?: KernelProfileName;
   watchdogMs?: NumberInput;
   tracing?: boolean;
   /** Relative to the working directory; null writes nothing. */
@@ -233,7 +241,9 @@ const CONFIG_SHAPE = {
   fastPool: z.strictObject(FAST_POOL_SHAPE, objectError('{"trigger": 1024, "variant": "64"}')).optional(),
   unboundWorkers: field(integerIn(LIMITS.unboundWorkers.min, LIMITS.unboundWorkers.max)).optional(),
   lockSpins: field(integerIn(LIMITS.lockSpins.min, LIMITS.lockSpins.max)).optional(),
-  idleSpinNs: field(integerIn(LIMITS.idleSpinNs.min, LIMITS.idleSpinNs.max)).optional(),
+  idle: z.enum(IDLE_POLICY_NAMES, { error: oneOf(IDLE_POLICY_NAMES) }).optional(),
+  kthreads: z.enum(KTHREAD_HOSTING_NAMES, { error: oneOf(KTHREAD_HOSTING_NAMES) }).optional(),
+  kernel: z.enum(KERNEL_PROFILE_NAMES, { error: oneOf(KERNEL_PROFILE_NAMES) }).optional(),
   watchdogMs: field(durationMsIn(LIMITS.watchdogMs.min, LIMITS.watchdogMs.max)).optional(),
   tracing: z.boolean({ error: 'must be true or false' }).optional(),
   outDir: field(outDirInput).optional(),

@@ -6,7 +6,9 @@
  * checked as a whole (checks.ts). The result is plain JSON, deeply frozen: it is written into
  * results.json and posted to worker threads as it is.
  */
+
 import { resolve as resolvePath } from 'node:path';
+import { kernelProfile } from '../kernel/profiles.js';
 import {
   checkCommandSettings,
   checkIrqCpus,
@@ -22,7 +24,10 @@ import {
   deepFreeze,
   type FastMixVariant,
   type Hz,
+  type IdlePolicy,
   type IrqPattern,
+  type KernelProfileName,
+  type KthreadHostingName,
   machineDefaults,
   type NotifyPolicy,
   RESULTS_PARENT_DIR,
@@ -104,7 +109,9 @@ export interface ResolvedConfig {
   /** Bounded spins on a held lock before sleeping on it. */
   readonly lockSpins: number;
   /** How long an idle CPU polls before it sleeps, in ns. */
-  readonly idleSpinNs: number;
+  readonly idle: IdlePolicy;
+  readonly kthreads: KthreadHostingName;
+  readonly kernel: KernelProfileName;
   readonly watchdogMs: number;
   readonly tracing: boolean;
   /** Absolute; null when nothing is to be written. */
@@ -238,7 +245,21 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   };
   checkIrqCpus(origins, irq.cpus, cpus, cpusText);
 
-  const specTexts = m.strategies ?? DEFAULTS.strategies;
+  const kernel = m.kernel ?? DEFAULTS.kernel;
+  // WQ_BH exists from 6.9 on: the default comparison leaves bh_workqueue out on older kernels,
+  // and asking for it there is refused in one line.
+  const wqBh = kernelProfile(kernel).wqBh;
+  const specTexts = m.strategies ?? DEFAULTS.strategies.filter((t) => wqBh || !t.startsWith('bh_workqueue'));
+  if (!wqBh) {
+    const bh = specTexts.find((t) => t === 'bh_workqueue' || t.startsWith('bh_workqueue:'));
+    if (bh !== undefined)
+      throw conflict(
+        `${origins.name(['strategies'])} names bh_workqueue, but WQ_BH workqueues exist from Linux 6.9 on and ${origins.name(['kernel'])} is ${kernel}`,
+        'use --kernel 6.9, or leave bh_workqueue out',
+        origins.layerOf(['strategies'])?.source.kind === 'flags' ||
+          origins.layerOf(['kernel'])?.source.kind === 'flags',
+      );
+  }
   const strategies = resolveStrategies(origins, specTexts, input.cwd);
   const baseline = resolveBaseline(origins, m.baseline ?? DEFAULTS.baseline, strategies, input.cwd, specTexts);
 
@@ -290,7 +311,9 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     },
     unboundWorkers,
     lockSpins: m.lockSpins ?? DEFAULTS.lockSpins,
-    idleSpinNs: m.idleSpinNs ?? DEFAULTS.idleSpinNs,
+    idle: m.idle ?? DEFAULTS.idle,
+    kthreads: m.kthreads ?? DEFAULTS.kthreads,
+    kernel,
     watchdogMs: m.watchdogMs ?? DEFAULTS.watchdogMs,
     tracing: m.tracing ?? DEFAULTS.tracing,
     outDir,

@@ -3,10 +3,12 @@
  * that calls it. Its own module so that only calibration thread A loads the kernel's code
  * (src/harness/calibrate-work.ts imports it dynamically).
  */
+
 import { nowNs } from '../clock.js';
+import { machineDefaults } from '../config/defaults.js';
 import { CPU_OWNER, CPU_WORDS } from '../machine/layout.js';
 import { MachineMemory } from '../machine/memory.js';
-import { defaultTopology, type MachineOptions } from '../machine/options.js';
+import type { MachineOptions } from '../machine/options.js';
 import { Runtime } from '../machine/runtime.js';
 
 /**
@@ -15,17 +17,8 @@ import { Runtime } from '../machine/runtime.js';
  * only; no thread is started.
  */
 export const SWITCH_MACHINE: MachineOptions = {
-  cpus: 2,
-  hz: 250,
-  notify: 'if-idle',
-  topology: defaultTopology(2),
+  ...machineDefaults(2),
   unboundWorkers: 1,
-  lockSpins: 200,
-  idleSpinNs: 0,
-  fastPool: { trigger: 1024, variant: '64' },
-  tracing: true,
-  watchdogMs: 2000,
-  seed: 1,
   irq: { rate: 0, pattern: 'constant', burstSize: 1, cpus: [] },
   workload: { kind: 'tcp_lat', msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4096 },
   strategies: [],

@@ -1,5 +1,5 @@
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
-import type { MachineOptions, StrategyRef } from '../machine/options.js';
+import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
 import { strategyRef } from '../strategies/ref.js';
 
 export interface PointParams {
@@ -29,7 +29,9 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     },
     unboundWorkers: config.unboundWorkers,
     lockSpins: config.lockSpins,
-    idleSpinNs: config.idleSpinNs,
+    idle: { ...DEFAULT_IDLE, policy: config.idle },
+    kthreads: config.kthreads,
+    kernel: config.kernel,
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },
     tracing: config.tracing,
     watchdogMs: config.watchdogMs,

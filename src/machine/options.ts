@@ -91,8 +91,6 @@ export interface MachineOptions {
   topology: Topology;
   unboundWorkers: number;
   lockSpins: number;
-  /** Spin this long (ns) re-checking before an idle CPU sleeps (0: sleep at once). */
-  idleSpinNs: number;
   /** How an idle CPU waits (src/machine/idle.ts); default DEFAULT_IDLE. */
   idle?: IdleOptions;
   /** The kernel profile (src/kernel/profiles.ts): scheduler, softirq rules, what exists. Default 6.9. */

@@ -504,7 +504,8 @@ function msText(ms: number): string {
 
 /**
  * What was measured, in one line, from the resolved config in `meta.options`:
- * `tcp_lat 64 B between CPU 0 and CPU 1; 2 CPUs, HZ 250; background interrupts 20k/s per CPU
+ * `tcp_lat 64 B between CPU 0 and CPU 1; 2 CPUs, HZ 250, kernel 6.9, idle haltpoll, kthreads on own
+ * threads; background interrupts 20k/s per CPU
  * (poisson) on CPUs 0,1; random.c trigger 1024; 5 trials of 1 s (+ 200 ms warm-up) per strategy,
  * interleaved`. A swept setting says `per point` (each point's title gives its value). When a
  * scenario replaced the workload (`meta.workload`), that text stands for the workload, the
@@ -537,7 +538,17 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
 
   const cpus = num(o.cpus);
   const hz = num(o.hz);
-  const machine = [cpus !== undefined ? plural(cpus, 'CPU') : '', hz !== undefined ? `HZ ${hz}` : ''].filter(Boolean);
+  const kernel = typeof o.kernel === 'string' ? `kernel ${o.kernel}` : '';
+  const idle = typeof o.idle === 'string' ? `idle ${o.idle}` : '';
+  const kthreads =
+    typeof o.kthreads === 'string' ? `kthreads on ${o.kthreads === 'cpu' ? 'CPU threads' : 'own threads'}` : '';
+  const machine = [
+    cpus !== undefined ? plural(cpus, 'CPU') : '',
+    hz !== undefined ? `HZ ${hz}` : '',
+    kernel,
+    idle,
+    kthreads,
+  ].filter(Boolean);
   if (machine.length) parts.push(machine.join(', '));
 
   const irq = obj(o.irq);
