@@ -22,10 +22,18 @@ import { strategyRefs } from './harness/options.js';
 import { runExperiment } from './harness/run.js';
 import { MachineFaultError } from './machine/machine.js';
 import type { StrategyRef } from './machine/options.js';
+import {
+  type CompareInput,
+  type CompareModel,
+  compareJson,
+  compareRuns,
+  renderCompareTable,
+} from './report/compare.js';
+import { readCompareInputs, writeCompareDir } from './report/compare-files.js';
 import { OutDirError, prepareOutputDir, removeIfEmpty } from './report/outdir.js';
 import { renderTable } from './report/table.js';
 import type { RunResults } from './report/types.js';
-import { reportFromDir, writeResults } from './report/write.js';
+import { reportFromDir, writeFileAtomic, writeResults } from './report/write.js';
 import { SCENARIOS } from './scenarios/index.js';
 import { StrategyLoadError } from './strategies/load.js';
 import { StrategyOptionError } from './strategies/options.js';
@@ -118,6 +126,12 @@ export async function prepareOut(outDir: string, argv: readonly string[]): Promi
 function writeFailure(e: unknown): string | undefined {
   if ((e as { code?: unknown } | undefined)?.code !== 'ERR_RESULTS_WRITE') return undefined;
   return ((e as Error).message.split('\n')[0] ?? '').trim() || 'could not write the results';
+}
+
+/** A ReportError about reading results (missing, not deferlab's, another schemaVersion, invalid). */
+function isResultsError(e: unknown): boolean {
+  const code = String((e as { code?: unknown } | undefined)?.code ?? '');
+  return code.startsWith('ERR_RESULTS_') && code !== 'ERR_RESULTS_WRITE';
 }
 
 export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
@@ -239,6 +253,35 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       const { paths, table } = rendered;
       io.stdout(`${table}\n`);
       io.stdout(`re-rendered ${paths.length} files in ${dir}\n`);
+      return EXIT_OK;
+    },
+    async compare(request, io) {
+      if (request.out) await prepareOut(request.out, argv);
+      let inputs: CompareInput[];
+      let model: CompareModel;
+      try {
+        inputs = await readCompareInputs(request.runs);
+        model = compareRuns(inputs, { merge: request.merge, stages: request.stages });
+      } catch (e) {
+        // A missing, foreign or damaged results file is bad input, not a failed run.
+        if (isResultsError(e)) throw new DeferlabError('E_BAD_OPTION', (e as Error).message, 2);
+        throw e;
+      }
+      if (request.json === '-') io.stdout(compareJson(model));
+      else io.stdout(renderCompareTable(model));
+      if (request.json && request.json !== '-') {
+        await writeFileAtomic(request.json, compareJson(model));
+        io.stderr(`comparison (JSON): ${request.json}\n`);
+      }
+      if (request.out) {
+        try {
+          await writeCompareDir(request.out, model, inputs);
+        } catch (e) {
+          if (isResultsError(e)) throw new DeferlabError('E_BAD_OPTION', (e as Error).message, 2);
+          throw e;
+        }
+        io.stderr(`comparison: ${join(request.out, 'report.html')} and compare.json\n`);
+      }
       return EXIT_OK;
     },
     scenarios: SCENARIOS,

@@ -7,6 +7,7 @@ import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from '../c
 import { CONFIG_FLAGS, flagForPath } from '../config/flags.js';
 import { type CommandRules, DEMO_RULES } from '../config/rules.js';
 import { BUILTIN_STRATEGY_NAMES } from '../config/strategy-spec.js';
+import { STAGE_NAMES } from '../report/types.js';
 import type { CommandName } from './args.js';
 
 /** The scenarios as help describes them (the CLI's `deps.scenarios`). */
@@ -77,6 +78,14 @@ const EXAMPLES = {
     ['deferlab check-strategy timer:deferrable=true', 'check a built-in with its options'],
   ],
   report: [['deferlab report deferlab-results/20250101-120000', "print a finished run's report again"]],
+  compare: [
+    ['deferlab compare results/laptop results/server', 'two runs side by side, ratios to the laptop'],
+    [
+      'deferlab compare a b c --merge --stage one_way --out cmp',
+      "one_way only, plus the three runs' histograms added; cmp/report.html overlays their spectra",
+    ],
+    ['deferlab compare a b --json - | jq .metaDifferences', 'the comparison as JSON on stdout'],
+  ],
   scenario: [
     ['deferlab scenario cpu-hog', 'a nice -20 hog on CPU 0 against a bound kworker'],
     ['deferlab scenario cpu-hog --trials 10 --duration 3s', 'the same, longer: tighter verdicts'],
@@ -203,6 +212,28 @@ ${GLOBAL_OPTIONS}
 Examples:
 ${examples('report')}
 `,
+  compare: () => `Usage: deferlab compare DIR DIR... [--merge] [--stage STAGE]... [--json FILE] [--out DIR]
+
+Put the results of several runs side by side (from one machine or several): per strategy
+(matched by label) and stage, the percentiles p50, p90, p99, p99.9, max and mean in µs, each
+with its ratio to the first run's (×1.10 = 10% higher); then the metadata that differs between
+the runs (Node, host cores, CPU model, options such as HZ or the interrupt rate, any other field
+present), absent fields shown as (absent). Each DIR is a run's results directory, or the path of
+its results.json; results of another schemaVersion are refused.
+
+Options:
+${row('--merge', "also add the runs' HdrHistograms per strategy and stage and show the merged percentiles (all runs' samples pooled)")}
+${row('--stage STAGE', `only this stage (repeatable): ${STAGE_NAMES.join(', ')}; default: every stage with samples`)}
+${row('--json FILE', 'write the comparison as JSON to FILE; - writes it to stdout instead of the table')}
+${row('--out DIR', "write DIR/report.html (each strategy and stage's percentile spectra, one line per run) and DIR/compare.json; not a run's own results directory")}
+${GLOBAL_OPTIONS}
+
+Examples:
+${examples('compare')}
+
+Exit status: ${EXIT_OK} done, ${EXIT_BAD_INPUT} bad input (fewer than 2 runs, a missing or damaged results.json,
+another schemaVersion, an unknown stage).
+`,
   scenario: (scenarios) => `Usage: deferlab scenario NAME [OPTIONS]
 
 Run a named experiment: a seed thread, reproduced, ending with one VERDICT line per expectation
@@ -238,7 +269,7 @@ ${examples('demo')}
 `,
   help: () => `Usage: deferlab help [COMMAND]
 
-Show the help, or the help of COMMAND (${['run', 'list', 'check-strategy', 'report', 'scenario', 'demo'].join(', ')}).
+Show the help, or the help of COMMAND (${['run', 'list', 'check-strategy', 'report', 'compare', 'scenario', 'demo'].join(', ')}).
 `,
 };
 
@@ -255,6 +286,7 @@ ${row('run', 'compare deferral strategies (the default command)')}
 ${row('list', 'list the built-in strategies and the scenarios')}
 ${row('check-strategy FILE', 'run the conformance suite on a strategy file')}
 ${row('report DIR', "print a finished run's report")}
+${row('compare DIR DIR...', 'runs (or machines) side by side: percentiles, ratios, what differs')}
 ${row('scenario NAME', 'reproduce a seed thread, e.g. cpu-hog (scenario --help lists them)')}
 ${row('demo', 'boot the machine briefly and print its counters')}
 ${row('help [COMMAND]', "this text, or a command's own")}
@@ -270,7 +302,7 @@ ${SPEC_SYNTAX}
 ${SWEEP_SYNTAX}
 
 Examples:
-${examples('run', 'check-strategy', 'report', 'scenario')}
+${examples('run', 'check-strategy', 'report', 'compare', 'scenario')}
 
 Exit status:
 ${EXIT_STATUS}
