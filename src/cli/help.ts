@@ -8,6 +8,7 @@ import { CONFIG_FLAGS, flagForPath } from '../config/flags.js';
 import { type CommandRules, DEMO_RULES } from '../config/rules.js';
 import { BUILTIN_STRATEGY_NAMES } from '../config/strategy-spec.js';
 import { STAGE_NAMES } from '../report/types.js';
+import { wrapWords } from '../text.js';
 import type { CommandName } from './args.js';
 
 /** The scenarios as help describes them (the CLI's `deps.scenarios`). */
@@ -17,26 +18,10 @@ const COLUMN = 26;
 const WIDTH = 96;
 const INDENT = ' '.repeat(COLUMN);
 
-/** Word-wrap `text` into lines of at most `width` characters. */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
-}
-
 /** `  left      text`, the text wrapped and indented to the second column. */
 function row(left: string, text: string): string {
   const head = `  ${left}`;
-  const body = wrap(text, WIDTH - COLUMN).join(`\n${INDENT}`);
+  const body = wrapWords(text, WIDTH - COLUMN).join(`\n${INDENT}`);
   return head.length < COLUMN ? `${head.padEnd(COLUMN)}${body}` : `${head}\n${INDENT}${body}`;
 }
 
@@ -45,7 +30,7 @@ function configOptions(): string {
     const left = f.value ? `${f.flag} ${f.value}` : f.flag;
     const limits = [f.accepts, f.default ? `default: ${f.default}` : ''].filter(Boolean).join('; ');
     const more = limits
-      ? `\n${wrap(limits, WIDTH - COLUMN)
+      ? `\n${wrapWords(limits, WIDTH - COLUMN)
           .map((l) => INDENT + l)
           .join('\n')}`
       : '';
@@ -187,7 +172,7 @@ Load a strategy and run the conformance suite every strategy must pass: the work
 once, a second queue while pending returns false, shutdown is honoured. Run this before
 comparing your own strategy.
 
-${wrap(
+${wrapWords(
   `FILE is a strategy file (.ts, .js, .mjs, .mts; relative to the current directory); NAME a built-in (${BUILTIN_STRATEGY_NAMES.join(', ')}). Its options follow a colon, as with --strategy (FILE:batch=8,eager=true), or come one per --option; true/false and numbers are typed.`,
   WIDTH - 4,
 ).join('\n')}
@@ -259,7 +244,7 @@ mixes, wakeups, context switches, ...). A quick check that the machine works on 
 compare strategies, use 'deferlab run'.
 
 Options: the machine's options of 'deferlab run' (deferlab run --help):
-${wrap(`${demoFlags().join(', ')}, --config FILE.`, WIDTH - 2)
+${wrapWords(`${demoFlags().join(', ')}, --config FILE.`, WIDTH - 2)
   .map((l) => `  ${l}`)
   .join('\n')}
 Not: ${notTaken(DEMO_RULES)}.

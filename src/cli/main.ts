@@ -9,7 +9,7 @@
  * run (status 1), printed as one line; its stack only with DEFERLAB_DEBUG=1.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { checkBuiltinOptions } from '../config/checks.js';
 import {
   badOption,
@@ -222,6 +222,14 @@ function compareRequest(cmd: Extract<ParsedCommand, { command: 'compare' }>, cwd
   });
   const json =
     cmd.json === undefined || cmd.json === '-' ? cmd.json : outputPath('--json', cmd.json, cwd, 'compare.json');
+  if (json !== undefined && basename(json) === 'results.json')
+    throw badOption(
+      '--json',
+      'must not be named results.json',
+      cmd.json,
+      'choose another name, like compare.json',
+      "a run's results file would be replaced",
+    );
   let out: string | undefined;
   if (cmd.out !== undefined) {
     out = outputPath('--out', cmd.out, cwd, 'compare-out');

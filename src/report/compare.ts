@@ -16,10 +16,11 @@
  */
 
 import { build, type Histogram } from 'hdr-histogram-js';
+import { wrapWords } from '../text.js';
 import { decodeHistogram } from './decode.js';
 import { reportError } from './errors.js';
 import { summarize } from './stats.js';
-import { pointTitle, termSafe } from './table.js';
+import { pointTitle, setupLine, termSafe } from './table.js';
 import type { PointResult, RunResults, StageName, Summary } from './types.js';
 import { STAGE_NAMES } from './types.js';
 
@@ -50,6 +51,8 @@ export interface CompareRun {
   path: string;
   status: RunResults['status'];
   startedAt: string;
+  /** What the run measured, in one line (the run's own table's setup line), when its options say. */
+  setup?: string;
 }
 
 export interface StageRow {
@@ -230,13 +233,17 @@ export function compareRuns(inputs: readonly CompareInput[], opts: CompareOption
     }
   }
   return {
-    runs: inputs.map((i, k) => ({
-      index: k + 1,
-      name: i.name,
-      path: i.path,
-      status: i.results.status,
-      startedAt: i.results.meta.startedAt,
-    })),
+    runs: inputs.map((i, k) => {
+      const setup = setupLine(i.results);
+      return {
+        index: k + 1,
+        name: i.name,
+        path: i.path,
+        status: i.results.status,
+        startedAt: i.results.meta.startedAt,
+        ...(setup ? { setup } : {}),
+      };
+    }),
     merged: Boolean(opts.merge),
     rows,
     metaDifferences: metaDifferences(inputs.map((i) => i.results)),
@@ -333,7 +340,10 @@ export function renderCompareTable(model: CompareModel): string {
   for (const r of model.runs) {
     const status = r.status === 'completed' ? '' : ` [${r.status}: partial results]`;
     out.push(cut(termSafe(`  #${r.index}  ${r.name}  (started ${r.startedAt})${status}`), TABLE_WIDTH));
+    if (r.setup) out.push(...wrapWords(termSafe(r.setup), TABLE_WIDTH - 6).map((l) => `      ${l}`));
   }
+  // With several points, each block says which; a run without a sweep is its own point.
+  const manyPoints = new Set(model.rows.map((r) => r.point)).size > 1;
   const line = (stage: string, run: string, cells: string[]) =>
     [stage.padEnd(STAGE_COLUMN), cut(run, RUN_COLUMN).padEnd(RUN_COLUMN), ...cells].join(GAP).trimEnd();
   const header = line(
@@ -350,7 +360,8 @@ export function renderCompareTable(model: CompareModel): string {
   for (const row of model.rows) {
     const key = `${row.point}\u0000${row.label}`;
     if (key !== block) {
-      if (row.point !== block?.split('\u0000')[0] && row.point) out.push('', termSafe(`point ${row.point}`));
+      if (manyPoints && row.point !== block?.split('\u0000')[0])
+        out.push('', termSafe(`point ${row.point || '(no sweep)'}`));
       block = key;
       out.push('', cut(termSafe(`${row.label}: µs; ×N = ratio to run #1`), TABLE_WIDTH), header, rule);
     }

@@ -91,6 +91,11 @@ describe('compare arguments', () => {
     ['an empty path', ['compare', 'runA', ''], 'compare DIR must not be empty'],
     ['--out in a run', ['compare', 'runA', 'runB', '--out', 'runA'], "--out must not be a run's results directory"],
     [
+      '--json over a run',
+      ['compare', 'runA', 'runB', '--json', 'runA/results.json'],
+      '--json must not be named results.json',
+    ],
+    [
       '--json in no directory',
       ['compare', 'runA', 'runB', '--json', 'no/such/c.json'],
       '--json must be a path in an existing directory',

@@ -196,6 +196,19 @@ describe('renderings', () => {
     expect(text).toMatch(/^kernel\.profile\s+\(absent\)\s+generic/m);
   });
 
+  it('says what each run measured, and names the points when the runs swept', () => {
+    const plain = small(8);
+    plain.meta.options = { cpus: 2, hz: 250, workload: { kind: 'irq_only' } };
+    const swept = small(9, { msgSizes: [64] });
+    const t = renderCompareTable(compareRuns([run('plain', plain), run('swept', swept)], { stages: ['work'] }));
+    expect(t).toContain('      irq_only: background interrupts only, no application; 2 CPUs, HZ 250');
+    expect(t).toMatch(/^point \(no sweep\)$/m);
+    expect(t).toMatch(/^point msg_size=64$/m);
+    // One run per point here: the other's row reads '-'.
+    expect(t).toMatch(/^work\s+#1 plain\s+[\d.]+\s+[\d.]+/m);
+    expect(t).toMatch(/^\s+#2 swept\s+-\s+-/m);
+  });
+
   it('writes JSON that reads back as the model', () => {
     expect(JSON.parse(compareJson(m))).toEqual(JSON.parse(JSON.stringify(m)));
   });
