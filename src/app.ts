@@ -30,7 +30,8 @@ import {
   renderCompareTable,
 } from './report/compare.js';
 import { readCompareInputs, writeCompareDir } from './report/compare-files.js';
-import { OutDirError, prepareOutputDir, removeIfEmpty } from './report/outdir.js';
+import { renderCompareHtml } from './report/compare-html.js';
+import { errnoText, OutDirError, prepareOutputDir, removeIfEmpty } from './report/outdir.js';
 import { renderTable } from './report/table.js';
 import type { RunResults } from './report/types.js';
 import { reportFromDir, writeFileAtomic, writeResults } from './report/write.js';
@@ -256,32 +257,30 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       return EXIT_OK;
     },
     async compare(request, io) {
-      if (request.out) await prepareOut(request.out, argv);
+      const created = request.out ? await prepareOut(request.out, argv) : [];
       let inputs: CompareInput[];
       let model: CompareModel;
+      let html: string | undefined;
       try {
+        // Everything that reads the runs (and decodes their histograms) before anything is printed.
         inputs = await readCompareInputs(request.runs);
         model = compareRuns(inputs, { merge: request.merge, stages: request.stages });
+        if (request.out) html = renderCompareHtml(model, inputs);
       } catch (e) {
+        await removeIfEmpty(created);
         // A missing, foreign or damaged results file is bad input, not a failed run.
         if (isResultsError(e)) throw new DeferlabError('E_BAD_OPTION', (e as Error).message, 2);
         throw e;
       }
-      if (request.json === '-') io.stdout(compareJson(model));
-      else io.stdout(renderCompareTable(model));
-      if (request.json && request.json !== '-') {
-        await writeFileAtomic(request.json, compareJson(model));
-        io.stderr(`comparison (JSON): ${request.json}\n`);
+      io.stdout(request.json === '-' ? compareJson(model) : renderCompareTable(model));
+      const written: string[] = [];
+      try {
+        if (request.json && request.json !== '-') written.push(await writeFileAtomic(request.json, compareJson(model)));
+        if (request.out && html !== undefined) written.push(...(await writeCompareDir(request.out, model, html)));
+      } catch (e) {
+        throw new DeferlabError('E_RUN_FAILED', `could not write the comparison: ${errnoText(e)}`, EXIT_RUN_FAILED);
       }
-      if (request.out) {
-        try {
-          await writeCompareDir(request.out, model, inputs);
-        } catch (e) {
-          if (isResultsError(e)) throw new DeferlabError('E_BAD_OPTION', (e as Error).message, 2);
-          throw e;
-        }
-        io.stderr(`comparison: ${join(request.out, 'report.html')} and compare.json\n`);
-      }
+      if (written.length) io.stderr(`comparison written: ${written.join(', ')}\n`);
       return EXIT_OK;
     },
     scenarios: SCENARIOS,

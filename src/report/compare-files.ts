@@ -7,7 +7,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type CompareInput, type CompareModel, compareJson } from './compare.js';
-import { renderCompareHtml } from './compare-html.js';
 import { makeDirs } from './outdir.js';
 import { REPORT_HTML, RESULTS_JSON, readResultsFile, writeFileAtomic } from './write.js';
 
@@ -37,17 +36,13 @@ export async function readCompareInputs(runs: ReadonlyArray<{ name: string; path
 }
 
 /**
- * Write `dir/report.html` and `dir/compare.json` (the directory made as needed). Returns the
- * paths written.
+ * Write `dir/report.html` (`html`, from compare-html.ts) and `dir/compare.json` (the directory
+ * made as needed). Returns the paths written.
  */
-export async function writeCompareDir(
-  dir: string,
-  model: CompareModel,
-  inputs: readonly CompareInput[],
-): Promise<string[]> {
+export async function writeCompareDir(dir: string, model: CompareModel, html: string): Promise<string[]> {
   await makeDirs(dir);
   return [
-    await writeFileAtomic(join(dir, REPORT_HTML), renderCompareHtml(model, inputs)),
+    await writeFileAtomic(join(dir, REPORT_HTML), html),
     await writeFileAtomic(join(dir, COMPARE_JSON), compareJson(model)),
   ];
 }

@@ -159,32 +159,37 @@ describe('compare through the real CLI', () => {
   v2.schemaVersion = 2;
   const invalid = JSON.parse(readFileSync(join(runA, 'results.json'), 'utf8'));
   invalid.points[0].strategies[0].counters.handoffs = 'many';
-  const cases: Array<[string, string, RegExp]> = [
+  const damaged = JSON.parse(readFileSync(join(runA, 'results.json'), 'utf8'));
+  damaged.points[0].strategies[1].merged.work.histogram = 'bm90IGEgaGlzdG9ncmFt';
+  mkdirSync(join(bad, 'no-results'), { recursive: true });
+  const cases: Array<[string, string[], RegExp]> = [
     [
       'another schemaVersion',
-      file('v2', JSON.stringify(v2)),
+      [file('v2', JSON.stringify(v2))],
       /v2\/results\.json has schemaVersion 2; this deferlab reads schemaVersion 1/,
     ],
     [
       'not JSON',
-      file('truncated', '{"schemaVersion": 1, "poi'),
+      [file('truncated', '{"schemaVersion": 1, "poi')],
       /truncated\/results\.json is not a deferlab results file: not JSON/,
     ],
     [
       'a damaged field',
-      file('invalid', JSON.stringify(invalid)),
+      [file('invalid', JSON.stringify(invalid))],
       /invalid\/results\.json is not a valid deferlab results file: points\[0\]/,
     ],
     [
-      'no results.json',
-      file('empty', '').replace(/empty$/, 'nothing-here'),
-      /compare DIR must be an existing results directory/,
+      'a damaged histogram (--merge decodes it)',
+      [file('damaged', JSON.stringify(damaged)), '--merge'],
+      /damaged\/results\.json is not a valid deferlab results file: the histogram of strategy "\w+", stage work/,
     ],
+    ['a directory without results.json', [join(bad, 'no-results')], /no-results\/results\.json does not exist/],
+    ['a path that does not exist', [join(bad, 'nowhere')], /compare DIR must be an existing results directory/],
   ];
   const slot = limiter(2);
-  for (const [what, dir, re] of cases) {
+  for (const [what, args, re] of cases) {
     it.concurrent(`refuses ${what}: one line, exit 2`, async ({ expect }) => {
-      const r = await slot(() => runCli(['compare', runA, dir], { timeoutMs: 30_000 }));
+      const r = await slot(() => runCli(['compare', runA, ...args], { timeoutMs: 30_000 }));
       expect(r.code, r.stderr).toBe(2);
       expect(stackLines(r.stderr)).toEqual([]);
       const lines = r.stderr.trimEnd().split('\n');
