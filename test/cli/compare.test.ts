@@ -127,9 +127,7 @@ describe('compare arguments', () => {
 describe('compare through the real CLI', () => {
   it('prints the table; --json and --out write the comparison and report.html', async () => {
     const out = join(tmp, 'cmp-out');
-    const r = await runCli(['compare', runA, runB, '--merge', '--json', join(tmp, 'c.json'), '--out', out], {
-      timeoutMs: 30_000,
-    });
+    const r = await runCli(['compare', runA, runB, '--merge', '--json', join(tmp, 'c.json'), '--out', out]);
     expect(stackLines(r.stderr)).toEqual([]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^one_way\s+#1 /m);
@@ -143,7 +141,7 @@ describe('compare through the real CLI', () => {
   });
 
   it('--json - prints JSON instead of the table', async () => {
-    const r = await runCli(['compare', runA, runB, '--json', '-'], { timeoutMs: 30_000 });
+    const r = await runCli(['compare', runA, runB, '--json', '-']);
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).rows.length).toBeGreaterThan(0);
   });
@@ -189,7 +187,7 @@ describe('compare through the real CLI', () => {
   const slot = limiter(2);
   for (const [what, args, re] of cases) {
     it.concurrent(`refuses ${what}: one line, exit 2`, async ({ expect }) => {
-      const r = await slot(() => runCli(['compare', runA, ...args], { timeoutMs: 30_000 }));
+      const r = await slot(() => runCli(['compare', runA, ...args]));
       expect(r.code, r.stderr).toBe(2);
       expect(stackLines(r.stderr)).toEqual([]);
       const lines = r.stderr.trimEnd().split('\n');
