@@ -26,10 +26,19 @@ import { strategyRefs } from './harness/options.js';
 import { runExperiment } from './harness/run.js';
 import { DEFAULT_KERNEL, KERNEL_NAMES, KERNEL_PROFILES } from './kernel/profiles.js';
 import type { StrategyRef } from './machine/options.js';
-import { prepareOutputDir, removeIfEmpty } from './report/outdir.js';
+import {
+  type CompareInput,
+  type CompareModel,
+  compareJson,
+  compareRuns,
+  renderCompareTable,
+} from './report/compare.js';
+import { readCompareInputs, writeCompareDir } from './report/compare-files.js';
+import { renderCompareHtml } from './report/compare-html.js';
+import { errnoText, prepareOutputDir, removeIfEmpty } from './report/outdir.js';
 import { renderTable } from './report/table.js';
 import type { RunResults } from './report/types.js';
-import { reportFromDir, writeResults } from './report/write.js';
+import { reportFromDir, writeFileAtomic, writeResults } from './report/write.js';
 import { SCENARIOS } from './scenarios/index.js';
 import { strategyRef } from './strategies/ref.js';
 import { BUILTINS } from './strategies/registry.js';
@@ -120,6 +129,12 @@ export async function prepareOut(outDir: string, argv: readonly string[]): Promi
 function writeFailure(e: unknown): string | undefined {
   if (!(e instanceof ReportError) || e.code !== 'ERR_RESULTS_WRITE') return undefined;
   return (e.message.split('\n')[0] ?? '').trim() || 'could not write the results';
+}
+
+/** A ReportError about reading results (missing, not deferlab's, another schemaVersion, invalid). */
+function isResultsError(e: unknown): boolean {
+  const code = String((e as { code?: unknown } | undefined)?.code ?? '');
+  return code.startsWith('ERR_RESULTS_') && code !== 'ERR_RESULTS_WRITE';
 }
 
 export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
@@ -238,6 +253,33 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       const { paths, table } = rendered;
       io.stdout(`${table}\n`);
       io.stdout(`re-rendered ${paths.length} files in ${dir}\n`);
+      return EXIT_OK;
+    },
+    async compare(request, io) {
+      const created = request.out ? await prepareOut(request.out, argv) : [];
+      let inputs: CompareInput[];
+      let model: CompareModel;
+      let html: string | undefined;
+      try {
+        // Everything that reads the runs (and decodes their histograms) before anything is printed.
+        inputs = await readCompareInputs(request.runs);
+        model = compareRuns(inputs, { merge: request.merge, stages: request.stages });
+        if (request.out) html = renderCompareHtml(model, inputs);
+      } catch (e) {
+        await removeIfEmpty(created);
+        // A missing, foreign or damaged results file is bad input, not a failed run.
+        if (isResultsError(e)) throw new DeferlabError('E_BAD_OPTION', (e as Error).message, 2);
+        throw e;
+      }
+      io.stdout(request.json === '-' ? compareJson(model) : renderCompareTable(model));
+      const written: string[] = [];
+      try {
+        if (request.json && request.json !== '-') written.push(await writeFileAtomic(request.json, compareJson(model)));
+        if (request.out && html !== undefined) written.push(...(await writeCompareDir(request.out, model, html)));
+      } catch (e) {
+        throw new DeferlabError('E_RUN_FAILED', `could not write the comparison: ${errnoText(e)}`, EXIT_RUN_FAILED);
+      }
+      if (written.length) io.stderr(`comparison written: ${written.join(', ')}\n`);
       return EXIT_OK;
     },
     scenarios: SCENARIOS,

@@ -24,7 +24,7 @@ import {
 import { CONFIG_FLAGS, type ConfigFlag } from '../config/flags.js';
 import type { PartialConfig } from '../config/schema.js';
 
-export const COMMANDS = ['run', 'list', 'check-strategy', 'report', 'scenario', 'demo', 'help'] as const;
+export const COMMANDS = ['run', 'list', 'check-strategy', 'report', 'compare', 'scenario', 'demo', 'help'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** What the command line asks for. Values are the strings typed; nothing is resolved yet. */
@@ -35,7 +35,19 @@ export type ParsedCommand =
   | { readonly command: 'scenario'; readonly name: string; readonly flags: PartialConfig; readonly configFile?: string }
   | { readonly command: 'list' }
   | { readonly command: 'check-strategy'; readonly spec: string; readonly options: readonly string[] }
-  | { readonly command: 'report'; readonly dir: string; readonly wide?: boolean };
+  | { readonly command: 'report'; readonly dir: string; readonly wide?: boolean }
+  | {
+      readonly command: 'compare';
+      /** The runs as typed: results directories or results.json paths (at least 2). */
+      readonly runs: readonly string[];
+      readonly merge: boolean;
+      /** `--json FILE`: the comparison as JSON; `-` is stdout (instead of the table). */
+      readonly json?: string;
+      /** `--out DIR`: report.html and compare.json. */
+      readonly out?: string;
+      /** `--stage NAME`, repeatable: only these stages. */
+      readonly stages: readonly string[];
+    };
 
 interface OptionDef {
   readonly type: 'string' | 'boolean';
@@ -76,6 +88,17 @@ const GRAMMAR: Record<
     options: { ...GLOBAL_OPTIONS, wide: { type: 'boolean' } },
     positionals: ['DIR'],
     example: 'report deferlab-results/20250101-120000',
+  },
+  compare: {
+    options: {
+      ...GLOBAL_OPTIONS,
+      merge: { type: 'boolean' },
+      json: { type: 'string', example: 'compare.json' },
+      out: { type: 'string', example: 'compare-out' },
+      stage: { type: 'string', multiple: true, example: 'one_way' },
+    },
+    positionals: ['DIR', 'DIR'],
+    example: 'compare results/laptop results/server',
   },
   help: { options: GLOBAL_OPTIONS, positionals: [], example: 'help run' },
 };
@@ -217,6 +240,13 @@ export function parseArgv(argv: readonly string[], context: ParseContext = {}): 
   }
 
   const wanted = grammar.positionals;
+  if (command === 'compare' && positionals.length < 2) {
+    throw missingArgument(
+      command,
+      `at least 2 results DIRs (got ${positionals.length}${positionals.length ? `: ${positionals[0]}` : ''})`,
+      grammar.example,
+    );
+  }
   if (positionals.length < wanted.length) {
     const missing = wanted[positionals.length];
     const names = context.scenarios ?? [];
@@ -226,7 +256,7 @@ export function parseArgv(argv: readonly string[], context: ParseContext = {}): 
         : WHAT[missing];
     throw missingArgument(command, what, grammar.example);
   }
-  if (positionals.length > wanted.length) {
+  if (positionals.length > wanted.length && command !== 'compare') {
     const takes = wanted.length === 0 ? 'no arguments' : `one ${wanted[0]}`;
     throw unexpectedArgument(command, positionals[wanted.length], takes);
   }
@@ -249,5 +279,18 @@ export function parseArgv(argv: readonly string[], context: ParseContext = {}): 
       return { command, spec: positionals[0], options: (values.get('option') as string[] | undefined) ?? [] };
     case 'report':
       return { command, dir: positionals[0], ...(values.has('wide') ? { wide: true } : {}) };
+    case 'compare': {
+      const last = (name: string) => (values.get(name) as string[] | undefined)?.at(-1);
+      const json = last('json');
+      const out = last('out');
+      return {
+        command,
+        runs: positionals,
+        merge: values.has('merge'),
+        ...(json === undefined ? {} : { json }),
+        ...(out === undefined ? {} : { out }),
+        stages: (values.get('stage') as string[] | undefined) ?? [],
+      };
+    }
   }
 }

@@ -8,6 +8,8 @@ import { CONFIG_FLAGS, flagForPath } from '../config/flags.js';
 import { type CommandRules, DEMO_RULES } from '../config/rules.js';
 import { BUILTIN_STRATEGY_NAMES } from '../config/strategy-spec.js';
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from '../errors.js';
+import { STAGE_NAMES } from '../report/types.js';
+import { wrapWords } from '../text.js';
 import type { CommandName } from './args.js';
 
 /** The scenarios as help describes them (the CLI's `deps.scenarios`). */
@@ -17,26 +19,10 @@ const COLUMN = 26;
 const WIDTH = 96;
 const INDENT = ' '.repeat(COLUMN);
 
-/** Word-wrap `text` into lines of at most `width` characters. */
-function wrap(text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    if (line && line.length + 1 + word.length > width) {
-      lines.push(line);
-      line = word;
-    } else {
-      line = line ? `${line} ${word}` : word;
-    }
-  }
-  if (line) lines.push(line);
-  return lines;
-}
-
 /** `  left      text`, the text wrapped and indented to the second column. */
 function row(left: string, text: string): string {
   const head = `  ${left}`;
-  const body = wrap(text, WIDTH - COLUMN).join(`\n${INDENT}`);
+  const body = wrapWords(text, WIDTH - COLUMN).join(`\n${INDENT}`);
   return head.length < COLUMN ? `${head.padEnd(COLUMN)}${body}` : `${head}\n${INDENT}${body}`;
 }
 
@@ -45,7 +31,7 @@ function configOptions(): string {
     const left = f.value ? `${f.flag} ${f.value}` : f.flag;
     const limits = [f.accepts, f.default ? `default: ${f.default}` : ''].filter(Boolean).join('; ');
     const more = limits
-      ? `\n${wrap(limits, WIDTH - COLUMN)
+      ? `\n${wrapWords(limits, WIDTH - COLUMN)
           .map((l) => INDENT + l)
           .join('\n')}`
       : '';
@@ -82,6 +68,14 @@ const EXAMPLES = {
     ['deferlab check-strategy timer:deferrable=true', 'check a built-in with its options'],
   ],
   report: [['deferlab report deferlab-results/20250101-120000', "print a finished run's report again"]],
+  compare: [
+    ['deferlab compare results/laptop results/server', 'two runs side by side, ratios to the laptop'],
+    [
+      'deferlab compare a b c --merge --stage one_way --out cmp',
+      "one_way only, plus the three runs' histograms added; cmp/report.html overlays their spectra",
+    ],
+    ['deferlab compare a b --json - | jq .metaDifferences', 'the comparison as JSON on stdout'],
+  ],
   scenario: [
     ['deferlab scenario cpu-hog', 'a nice -20 hog on CPU 0 against a bound kworker'],
     ['deferlab scenario cpu-hog --trials 10 --duration 3s', 'the same, longer: tighter verdicts'],
@@ -184,7 +178,7 @@ Load a strategy and run the conformance suite every strategy must pass: the work
 once, a second queue while pending returns false, shutdown is honoured. Run this before
 comparing your own strategy.
 
-${wrap(
+${wrapWords(
   `FILE is a strategy file (.ts, .js, .mjs, .mts; relative to the current directory); NAME a built-in (${BUILTIN_STRATEGY_NAMES.join(', ')}). Its options follow a colon, as with --strategy (FILE:batch=8,eager=true), or come one per --option; true/false and numbers are typed.`,
   WIDTH - 4,
 ).join('\n')}
@@ -209,6 +203,28 @@ ${GLOBAL_OPTIONS}
 
 Examples:
 ${examples('report')}
+`,
+  compare: () => `Usage: deferlab compare DIR DIR... [--merge] [--stage STAGE]... [--json FILE] [--out DIR]
+
+Put the results of several runs side by side (from one machine or several): per strategy
+(matched by label) and stage, the percentiles p50, p90, p99, p99.9, max and mean in µs, each
+with its ratio to the first run's (×1.10 = 10% higher); then the metadata that differs between
+the runs (Node, host cores, CPU model, options such as HZ or the interrupt rate, any other field
+present), absent fields shown as (absent). Each DIR is a run's results directory, or the path of
+its results.json; results of another schemaVersion are refused.
+
+Options:
+${row('--merge', "also add the runs' HdrHistograms per strategy and stage and show the merged percentiles (all runs' samples pooled)")}
+${row('--stage STAGE', `only this stage (repeatable): ${STAGE_NAMES.join(', ')}; default: every stage with samples`)}
+${row('--json FILE', 'write the comparison as JSON to FILE; - writes it to stdout instead of the table')}
+${row('--out DIR', "write DIR/report.html (each strategy and stage's percentile spectra, one line per run) and DIR/compare.json; not a run's own results directory")}
+${GLOBAL_OPTIONS}
+
+Examples:
+${examples('compare')}
+
+Exit status: ${EXIT_OK} done, ${EXIT_BAD_INPUT} bad input (fewer than 2 runs, a missing or damaged results.json,
+another schemaVersion, an unknown stage).
 `,
   scenario: (scenarios) => `Usage: deferlab scenario NAME [OPTIONS]
 
@@ -235,7 +251,7 @@ mixes, wakeups, context switches, ...). A quick check that the machine works on 
 compare strategies, use 'deferlab run'.
 
 Options: the machine's options of 'deferlab run' (deferlab run --help):
-${wrap(`${demoFlags().join(', ')}, --config FILE.`, WIDTH - 2)
+${wrapWords(`${demoFlags().join(', ')}, --config FILE.`, WIDTH - 2)
   .map((l) => `  ${l}`)
   .join('\n')}
 Not: ${notTaken(DEMO_RULES)}.
@@ -245,7 +261,7 @@ ${examples('demo')}
 `,
   help: () => `Usage: deferlab help [COMMAND]
 
-Show the help, or the help of COMMAND (${['run', 'list', 'check-strategy', 'report', 'scenario', 'demo'].join(', ')}).
+Show the help, or the help of COMMAND (${['run', 'list', 'check-strategy', 'report', 'compare', 'scenario', 'demo'].join(', ')}).
 `,
 };
 
@@ -262,6 +278,7 @@ ${row('run', 'compare deferral strategies (the default command)')}
 ${row('list', 'list the built-in strategies and the scenarios')}
 ${row('check-strategy FILE', 'run the conformance suite on a strategy file')}
 ${row('report DIR', "print a finished run's report")}
+${row('compare DIR DIR...', 'runs (or machines) side by side: percentiles, ratios, what differs')}
 ${row('scenario NAME', 'reproduce a seed thread, e.g. cpu-hog (scenario --help lists them)')}
 ${row('demo', 'boot the machine briefly and print its counters')}
 ${row('help [COMMAND]', "this text, or a command's own")}
@@ -277,7 +294,7 @@ ${SPEC_SYNTAX}
 ${SWEEP_SYNTAX}
 
 Examples:
-${examples('run', 'check-strategy', 'report', 'scenario')}
+${examples('run', 'check-strategy', 'report', 'compare', 'scenario')}
 
 Exit status:
 ${EXIT_STATUS}

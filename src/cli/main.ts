@@ -9,14 +9,15 @@
  * run (status 1), printed as one line; its stack only with DEFERLAB_DEBUG=1.
  */
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { checkBuiltinOptions } from '../config/checks.js';
-import { badOption, badValue, unknownScenario } from '../config/errors.js';
+import { badOption, badValue, closest, unknownScenario } from '../config/errors.js';
 import { loadConfigFile } from '../config/load.js';
 import { type CommandRules, type CommandRulesFor, DEMO_RULES } from '../config/rules.js';
 import { type PartialConfig, type ResolvedConfig, resolveConfig } from '../config/schema.js';
 import { parseOptionPairs, parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
 import { DeferlabError, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED, Interrupted } from '../errors.js';
+import { STAGE_NAMES, type StageName } from '../report/types.js';
 import { type ParsedCommand, parseArgv } from './args.js';
 import { helpText } from './help.js';
 
@@ -61,6 +62,7 @@ export interface CliDeps {
   checkStrategy(spec: StrategySpec, io: CliIo): Promise<number>;
   /** `opts.wide`: every column of the summary table (`report DIR --wide`). */
   report(dir: string, io: CliIo, opts?: { wide?: boolean }): Promise<number>;
+  compare(request: CompareRequest, io: CliIo): Promise<number>;
   scenario(name: string, config: ResolvedConfig, io: CliIo): Promise<number>;
   demo(config: ResolvedConfig, io: CliIo): Promise<number>;
   /**
@@ -68,6 +70,18 @@ export interface CliDeps {
    * listing the known ones) and resolves the config with the preset as a layer.
    */
   scenarios?: Readonly<Record<string, ScenarioPreset>>;
+}
+
+/** `deferlab compare`, its input checked: paths resolved against the working directory. */
+export interface CompareRequest {
+  /** `name`: as typed (what the table shows); `path`: resolved, a directory or a results file. */
+  readonly runs: ReadonlyArray<{ readonly name: string; readonly path: string }>;
+  readonly merge: boolean;
+  readonly stages: readonly StageName[];
+  /** Resolved; `-` for stdout. */
+  readonly json?: string;
+  /** Resolved. */
+  readonly out?: string;
 }
 
 export const USAGE_HINT = "Run 'deferlab --help' for usage.";
@@ -121,13 +135,14 @@ function subRuns(path: string): string[] {
   }
 }
 
-function resultsDir(dir: string, cwd: string): string {
+/** `report DIR`'s checks; `setting` names the argument in messages (`compare DIR` shares them). */
+function resultsDir(dir: string, cwd: string, setting = 'report DIR'): string {
   if (dir.trim() === '') {
     throw badOption(
-      'report DIR',
+      setting,
       'must not be empty',
       dir,
-      "give a run's results directory, like deferlab report deferlab-results/20250101-120000",
+      `give a run's results directory, like deferlab ${setting.split(' ')[0]} deferlab-results/20250101-120000`,
     );
   }
   const path = resolve(cwd, dir);
@@ -135,10 +150,9 @@ function resultsDir(dir: string, cwd: string): string {
   try {
     isDir = statSync(path).isDirectory();
   } catch {
-    throw badOption('report DIR', 'must be an existing results directory', dir, undefined, `${path} does not exist`);
+    throw badOption(setting, 'must be an existing results directory', dir, undefined, `${path} does not exist`);
   }
-  if (!isDir)
-    throw badOption('report DIR', 'must be a results directory', dir, undefined, `${path} is not a directory`);
+  if (!isDir) throw badOption(setting, 'must be a results directory', dir, undefined, `${path} is not a directory`);
   if (!existsSync(join(path, 'results.json'))) {
     const runs = subRuns(path);
     if (runs.length > 0) {
@@ -147,7 +161,7 @@ function resultsDir(dir: string, cwd: string): string {
       const shown = (stamped ? runs.slice(-MAX_LISTED) : runs.slice(0, MAX_LISTED)).map((r) => join(dir, r));
       const more = runs.length > MAX_LISTED ? ` (${runs.length} in all)` : '';
       throw badOption(
-        'report DIR',
+        setting,
         "must be one run's results directory",
         dir,
         `give one of ${stamped && more ? '…, ' : ''}${shown.join(', ')}${!stamped && more ? ', …' : ''}${more}`,
@@ -158,7 +172,7 @@ function resultsDir(dir: string, cwd: string): string {
     }
     if (existsSync(join(path, 'ipi-storm.json'))) {
       throw badOption(
-        'report DIR',
+        setting,
         "must be a run's results directory, with a results.json",
         dir,
         `read ${join(dir, 'ipi-storm.json')}, or re-run the scenario for its table`,
@@ -167,6 +181,82 @@ function resultsDir(dir: string, cwd: string): string {
     }
   }
   return path;
+}
+
+/** One run given to compare: a results directory (checked as `report DIR` is) or a results file. */
+function compareRun(given: string, cwd: string): { name: string; path: string } {
+  const path = resolve(cwd, given);
+  let isFile = false;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    // resultsDir says what is wrong
+  }
+  return { name: given, path: isFile ? path : resultsDir(given, cwd, 'compare DIR') };
+}
+
+/** A path given to --json or --out: not empty, and its parent directory must exist. */
+function outputPath(flag: string, given: string, cwd: string, example: string): string {
+  if (given.trim() === '') throw badOption(flag, 'must not be empty', given, `give a path, like ${flag} ${example}`);
+  const path = resolve(cwd, given);
+  let parentIsDir = false;
+  try {
+    parentIsDir = statSync(dirname(path)).isDirectory();
+  } catch {
+    // not there
+  }
+  if (!parentIsDir)
+    throw badOption(
+      flag,
+      'must be a path in an existing directory',
+      given,
+      undefined,
+      `${dirname(path)} does not exist`,
+    );
+  return path;
+}
+
+function compareRequest(cmd: Extract<ParsedCommand, { command: 'compare' }>, cwd: string): CompareRequest {
+  const runs = cmd.runs.map((r) => compareRun(r, cwd));
+  const stages = cmd.stages.map((st): StageName => {
+    if ((STAGE_NAMES as readonly string[]).includes(st)) return st as StageName;
+    const near = closest(st, STAGE_NAMES);
+    throw badOption(
+      '--stage',
+      `must be one of ${STAGE_NAMES.join(', ')}`,
+      st,
+      near ? `did you mean ${near}?` : undefined,
+    );
+  });
+  const json =
+    cmd.json === undefined || cmd.json === '-' ? cmd.json : outputPath('--json', cmd.json, cwd, 'compare.json');
+  if (json !== undefined && basename(json) === 'results.json')
+    throw badOption(
+      '--json',
+      'must not be named results.json',
+      cmd.json,
+      'choose another name, like compare.json',
+      "a run's results file would be replaced",
+    );
+  let out: string | undefined;
+  if (cmd.out !== undefined) {
+    out = outputPath('--out', cmd.out, cwd, 'compare-out');
+    if (existsSync(join(out, 'results.json')))
+      throw badOption(
+        '--out',
+        "must not be a run's results directory",
+        cmd.out,
+        'choose another directory',
+        "which holds results.json: compare's report.html would replace the run's",
+      );
+  }
+  return {
+    runs,
+    merge: cmd.merge,
+    stages,
+    ...(json === undefined ? {} : { json }),
+    ...(out === undefined ? {} : { out }),
+  };
 }
 
 /**
@@ -214,6 +304,10 @@ function prepare(cmd: ParsedCommand, deps: CliDeps, io: CliIo): () => Promise<nu
     case 'report': {
       const dir = resultsDir(cmd.dir, io.cwd);
       return () => deps.report(dir, io, cmd.wide ? { wide: true } : {});
+    }
+    case 'compare': {
+      const request = compareRequest(cmd, io.cwd);
+      return () => deps.compare(request, io);
     }
   }
 }

@@ -379,20 +379,31 @@ export function renderHtml(results: RunResults): string {
       '</section>',
     ].join('\n');
   });
-  return [
-    '<!DOCTYPE html>',
-    '<html lang="en"><head><meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    `<title>deferlab report: ${esc(results.meta.startedAt)}</title>`,
-    `<style>${STYLE}</style>`,
-    '</head><body>',
+  return htmlPage(`deferlab report: ${results.meta.startedAt}`, [
     '<h1>deferlab report</h1>',
     results.status === 'completed' ? '' : `<p class="status-bad">${esc(status)}</p>`,
     metaSection(results),
     ...sections,
     '<p class="note">Plots: x is the percentile on HdrHistogram\'s log scale, x = log10(1/(1 − p)); y is latency in µs. ' +
       "Each line is one strategy's histogram merged over all its trials. Full distributions: the .hgrm files next to this report.</p>",
+  ]);
+}
+
+/**
+ * A whole self-contained page around `body` (HTML already escaped): the style, the
+ * Content-Security-Policy and the plots' load-time self-check (see the top of this file).
+ * `title` is plain text (escaped here). Shared by report.html and compare's report.html.
+ */
+export function htmlPage(title: string, body: readonly string[]): string {
+  return [
+    '<!DOCTYPE html>',
+    '<html lang="en"><head><meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${CSP}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    `<title>${esc(title)}</title>`,
+    `<style>${STYLE}</style>`,
+    '</head><body>',
+    ...body,
     `<script>${SCRIPT}</script>`,
     '</body></html>',
     '',

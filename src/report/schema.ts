@@ -121,7 +121,9 @@ export const runResultsSchema = z.object({
       context: z.string().optional(),
     })
     .optional(),
-  meta: z.object({
+  // Loose: fields added after schemaVersion 1 (a kernel profile, a calibration block) survive a
+  // read, so `deferlab report` keeps them and `deferlab compare` can show where runs differ.
+  meta: z.looseObject({
     deferlab: z.string(),
     node: z.string(),
     v8: z.string(),

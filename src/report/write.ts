@@ -176,7 +176,11 @@ export async function writeResults(dir: string, results: RunResults): Promise<st
  * results file, of another schemaVersion, or invalid.
  */
 export async function readResults(dir: string): Promise<RunResults> {
-  const path = join(dir, RESULTS_JSON);
+  return readResultsFile(join(dir, RESULTS_JSON));
+}
+
+/** {@link readResults} of a results file by its own path (`deferlab compare` takes either). */
+export async function readResultsFile(path: string): Promise<RunResults> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -188,7 +192,8 @@ export async function readResults(dir: string): Promise<RunResults> {
         e,
       );
     }
-    throw e;
+    // EACCES, EISDIR, ...: the file is there but not readable as results: bad input, not a failure.
+    throw new ReportError('ERR_RESULTS_MISSING', `${path} cannot be read: ${errnoText(e)}`, e);
   }
   let data: unknown;
   try {

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CliDeps, type CliIo, main } from '../../src/cli/main.js';
+import { type CliDeps, type CliIo, type CompareRequest, main } from '../../src/cli/main.js';
 import { runFailed } from '../../src/config/errors.js';
 import type { ResolvedConfig, StrategySpec } from '../../src/config/schema.js';
 import { DeferlabError } from '../../src/errors.js';
@@ -21,7 +21,8 @@ type Call =
   | { command: 'scenario'; name: string; config: ResolvedConfig }
   | { command: 'list' }
   | { command: 'checkStrategy'; spec: StrategySpec }
-  | { command: 'report'; dir: string };
+  | { command: 'report'; dir: string }
+  | { command: 'compare'; request: CompareRequest };
 
 function harness(overrides: Partial<CliDeps> = {}, env: Record<string, string> = {}) {
   const calls: Call[] = [];
@@ -40,6 +41,7 @@ function harness(overrides: Partial<CliDeps> = {}, env: Record<string, string> =
     list: () => record({ command: 'list' }),
     checkStrategy: (spec) => record({ command: 'checkStrategy', spec }),
     report: (dir) => record({ command: 'report', dir }),
+    compare: (request) => record({ command: 'compare', request }),
     ...overrides,
   };
   return {

@@ -35,6 +35,7 @@ async function cli(argv: string[], withScenarios = false) {
     list: command,
     checkStrategy: command,
     report: command,
+    compare: command,
     scenario: command,
     demo: command,
     ...(withScenarios ? { scenarios: SCENARIOS } : {}),
@@ -322,12 +323,12 @@ const FLAG_RULES: [string, string[], string][] = [
   [
     'unknown subcommand',
     ['frob'],
-    'unknown command "frob": the commands are run, list, check-strategy, report, scenario, demo, help',
+    'unknown command "frob": the commands are run, list, check-strategy, report, compare, scenario, demo, help',
   ],
   [
     'misspelt subcommand',
     ['lsit'],
-    'unknown command "lsit": the commands are run, list, check-strategy, report, scenario, demo, help; did you mean \'list\'?',
+    'unknown command "lsit": the commands are run, list, check-strategy, report, compare, scenario, demo, help; did you mean \'list\'?',
   ],
   [
     'run with a positional',

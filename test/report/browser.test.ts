@@ -14,6 +14,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareRuns } from '../../src/report/compare.js';
+import { renderCompareHtml } from '../../src/report/compare-html.js';
 import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic.js';
 import type { RunResults } from '../../src/report/types.js';
 import { writeResults } from '../../src/report/write.js';
@@ -112,6 +114,26 @@ describe('report.html in headless Chromium', () => {
         expect(Number(paths![1]), stage).toBeGreaterThanOrEqual(1);
       }
       expect(dom).not.toMatch(/<img/i); // the label stayed text
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    "compare's report.html draws every run's line (and the merged one) in each plot",
+    async () => {
+      const strategies = DEFAULT_STRATEGIES.slice(0, 2);
+      const inputs = [1, 2].map((seed) => ({
+        name: `run${seed}`,
+        path: `run${seed}/results.json`,
+        results: syntheticResults({ seed, samples: 300, trials: 2, strategies }),
+      }));
+      const model = compareRuns(inputs, { merge: true, stages: ['one_way', 'work'] });
+      const file = join(root, 'compare.html');
+      await writeFile(file, renderCompareHtml(model, inputs));
+      const { dom, console: lines } = await dumpDom(file);
+      expect(lines).toEqual([]);
+      expect(dom).toMatch(/<body[^>]*data-rendered="ok"/);
+      const paths = [...dom.matchAll(/<svg[^>]*data-rendered-paths="(\d+)"/g)].map((m) => Number(m[1]));
+      expect(paths).toEqual(model.rows.map(() => 3)); // 2 runs + merged
     },
   );
 

@@ -1,0 +1,390 @@
+/**
+ * `deferlab compare`: the results of several runs (or machines) side by side.
+ *
+ * The comparison model ({@link compareRuns}) is built from already-validated results alone and
+ * is plain JSON (what `--json` writes); the terminal table ({@link renderCompareTable}) and
+ * report.html (compare-html.ts) are renderings of it. Nothing here reads files or prints.
+ *
+ * Matching: points by their parameters (`msg_size=4096`; one point without a sweep), strategies
+ * by label, stages by name. A strategy or stage one run lacks is a row with `null` for that run.
+ * Ratios are to the first run given (the reference), never to another strategy: this compares
+ * runs, while each run's own results.json already compares its strategies with its baseline.
+ *
+ * Merging (`--merge`): HdrHistograms add (their counts per bucket sum), so the merged
+ * percentiles are those of all the runs' samples pooled, exactly as if one run had recorded them
+ * all (within each histogram's 3 significant digits).
+ */
+
+import { build, type Histogram } from 'hdr-histogram-js';
+import { ReportError } from '../errors.js';
+import { wrapWords } from '../text.js';
+import { decodeHistogram } from './decode.js';
+import { summarize } from './stats.js';
+import { pointTitle, setupLine, termSafe } from './table.js';
+import type { PointResult, RunResults, StageName, Summary } from './types.js';
+import { STAGE_NAMES } from './types.js';
+
+/** The percentiles compared, in column order, with their titles. */
+export const COMPARE_METRICS = [
+  ['p50', 'p50'],
+  ['p90', 'p90'],
+  ['p99', 'p99'],
+  ['p99_9', 'p99.9'],
+  ['max', 'max'],
+  ['mean', 'mean'],
+] as const satisfies ReadonlyArray<readonly [keyof Summary, string]>;
+
+export type CompareMetric = (typeof COMPARE_METRICS)[number][0];
+
+/** One run given to `compare`: `name` is how the user named it (the path as typed). */
+export interface CompareInput {
+  name: string;
+  /** The results.json read. */
+  path: string;
+  results: RunResults;
+}
+
+export interface CompareRun {
+  /** 1-based, as the table shows it: `#1`. */
+  index: number;
+  name: string;
+  path: string;
+  status: RunResults['status'];
+  startedAt: string;
+  /** What the run measured, in one line (the run's own table's setup line), when its options say. */
+  setup?: string;
+}
+
+export interface StageRow {
+  /** The point's parameters as `msg_size=4096`; `` without a sweep. */
+  point: string;
+  label: string;
+  stage: StageName;
+  /** Per run, in input order: the merged summary (ns), or null when that run lacks it. */
+  runs: Array<Summary | null>;
+  /** Per run: each metric's ratio to the first run's; null without both values (or a 0 reference). */
+  ratios: Array<Record<CompareMetric, number | null> | null>;
+  /** `--merge`: the runs' histograms added, summarised (ns); absent without `--merge`. */
+  merged?: Summary;
+}
+
+/** One metadata field that is not the same in every run. */
+export interface MetaDifference {
+  /** A dotted path into results.json's `meta` (`options.hz`, `kernel.profile`), or `status`, `baseline`, `sweep`. */
+  field: string;
+  /** Per run: the value as text; null when the field is absent from that run. */
+  values: Array<string | null>;
+}
+
+export interface CompareModel {
+  runs: CompareRun[];
+  merged: boolean;
+  rows: StageRow[];
+  /** Only the fields whose values differ between the runs. */
+  metaDifferences: MetaDifference[];
+  /** Metadata fields left out of {@link metaDifferences} because they differ in every run by nature. */
+  metaIgnored: readonly string[];
+}
+
+export interface CompareOptions {
+  /** Add the runs' histograms per strategy and stage. */
+  merge?: boolean;
+  /** Only these stages (all present ones when absent or empty). */
+  stages?: readonly StageName[];
+}
+
+/**
+ * Fields that differ between any two runs by nature (when, how it was typed, where it went, the
+ * seed chosen at random): a difference there says nothing about the results.
+ */
+export const META_IGNORED = ['startedAt', 'finishedAt', 'command', 'seed', 'options.seed', 'options.outDir'] as const;
+
+/** A value as the metadata table shows it. */
+function valueText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  return JSON.stringify(v) ?? String(v);
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Flatten metadata into `path → text`: objects recurse (`options.irq.rate`); a list of objects
+ * recurses by index (`options.strategies[1].label`); any other list is one value (`[[0],[1]]`).
+ * Fields nobody declared (a `kernel` profile, a `calibration` block) flatten like the others.
+ */
+export function flattenMeta(value: unknown, prefix = '', out = new Map<string, string>()): Map<string, string> {
+  if (isPlainObject(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 0 && prefix) out.set(prefix, '{}');
+    for (const k of keys) flattenMeta(value[k], prefix ? `${prefix}.${k}` : k, out);
+  } else if (Array.isArray(value) && value.length > 0 && value.every(isPlainObject)) {
+    value.forEach((v, i) => {
+      flattenMeta(v, `${prefix}[${i}]`, out);
+    });
+  } else if (value !== undefined) {
+    out.set(prefix, valueText(value));
+  }
+  return out;
+}
+
+/** The metadata fields whose values are not all the same (absent counts as a value). */
+export function metaDifferences(runs: readonly RunResults[]): MetaDifference[] {
+  const flat = runs.map((r) => {
+    const m = flattenMeta(r.meta);
+    m.set('status', r.status);
+    m.set('baseline', r.baseline);
+    m.set('sweep', r.sweep ? `${r.sweep.param}: ${r.sweep.values.join(', ')}` : 'none');
+    return m;
+  });
+  const ignored = new Set<string>(META_IGNORED);
+  const fields: string[] = [];
+  for (const m of flat) for (const k of m.keys()) if (!fields.includes(k) && !ignored.has(k)) fields.push(k);
+  const out: MetaDifference[] = [];
+  for (const field of fields) {
+    const values = flat.map((m) => m.get(field) ?? null);
+    if (values.some((v) => v !== values[0])) out.push({ field, values });
+  }
+  return out;
+}
+
+/** A 64-bit, plain-JS histogram that grows to whatever is added to it. */
+function emptyHistogram(): Histogram {
+  return build({ bitBucketSize: 64, useWebAssembly: false, autoResize: true, numberOfSignificantValueDigits: 3 });
+}
+
+function ratio(value: number, reference: number): number | null {
+  return Number.isFinite(value) && Number.isFinite(reference) && reference > 0 ? value / reference : null;
+}
+
+/** The union of the runs' points, keyed by their title, in order of first appearance. */
+function pointKeys(inputs: readonly CompareInput[]): string[] {
+  const keys: string[] = [];
+  for (const i of inputs) for (const p of i.results.points) if (!keys.includes(pointTitle(p))) keys.push(pointTitle(p));
+  return keys;
+}
+
+const pointOf = (r: RunResults, key: string): PointResult | undefined => r.points.find((p) => pointTitle(p) === key);
+
+/**
+ * The histograms of one row, per run (null where the run lacks it), decoded from results.json.
+ * A damaged one throws an Error naming the file, point, strategy and stage.
+ */
+export function rowHistograms(
+  inputs: readonly CompareInput[],
+  row: Pick<StageRow, 'point' | 'label' | 'stage'>,
+): Array<Histogram | null> {
+  return inputs.map((input) => {
+    const m = pointOf(input.results, row.point)?.strategies.find((s) => s.label === row.label)?.merged[row.stage];
+    if (!m || m.summary.count === 0) return null;
+    const at = row.point ? `point ${row.point}, ` : '';
+    try {
+      return decodeHistogram(m.histogram, `${at}strategy ${JSON.stringify(row.label)}, stage ${row.stage}`);
+    } catch (e) {
+      throw new ReportError(
+        'ERR_RESULTS_INVALID',
+        `${input.path} is not a valid deferlab results file: ${(e as Error).message.replace(/^results: /, '')}`,
+        e,
+      );
+    }
+  });
+}
+
+/** The sum of the histograms given (HdrHistograms add bucket by bucket). */
+export function mergeHistograms(hs: ReadonlyArray<Histogram | null>): Histogram {
+  const sum = emptyHistogram();
+  for (const h of hs) if (h) sum.add(h);
+  return sum;
+}
+
+/**
+ * Build the comparison. Context: main thread; pure apart from decoding histograms (with
+ * `merge`), whose damage throws an Error naming the run, strategy and stage.
+ */
+export function compareRuns(inputs: readonly CompareInput[], opts: CompareOptions = {}): CompareModel {
+  const wanted = opts.stages?.length ? new Set(opts.stages) : undefined;
+  const rows: StageRow[] = [];
+  for (const key of pointKeys(inputs)) {
+    const points = inputs.map((i) => pointOf(i.results, key));
+    const labels: string[] = [];
+    for (const p of points) for (const s of p?.strategies ?? []) if (!labels.includes(s.label)) labels.push(s.label);
+    for (const label of labels) {
+      const strategies = points.map((p) => p?.strategies.find((s) => s.label === label));
+      for (const stage of STAGE_NAMES) {
+        if (wanted && !wanted.has(stage)) continue;
+        const runs = strategies.map((s) => {
+          const m = s?.merged[stage];
+          return m && m.summary.count > 0 ? m.summary : null;
+        });
+        if (runs.every((r) => r === null)) continue;
+        const ref = runs[0];
+        const ratios = runs.map((r) =>
+          r && ref
+            ? (Object.fromEntries(COMPARE_METRICS.map(([m]) => [m, ratio(r[m], ref[m])])) as Record<
+                CompareMetric,
+                number | null
+              >)
+            : null,
+        );
+        const row: StageRow = { point: key, label, stage, runs, ratios };
+        if (opts.merge) row.merged = summarize(mergeHistograms(rowHistograms(inputs, row)));
+        rows.push(row);
+      }
+    }
+  }
+  return {
+    runs: inputs.map((i, k) => {
+      const setup = setupLine(i.results);
+      return {
+        index: k + 1,
+        name: i.name,
+        path: i.path,
+        status: i.results.status,
+        startedAt: i.results.meta.startedAt,
+        ...(setup ? { setup } : {}),
+      };
+    }),
+    merged: Boolean(opts.merge),
+    rows,
+    metaDifferences: metaDifferences(inputs.map((i) => i.results)),
+    metaIgnored: META_IGNORED,
+  };
+}
+
+/** The model as JSON text: NaN and ±Infinity (none expected) as null, like results.json. */
+export function compareJson(model: CompareModel): string {
+  return `${JSON.stringify(model, null, 2)}\n`;
+}
+
+// ---- the terminal table ------------------------------------------------------------------
+
+/** The table's width budget, columns: it must fit a 120-column terminal. */
+export const TABLE_WIDTH = 120;
+
+/** ns → µs, at most 7 characters up to 10 s: 2 decimals below 100 µs, 1 below 1 ms, then none. */
+export function fmtCompareUs(ns: number): string {
+  if (!Number.isFinite(ns)) return '-';
+  const us = ns / 1000;
+  return us < 100 ? us.toFixed(2) : us < 1000 ? us.toFixed(1) : us.toFixed(0);
+}
+
+/** A ratio to the first run, at most 5 characters: `×1.02`, `×12.3`, `×150`, `×15k`; `` when there is none. */
+export function fmtRatio(r: number | null): string {
+  if (r === null || !Number.isFinite(r)) return '';
+  if (r >= 1000) return `×${(r / 1000).toFixed(0)}k`;
+  return `×${r < 10 ? r.toFixed(2) : r < 100 ? r.toFixed(1) : r.toFixed(0)}`;
+}
+
+/** Cut `s` to `n` characters, marking the cut with …. */
+function cut(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, Math.max(0, n - 1))}…`;
+}
+
+/** Column widths of the stage table: stage, run, and each percentile cell (value, space, ratio). */
+const STAGE_COLUMN = 16; // handoff_to_start
+const RUN_COLUMN = 12;
+const VALUE_WIDTH = 7; // up to 9999999 µs (10 s)
+const RATIO_WIDTH = 5;
+const GAP = '  ';
+
+/** `#2 …0101-120000`: the run's number and the end of its name (where paths differ), cut to fit. */
+function runCell(run: CompareRun): string {
+  const head = `#${run.index} `;
+  const name = termSafe(run.name);
+  const room = RUN_COLUMN - head.length;
+  return head + (name.length <= room ? name : `…${name.slice(name.length - room + 1)}`);
+}
+
+function cell(value: string, r: string): string {
+  return `${value.padStart(VALUE_WIDTH)} ${r.padEnd(RATIO_WIDTH)}`;
+}
+
+/** The metadata table: field, then one column per run, cut to fit {@link TABLE_WIDTH}. */
+function metaTable(model: CompareModel): string[] {
+  if (model.metaDifferences.length === 0) {
+    return [`metadata: the same in every run (apart from ${model.metaIgnored.join(', ')})`];
+  }
+  const n = model.runs.length;
+  const fieldW = Math.min(28, Math.max(5, ...model.metaDifferences.map((d) => d.field.length)));
+  const widest = Math.max(8, ...model.metaDifferences.flatMap((d) => d.values.map((v) => (v ?? '(absent)').length)));
+  const colW = Math.min(widest, Math.max(12, Math.floor((TABLE_WIDTH - fieldW - 2 * n) / n)));
+  const line = (field: string, values: string[]) =>
+    [cut(field, fieldW).padEnd(fieldW), ...values.map((v) => cut(v, colW).padEnd(colW))].join('  ').trimEnd();
+  return [
+    `metadata that differs (not shown: ${model.metaIgnored.join(', ')}):`,
+    line(
+      'field',
+      model.runs.map((r) => `#${r.index}`),
+    ),
+    line(
+      '-'.repeat(fieldW),
+      model.runs.map(() => '-'.repeat(colW)),
+    ),
+    ...model.metaDifferences.map((d) =>
+      line(
+        termSafe(d.field),
+        d.values.map((v) => (v === null ? '(absent)' : termSafe(v))),
+      ),
+    ),
+  ];
+}
+
+/**
+ * The terminal rendering: the runs, then per point and strategy a block with, per stage, a row
+ * per run (percentiles in µs, each with its ratio to run #1) and, with `--merge`, the merged
+ * row; then the metadata that differs. At most {@link TABLE_WIDTH} columns wide. Returns a
+ * string ending in a newline. Context: main thread; pure.
+ */
+export function renderCompareTable(model: CompareModel): string {
+  const out: string[] = ['runs:'];
+  for (const r of model.runs) {
+    const status = r.status === 'completed' ? '' : ` [${r.status}: partial results]`;
+    out.push(cut(termSafe(`  #${r.index}  ${r.name}  (started ${r.startedAt})${status}`), TABLE_WIDTH));
+    if (r.setup) out.push(...wrapWords(termSafe(r.setup), TABLE_WIDTH - 6).map((l) => `      ${l}`));
+  }
+  // With several points, each block says which; a run without a sweep is its own point.
+  const manyPoints = new Set(model.rows.map((r) => r.point)).size > 1;
+  const line = (stage: string, run: string, cells: string[]) =>
+    [stage.padEnd(STAGE_COLUMN), cut(run, RUN_COLUMN).padEnd(RUN_COLUMN), ...cells].join(GAP).trimEnd();
+  const header = line(
+    'stage',
+    'run',
+    COMPARE_METRICS.map(([, title]) => cell(title, '')),
+  );
+  const rule = line(
+    '-'.repeat(STAGE_COLUMN),
+    '-'.repeat(RUN_COLUMN),
+    COMPARE_METRICS.map(() => '-'.repeat(VALUE_WIDTH + 1 + RATIO_WIDTH)),
+  );
+  let block: string | undefined;
+  for (const row of model.rows) {
+    const key = `${row.point}\u0000${row.label}`;
+    if (key !== block) {
+      if (manyPoints && row.point !== block?.split('\u0000')[0])
+        out.push('', termSafe(`point ${row.point || '(no sweep)'}`));
+      block = key;
+      out.push('', cut(termSafe(`${row.label}: µs; ×N = ratio to run #1`), TABLE_WIDTH), header, rule);
+    }
+    row.runs.forEach((s, ri) => {
+      const run = model.runs[ri];
+      const cells = COMPARE_METRICS.map(([m]) =>
+        s ? cell(fmtCompareUs(s[m]), ri === 0 ? '' : fmtRatio(row.ratios[ri]?.[m] ?? null)) : cell('-', ''),
+      );
+      out.push(line(ri === 0 ? row.stage : '', runCell(run), cells));
+    });
+    if (row.merged) {
+      const m = row.merged;
+      const present = row.runs.filter(Boolean).length;
+      out.push(
+        line(
+          '',
+          `merged (${present})`,
+          COMPARE_METRICS.map(([k]) => cell(fmtCompareUs(m[k]), '')),
+        ),
+      );
+    }
+  }
+  if (model.rows.length === 0) out.push('', 'no stage with samples in any run');
+  out.push('', ...metaTable(model));
+  return `${out.join('\n')}\n`;
+}
