@@ -225,8 +225,8 @@ const SCENARIO_HONOURS: [string, string[], Record<string, unknown>][] = [
   ['cpu-hog', ['--notify', 'always', '--unbound-workers', '1'], { notify: 'always', unboundWorkers: 1 }],
   [
     'cpu-hog',
-    ['--lock-spins', '10', '--idle-spin-ns', '500', '--watchdog', '5s'],
-    { lockSpins: 10, idleSpinNs: 500, watchdogMs: 5000 },
+    ['--lock-spins', '10', '--idle', 'halt', '--kthreads', 'cpu', '--watchdog', '5s'],
+    { lockSpins: 10, idle: 'halt', kthreads: 'cpu', watchdogMs: 5000 },
   ],
   ['cpu-hog', ['--no-output'], { outDir: null }],
   ['entropy', [], { sweep: { param: 'irq_rate', values: [200, 2000, 20000] }, workload: { kind: 'irq_only' } }],

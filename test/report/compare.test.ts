@@ -241,11 +241,11 @@ describe('renderings', () => {
 });
 
 describe('reading results with metadata fields this version does not declare', () => {
-  it('keeps them (a kernel profile, a calibration block), so compare can show them', () => {
+  it('keeps them (fields a later version may add), so compare can show them', () => {
     const r = small(1);
-    Object.assign(r.meta, { kernel: { profile: 'PREEMPT_RT' }, calibration: { ctxSwitchNs: 1800 } });
+    Object.assign(r.meta, { kernel: { profile: 'PREEMPT_RT' }, hostFutures: { ctxSwitchNs: 1800 } });
     const v = validateResults(JSON.parse(JSON.stringify(r)));
     expect(v.ok && (v.results.meta as unknown as Record<string, unknown>).kernel).toEqual({ profile: 'PREEMPT_RT' });
-    expect(v.ok && (v.results.meta as unknown as Record<string, unknown>).calibration).toEqual({ ctxSwitchNs: 1800 });
+    expect(v.ok && (v.results.meta as unknown as Record<string, unknown>).hostFutures).toEqual({ ctxSwitchNs: 1800 });
   });
 });
