@@ -5,7 +5,9 @@
  *   - avg_vruntime V; a task is eligible when its vruntime ≤ V; the eligible task with the
  *     earliest virtual deadline (vruntime + base_slice · 1024 / weight) runs; a running task
  *     past its deadline gets a new one and, with another task queued, the CPU is rescheduled;
- *   - lag kept across sleep (vlag = V − vruntime at dequeue, clamped), restored at wakeup;
+ *     base_slice is 0.75 ms scaled by the CPU count as the kernel's update_sysctl() does;
+ *   - lag kept across sleep (vlag = V − vruntime at dequeue, clamped to the kernel's
+ *     ±calc_delta_fair(max(2 · slice, TICK_NSEC)), update_entity_lag), restored at wakeup;
  *   - wakeup preemption when the woken task is the one EEVDF would pick now.
  * Differences: lag is not scaled by the queue weight at placement (PLACE_LAG's (W + w)/W);
  * no RUN_TO_PARITY, no PLACE_DEADLINE_INITIAL, no NEXT_BUDDY; slices end only at ticks and
@@ -14,18 +16,31 @@
  * Context: under the CPU's rq lock (rq.ts); never allocates.
  */
 import { CPUF_V_HINT, TF_DEADLINE, TF_VLAG, TF_VRUNTIME } from '../../machine/layout.js';
-import { type FairParams, type FairPolicy, NICE_0_WEIGHT, type RqView } from './fair.js';
+import { calcDeltaFair, type FairParams, type FairPolicy, type RqView, sysctlFactor, tickNsec } from './fair.js';
 
-/** sysctl_sched_base_slice: 0.75 ms (EEVDF's request size). */
+/**
+ * normalized_sysctl_sched_base_slice: 0.75 ms, EEVDF's request size r_i (fair.c, 6.6 to 6.14;
+ * "default: 0.75 msec * (1 + ilog(ncpus))": update_sysctl() does SET_SYSCTL(sched_base_slice)
+ * with get_update_sysctl_factor(), see sysctlFactor). 0.7 ms after the 2025 change "sched:
+ * Reduce the default slice to avoid tasks getting an extra tick"; not modelled.
+ */
 export const BASE_SLICE_NS = 750_000;
 
 export class EevdfPolicy implements FairPolicy {
   readonly name = 'eevdf';
 
+  /** sysctl_sched_base_slice after update_sysctl(): BASE_SLICE_NS × (1 + ilog2(min(cpus, 8))). */
+  readonly slice: number;
+  /** TICK_NSEC at the machine's HZ: the lag clamp's floor. */
+  readonly tickNs: number;
+
   constructor(
     private readonly q: RqView,
-    _p: FairParams,
-  ) {}
+    p: FairParams,
+  ) {
+    this.slice = BASE_SLICE_NS * sysctlFactor(p.cpus);
+    this.tickNs = tickNsec(p.hz);
+  }
 
   initCpu(_cpu: number): void {}
 
@@ -51,7 +66,7 @@ export class EevdfPolicy implements FairPolicy {
     const f64 = q.f64;
     const v = this.avgVruntime(cpu) - f64[q.tf(task, TF_VLAG)];
     f64[q.tf(task, TF_VRUNTIME)] = v;
-    f64[q.tf(task, TF_DEADLINE)] = v + (BASE_SLICE_NS * NICE_0_WEIGHT) / q.weight(task);
+    f64[q.tf(task, TF_DEADLINE)] = v + calcDeltaFair(this.slice, q.weight(task)); // place_entity: vd_i = ve_i + r_i/w_i
   }
 
   /** Save the task's lag, clamped as in update_entity_lag; with nothing left queued, V stays here. */
@@ -59,10 +74,16 @@ export class EevdfPolicy implements FairPolicy {
     const q = this.q;
     const f64 = q.f64;
     const V = this.avgVruntime(cpu);
-    const limit = (2 * BASE_SLICE_NS * NICE_0_WEIGHT) / q.weight(task) + 4_000_000;
+    // update_entity_lag (fair.c, 6.6+): limit = calc_delta_fair(max_t(u64, 2*se->slice, TICK_NSEC), se)
+    const limit = this.lagLimit(q.weight(task));
     const lag = V - f64[q.tf(task, TF_VRUNTIME)];
     f64[q.tf(task, TF_VLAG)] = Math.max(-limit, Math.min(limit, lag));
     f64[q.cf(cpu, CPUF_V_HINT)] = V;
+  }
+
+  /** The lag clamp of an entity of weight `w` (update_entity_lag). */
+  lagLimit(w: number): number {
+    return calcDeltaFair(Math.max(2 * this.slice, this.tickNs), w);
   }
 
   /** Lag is relative to V: nothing to renormalise. */
@@ -73,10 +94,10 @@ export class EevdfPolicy implements FairPolicy {
     const q = this.q;
     const f64 = q.f64;
     const w = q.weight(task);
-    f64[q.tf(task, TF_VRUNTIME)] += (delta * NICE_0_WEIGHT) / w;
+    f64[q.tf(task, TF_VRUNTIME)] += calcDeltaFair(delta, w); // update_curr
     const v = f64[q.tf(task, TF_VRUNTIME)];
-    if (v < f64[q.tf(task, TF_DEADLINE)]) return false;
-    f64[q.tf(task, TF_DEADLINE)] = v + (BASE_SLICE_NS * NICE_0_WEIGHT) / w;
+    if (v < f64[q.tf(task, TF_DEADLINE)]) return false; // update_deadline: (s64)(vruntime - deadline) < 0
+    f64[q.tf(task, TF_DEADLINE)] = v + calcDeltaFair(this.slice, w);
     return true;
   }
 
