@@ -2,7 +2,7 @@
  * The fair class's common ground (kernel/sched/fair.c and core.c): the nice-to-weight table,
  * calc_delta_fair, the tunables' CPU scaling, and the FairPolicy interface that the run queues
  * (rq.ts) call for the policy-specific parts of SCHED_NORMAL: EEVDF (eevdf.ts, 6.6+) or CFS
- * (cfs.ts, 5.15). RqView is what a policy may read and write of a CPU's queue and its tasks.
+ * (cfs.ts, 5.15), chosen when the run queues are built (MachineOptions.sched). RqView is what a policy may read and write of a CPU's queue and its tasks.
  *
  * Context: whichever thread calls, under the CPU's rq lock unless said otherwise; never allocates.
  */
@@ -55,8 +55,8 @@ export function tickNsec(hz: number): number {
 }
 
 /** The fair-class policies a machine can run (MachineOptions.sched). */
-export type FairPolicyName = 'eevdf';
-export const FAIR_POLICIES: readonly FairPolicyName[] = ['eevdf'];
+export type FairPolicyName = 'eevdf' | 'cfs';
+export const FAIR_POLICIES: readonly FairPolicyName[] = ['eevdf', 'cfs'];
 
 /** What a policy's constants depend on: the emulated machine's CPUs and HZ. */
 export interface FairParams {

@@ -1,6 +1,7 @@
 /**
  * Per-CPU run queues and the scheduling classes: real-time (FIFO/RR) above normal, and for
- * normal tasks a fair class whose policy is pluggable (fair.ts: EEVDF as in 6.6+, eevdf.ts).
+ * normal tasks a fair class whose policy is pluggable (fair.ts): EEVDF as in 6.6+ (eevdf.ts) or
+ * CFS as in 5.15 (cfs.ts).
  *
  * Here, shared by every fair policy:
  *   - queue membership (RQ_QUEUE, unordered; the policy picks);
@@ -43,6 +44,7 @@ import {
   TF_SUM_EXEC,
 } from '../../machine/layout.js';
 import { ShmLock } from '../../shm/lock.js';
+import { CfsPolicy } from './cfs.js';
 import { EevdfPolicy } from './eevdf.js';
 import {
   type FairParams,
@@ -64,6 +66,8 @@ function fairPolicy(name: FairPolicyName, q: RqView, p: FairParams): FairPolicy 
   switch (name) {
     case 'eevdf':
       return new EevdfPolicy(q, p);
+    case 'cfs':
+      return new CfsPolicy(q, p);
   }
 }
 
