@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CfsPolicy } from '../../src/kernel/sched/cfs.js';
-import { SchedPolicy, T_WAKEUPS, TF_VRUNTIME } from '../../src/machine/layout.js';
+import { SchedPolicy, T_STATE, T_WAKEUPS, TaskState, TF_VRUNTIME } from '../../src/machine/layout.js';
 import { cpu0Queue } from './helpers.js';
 
 const MS = 1_000_000;
@@ -67,6 +67,40 @@ describe('CFS wakeup preemption (wakeup_preempt_entity)', () => {
     sleeper(q, q.b, 0, 17.5 * MS);
     expect(q.wake(q.b, 20 * MS)).toBe(2); // 2.5 ms behind curr
     expect(q.schedule(20 * MS)).toBe(q.b); // 0.5 ms right of c: within c's wakeup_gran, not unfair
+  });
+});
+
+describe('CFS last buddy (LAST_BUDDY, with sched_nr_latency tasks queued)', () => {
+  /** `n` normal tasks on CPU 0 besides a (curr at 20 ms): x at 19.5 ms, the rest at 21 ms; then
+   *  w wakes 2.5 ms behind a, preempts, runs 0.5 ms and sleeps. Who runs next? */
+  function afterPreemptAndSleep(n: number): { next: number; a: number; x: number } {
+    const q = running(20 * MS);
+    const spare = q.k.mem.plan.tasks.filter((t) => t.kind !== 'idle' && t.id !== q.a).map((t) => t.id);
+    const [w, x, ...rest] = spare;
+    sleeper(q, x, 0, 19.5 * MS);
+    expect(q.wake(x, 20 * MS)).toBe(1);
+    for (const t of rest.slice(0, n - 2)) {
+      sleeper(q, t, 0, 21 * MS);
+      expect(q.wake(t, 20 * MS)).toBe(1);
+    }
+    sleeper(q, w, 0, 17.5 * MS);
+    expect(q.wake(w, 20 * MS)).toBe(2);
+    expect(q.schedule(20 * MS)).toBe(w);
+    q.rqs.lock(0);
+    q.rqs.updateCurr(0, 20.5 * MS);
+    Atomics.store(q.k.mem.i32, q.rqs.tw(w, T_STATE), TaskState.Sleeping);
+    q.rqs.unlock(0);
+    return { next: q.schedule(20.5 * MS), a: q.a, x };
+  }
+
+  it('with 8 tasks queued at the wakeup, the preempted task gets the CPU back over a slightly-left one', () => {
+    const { next, a } = afterPreemptAndSleep(7); // a, x, 5 more, and w: 8
+    expect(next).toBe(a);
+  });
+
+  it('with fewer, the leftmost runs', () => {
+    const { next, x } = afterPreemptAndSleep(4);
+    expect(next).toBe(x);
   });
 });
 
