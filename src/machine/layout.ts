@@ -337,7 +337,8 @@ export const T_RT_PRIO = 4;
 export const T_WEIGHT = 5;
 /** L rq lock: times the task was picked to run (slices). */
 export const T_SLICES = 6;
-/** L rq lock: times the task was woken. */
+/** L rq lock: times the task was woken. 0 until its first wakeup, which the run queues treat
+ *  as the task's first enqueue (its fork: CFS places it as a new task, START_DEBIT). */
 export const T_WAKEUPS = 7;
 /** L rq lock: ticks at which the task was the one running (its share of the CPU, in slices). */
 export const T_TICKS = 8;
