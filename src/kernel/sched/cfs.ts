@@ -223,7 +223,7 @@ export class CfsPolicy implements FairPolicy {
     const curr = q.curr(cpu);
     let left = this.leftmost(cpu, curr);
     // "if (!left || (curr && entity_before(curr, left))) left = curr;" (curr only if still queued)
-    if (q.isNormal(curr) && (left < 0 || q.vruntime(curr) < q.vruntime(left)) && this.isQueued(cpu, curr)) left = curr;
+    if (q.isNormal(curr) && (left < 0 || q.vruntime(curr) < q.vruntime(left)) && q.queued(cpu, curr)) left = curr;
     if (left < 0) return -1;
     const next = q.i32[q.rq(cpu) + RQ_NEXT_BUDDY];
     // "Someone really wants this to run. If it's not unfair, run it."
@@ -232,13 +232,6 @@ export class CfsPolicy implements FairPolicy {
     // "Prefer last buddy, try to return the CPU to a preempted task."
     if (last >= 0 && this.wakeupPreemptEntity(last, left) < 1) return last;
     return left;
-  }
-
-  private isQueued(cpu: number, task: number): boolean {
-    const q = this.q;
-    const n = q.queueLen(cpu);
-    for (let i = 0; i < n; i++) if (q.queuedAt(cpu, i) === task) return true;
-    return false;
   }
 
   /**

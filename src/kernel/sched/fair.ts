@@ -142,6 +142,15 @@ export class RqView {
   queuedAt(cpu: number, i: number): number {
     return this.i32[this.rq(cpu) + RQ_QUEUE + i];
   }
+  /** Position of `task` in `cpu`'s queue, or -1. */
+  indexOf(cpu: number, task: number): number {
+    const n = this.queueLen(cpu);
+    for (let i = 0; i < n; i++) if (this.queuedAt(cpu, i) === task) return i;
+    return -1;
+  }
+  queued(cpu: number, task: number): boolean {
+    return this.indexOf(cpu, task) >= 0;
+  }
   isNormal(task: number): boolean {
     return this.i32[this.tw(task, T_POLICY)] === SchedPolicy.Normal;
   }

@@ -149,18 +149,7 @@ export class RunQueues extends RqView {
     this.fair.initCpu(cpu);
   }
 
-  // --- queue membership ----------------------------------------------------------------------
-  private indexOf(cpu: number, task: number): number {
-    const i32 = this.v.i32;
-    const b = this.rq(cpu);
-    const n = i32[b + RQ_LEN];
-    for (let i = 0; i < n; i++) if (i32[b + RQ_QUEUE + i] === task) return i;
-    return -1;
-  }
-  queued(cpu: number, task: number): boolean {
-    return this.indexOf(cpu, task) >= 0;
-  }
-
+  // --- queue membership (indexOf, queued: RqView) ---------------------------------------------
   /** Add a runnable task to `cpu`'s queue; the policy places a normal one (`initial`: its first enqueue). */
   enqueue(cpu: number, task: number, initial = false): void {
     const i32 = this.v.i32;
