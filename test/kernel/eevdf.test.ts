@@ -71,3 +71,18 @@ describe('EEVDF lag clamp (update_entity_lag)', () => {
     expect(f64[rqs.tf(a, TF_VLAG)]).toBe(1_000_000);
   });
 });
+
+describe('EEVDF RUN_TO_PARITY', () => {
+  it('a woken task with an earlier deadline waits while curr is eligible and within the slice it was picked with', () => {
+    const MS = 1_000_000;
+    const { run, schedule, tick, a, b } = cpu0Queue({ cpus: 2, hz: 1000 }); // slice 1.5 ms
+    run(a, SchedPolicy.Normal, 0, 0, 0, true);
+    expect(schedule(0)).toBe(a);
+    expect(tick(0.5 * MS)).toBe(false);
+    // b (nice −20) is placed at V = a's vruntime: a is still eligible, b's deadline is 17 µs away, a's 1 ms.
+    expect(run(b, SchedPolicy.Normal, -20, 0, 0.5 * MS, true)).toBe(1);
+    expect(tick(1 * MS)).toBe(false);
+    expect(tick(2 * MS)).toBe(true); // a passed its deadline: a new slice, and the parity is over
+    expect(schedule(2 * MS)).toBe(b);
+  });
+});

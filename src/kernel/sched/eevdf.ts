@@ -8,10 +8,12 @@
  *     base_slice is 0.75 ms scaled by the CPU count as the kernel's update_sysctl() does;
  *   - lag kept across sleep (vlag = V − vruntime at dequeue, clamped to the kernel's
  *     ±calc_delta_fair(max(2 · slice, TICK_NSEC)), update_entity_lag), restored at wakeup;
- *   - wakeup preemption when the woken task is the one EEVDF would pick now.
+ *   - wakeup preemption when the woken task is the one EEVDF would pick now;
+ *   - RUN_TO_PARITY (on in 6.6–6.11): a running task that is still eligible and has not got a
+ *     new deadline since it was picked is picked again, so a wakeup does not preempt it.
  * Differences: lag is not scaled by the queue weight at placement (PLACE_LAG's (W + w)/W);
- * no RUN_TO_PARITY, no PLACE_DEADLINE_INITIAL, no NEXT_BUDDY; slices end only at ticks and
- * wakeups, as in a kernel without HRTICK.
+ * no PLACE_DEADLINE_INITIAL, no NEXT_BUDDY; slices end only at ticks and wakeups, as in a
+ * kernel without HRTICK.
  *
  * Context: under the CPU's rq lock (rq.ts); never allocates.
  */
@@ -101,13 +103,28 @@ export class EevdfPolicy implements FairPolicy {
     return true;
   }
 
-  setNext(_cpu: number, _task: number): void {}
+  /** set_next_entity, RUN_TO_PARITY's "HACK, stash a copy of deadline at the point of pick in
+   *  vlag, which isn't used until dequeue". */
+  setNext(_cpu: number, task: number): void {
+    const q = this.q;
+    q.f64[q.tf(task, TF_VLAG)] = q.f64[q.tf(task, TF_DEADLINE)];
+  }
 
-  /** The EEVDF pick among queued normal tasks: eligible (vruntime ≤ V), earliest deadline. */
+  /** pick_eevdf among queued normal tasks: eligible (vruntime ≤ V), earliest deadline. */
   pick(cpu: number): number {
     const q = this.q;
     const n = q.queueLen(cpu);
     const V = this.avgVruntime(cpu);
+    const curr = q.curr(cpu);
+    // RUN_TO_PARITY: "Once selected, run a task until it either becomes non-eligible or until
+    // it gets a new slice." (curr->vlag == curr->deadline: the stash of setNext, still valid)
+    if (
+      q.isNormal(curr) &&
+      q.vruntime(curr) <= V + 1e-6 &&
+      q.f64[q.tf(curr, TF_VLAG)] === q.f64[q.tf(curr, TF_DEADLINE)] &&
+      q.queued(cpu, curr)
+    )
+      return curr;
     let best = -1;
     let bestDl = Number.POSITIVE_INFINITY;
     let fallback = -1;
