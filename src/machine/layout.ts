@@ -176,7 +176,11 @@ export const CPUF_HANDOFF_NS = 1;
 export const CPUF_RT_TIME = 2;
 /** L rq lock: start of the current RT throttling period. */
 export const CPUF_RT_PERIOD = 3;
-/** L rq lock: avg_vruntime when the queue last emptied (where a task is placed on an empty queue). */
+/** L rq lock: CFS's min_vruntime (update_min_vruntime: never decreases); where a waking or new
+ *  task is placed (src/kernel/sched/cfs.ts). Unused under EEVDF. */
+export const CPUF_MIN_VRUNTIME = 4;
+/** L rq lock: EEVDF's avg_vruntime when the queue last emptied (where a task is placed on an
+ *  empty queue). Unused under CFS. */
 export const CPUF_V_HINT = 5;
 
 /** Values of CPU_WHERE (with an object or softirq number added where said). */
@@ -305,6 +309,12 @@ export const RQ_CURR = LOCK_WORDS + 1;
 export const RQ_LEN = LOCK_WORDS + 2;
 /** L rq lock: real-time tasks are throttled until the period ends (1) or not (0). */
 export const RQ_RT_THROTTLED = LOCK_WORDS + 3;
+/** L rq lock: CFS's next buddy (cfs_rq->next: a woken task that preempted), task id, −1 none.
+ *  Unused under EEVDF. */
+export const RQ_NEXT_BUDDY = LOCK_WORDS + 4;
+/** L rq lock: CFS's last buddy (cfs_rq->last: the task a wakeup preempted), task id, −1 none.
+ *  Unused under EEVDF. */
+export const RQ_LAST_BUDDY = LOCK_WORDS + 5;
 /** L rq lock: task ids queued on this CPU (runnable, including the current one), in queue order. */
 export const RQ_QUEUE = LOCK_WORDS + LINE_WORDS;
 
@@ -327,18 +337,24 @@ export const T_RT_PRIO = 4;
 export const T_WEIGHT = 5;
 /** L rq lock: times the task was picked to run (slices). */
 export const T_SLICES = 6;
-/** L rq lock: times the task was woken. */
+/** L rq lock: times the task was woken. 0 until its first wakeup, which the run queues treat
+ *  as the task's first enqueue (its fork: CFS places it as a new task, START_DEBIT). */
 export const T_WAKEUPS = 7;
 /** L rq lock: ticks at which the task was the one running (its share of the CPU, in slices). */
 export const T_TICKS = 8;
+/** L rq lock of T_CPU (the old CPU's while a waker moves the task, then the new one's): CFS: 1
+ *  while a sleeping task's vruntime is relative to the min_vruntime of the CPU it left
+ *  (migrate_task_rq_fair) until its enqueue on the new CPU adds that CPU's (ENQUEUE_MIGRATED). */
+export const T_MIGRATED = 9;
 
 export const TASK_F64 = 8;
 export const TF_VRUNTIME = 0; // L rq lock: virtual runtime (ns, weighted)
-export const TF_DEADLINE = 1; // L rq lock: EEVDF virtual deadline
-export const TF_VLAG = 2; // L rq lock: lag saved at dequeue
+export const TF_DEADLINE = 1; // L rq lock: EEVDF virtual deadline (unused under CFS)
+export const TF_VLAG = 2; // L rq lock: EEVDF lag saved at dequeue (unused under CFS)
 export const TF_EXEC_START = 3; // L rq lock: clock when it last started running / was accounted
 export const TF_SUM_EXEC = 4; // L rq lock: total runtime (ns)
 export const TF_RR_LEFT = 5; // L rq lock: round-robin time left in the slice (ns)
+export const TF_PREV_SUM_EXEC = 6; // L rq lock: CFS prev_sum_exec_runtime: TF_SUM_EXEC when last picked
 
 export enum TaskState {
   Sleeping = 0,

@@ -10,7 +10,7 @@
  * Context: main thread. Reads of words other threads write are Atomics loads (racy snapshots).
  */
 
-import { RunQueues } from '../kernel/sched/eevdf.js';
+import { RunQueues } from '../kernel/sched/rq.js';
 import { FAST_POOL_WORDS, FastPool, initFastPool } from '../random/fastpool.js';
 import { InputPool } from '../random/inputpool.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
@@ -75,7 +75,7 @@ export class MachineMemory {
   ) {
     this.workload = workloadOf(opts);
     this.i32 = new Int32Array(sab);
-    this.rqs = RunQueues.of(this.i32, new Float64Array(sab), R, opts.cpus, opts.lockSpins);
+    this.rqs = RunQueues.of(this.i32, new Float64Array(sab), R, opts.cpus, opts.lockSpins, opts.sched, opts.hz);
     for (let t = 0; t < plan.threads.length; t++)
       this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
     this.inputPool = new InputPool(this.i32, R.inputPool, opts.lockSpins);

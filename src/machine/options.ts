@@ -3,6 +3,7 @@
  * The harness maps the user's resolved configuration onto this; tests build it directly.
  */
 import type { KernelName } from '../kernel/profiles.js';
+import type { FairPolicyName } from '../kernel/sched/fair.js';
 import type { NotifyPolicy } from '../shm/doorbell.js';
 import { HALTPOLL_MAX_NS, type IdlePolicyName } from './idle.js';
 
@@ -97,6 +98,8 @@ export interface MachineOptions {
   kernel?: KernelName;
   /** Where bound kthreads (kworker/n, ksoftirqd/n) run: their own threads, or their CPU's thread. */
   kthreads?: KthreadHosting;
+  /** The fair class's policy (src/kernel/sched/fair.ts); default 'eevdf'. */
+  sched?: FairPolicyName;
   fastPool: { trigger: number; variant: '64' | '32' };
   tracing: boolean;
   watchdogMs: number;

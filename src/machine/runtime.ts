@@ -17,7 +17,7 @@ import { IrqWorks } from '../kernel/irq_work.js';
 import { KernelBug, Objects } from '../kernel/objects.js';
 import { kernelProfile } from '../kernel/profiles.js';
 import { Scheduler } from '../kernel/sched/core.js';
-import { RunQueues } from '../kernel/sched/eevdf.js';
+import { RunQueues } from '../kernel/sched/rq.js';
 import { Softirqs } from '../kernel/softirq.js';
 import { Tasklets } from '../kernel/tasklet.js';
 import { Timers } from '../kernel/timer.js';
@@ -110,7 +110,7 @@ export class Runtime implements KernelParts {
     const isKthread = Uint8Array.from(plan.tasks, (t) =>
       t.kind === 'kworker' || t.kind === 'unbound' || t.kind === 'ksoftirqd' ? 1 : 0,
     );
-    const rqs = RunQueues.of(this.i32, ctx.f64, R, opts.cpus, opts.lockSpins);
+    const rqs = RunQueues.of(this.i32, ctx.f64, R, opts.cpus, opts.lockSpins, opts.sched, opts.hz);
     this.objects = new Objects(ctx);
     this.sched = new Scheduler(
       ctx,

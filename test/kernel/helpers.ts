@@ -4,7 +4,7 @@
  * worker threads, no wall clock: what a test sees is the kernel's logic, step by step.
  */
 
-import { C_JIFFIES } from '../../src/machine/layout.js';
+import { C_JIFFIES, SchedPolicy, T_WAKEUPS } from '../../src/machine/layout.js';
 import { MachineMemory } from '../../src/machine/memory.js';
 import type { MachineOptions } from '../../src/machine/options.js';
 import { Runtime } from '../../src/machine/runtime.js';
@@ -32,4 +32,35 @@ export function oneThreadKernel(o: Partial<MachineOptions> = {}, cpu = 0): OneTh
     clock,
     setJiffies: (j) => Atomics.store(mem.i32, mem.R.control + C_JIFFIES, j),
   };
+}
+
+/**
+ * CPU 0's run queue on one thread, with three spare task slots (the plan's kthreads kworker/0:0,
+ * kworker/0:0H and ksoftirqd/0, re-initialised by hand as the test needs them), and the
+ * scheduler's locked entry points as one-line calls at a given time `now` (ns).
+ */
+export function cpu0Queue(o: Partial<MachineOptions> = {}) {
+  const k = oneThreadKernel(o);
+  const rqs = k.rt.sched.rqs;
+  const [a, b, c] = [k.mem.plan.kworker[0], k.mem.plan.kworkerHi[0], k.mem.plan.ksoftirqd[0]];
+  const f64 = k.rt.ctx.f64;
+  const locked = <T>(f: () => T): T => {
+    rqs.lock(0);
+    try {
+      return f();
+    } finally {
+      rqs.unlock(0);
+    }
+  };
+  /** try_to_wake_up: 0 already runnable, 1 woken, 2 woken and CPU 0 must reschedule. */
+  const wake = (task: number, now: number) => locked(() => rqs.wakeLocked(0, task, now));
+  /** A fresh task, woken. `seen`: it has been woken before (not a new task: no fork placement). */
+  const run = (task: number, policy = SchedPolicy.Normal, nice = 0, rtPrio = 0, now = 0, seen = false) => {
+    rqs.initTask(task, 0, policy, nice, rtPrio);
+    if (seen) k.mem.i32[rqs.tw(task, T_WAKEUPS)] = 1;
+    return wake(task, now);
+  };
+  const schedule = (now: number) => locked(() => rqs.scheduleLocked(0, now));
+  const tick = (now: number) => locked(() => rqs.tickLocked(0, now));
+  return { k, rqs, a, b, c, f64, wake, run, schedule, tick };
 }

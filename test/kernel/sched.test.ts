@@ -4,29 +4,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SchedPolicy, TaskState, TF_VLAG } from '../../src/machine/layout.js';
-import { oneThreadKernel } from './helpers.js';
+import { cpu0Queue } from './helpers.js';
 
-/** Three spare task slots (the plan's kthreads, re-initialised by hand on CPU 0). */
-function setup() {
-  const k = oneThreadKernel();
-  const rqs = k.rt.sched.rqs;
-  const [a, b, c] = [k.mem.plan.kworker[0], k.mem.plan.kworkerHi[0], k.mem.plan.ksoftirqd[0]];
-  const f64 = k.rt.ctx.f64;
-  const run = (task: number, policy = SchedPolicy.Normal, nice = 0, rtPrio = 0, now = 0) => {
-    rqs.initTask(task, 0, policy, nice, rtPrio);
-    rqs.lock(0);
-    const r = rqs.wakeLocked(0, task, now);
-    rqs.unlock(0);
-    return r;
-  };
-  const schedule = (now: number) => {
-    rqs.lock(0);
-    const next = rqs.scheduleLocked(0, now);
-    rqs.unlock(0);
-    return next;
-  };
-  return { k, rqs, a, b, c, f64, run, schedule };
-}
+const setup = () => cpu0Queue();
 
 describe('EEVDF wakeup preemption', () => {
   it('a task woken on an idle CPU preempts the idle task and is picked', () => {

@@ -1,15 +1,16 @@
 /**
  * The scheduler's entry points (kernel/sched/core.c): schedule(), try_to_wake_up(),
  * scheduler_tick(), the prepare-to-wait pattern; the policy (which task runs) is the run
- * queues' (eevdf.ts), and the context switch itself is the machine's: handing a CPU from one
- * thread to another (`switchTo`, injected by the runtime, src/machine/runtime.ts).
+ * queues' (rq.ts, with the fair class's policy: fair.ts), and the context switch itself is the
+ * machine's: handing a CPU from one thread to another (`switchTo`, injected by the runtime,
+ * src/machine/runtime.ts).
  *
  * Context: any thread that owns a CPU (schedule, sleepCurrent, tick) or any thread at all
  * (wakeUp, wakeUpOn). Never allocates.
  */
 import { CPU_FLAGS, CPU_OWNER, CpuCounter, CpuFlag, T_STATE, TaskState } from '../../machine/layout.js';
 import type { CpuContext } from '../context.js';
-import type { RunQueues } from './eevdf.js';
+import type { RunQueues } from './rq.js';
 
 /** Hand CPU `cpu` to task `next` (its thread finds itself owner); the caller stops executing on it. */
 export type SwitchTo = (cpu: number, next: number, now: number) => void;

@@ -1,0 +1,358 @@
+/**
+ * Per-CPU run queues and the scheduling classes: real-time (FIFO/RR) above normal, and for
+ * normal tasks a fair class whose policy is pluggable (fair.ts): EEVDF as in 6.6+ (eevdf.ts) or
+ * CFS as in 5.15 (cfs.ts).
+ *
+ * Here, shared by every fair policy:
+ *   - queue membership (RQ_QUEUE, unordered; the policy picks);
+ *   - update_curr's wall-clock part (exec_start, sum_exec_runtime), then the policy's charge;
+ *   - the class order of pick_next_task (RT, fair, idle) and of check_preempt_curr (RT over
+ *     normal, anything over idle, normal never over RT unless RT is throttled);
+ *   - RT throttling (sched_rt_runtime_us = 950000 of sched_rt_period_us = 1000000);
+ *   - SCHED_RR rotation every RR_TIMESLICE.
+ * Differences: no load balancing or migration (tasks stay on their CPU, unbound workers are
+ * placed at wakeup); no cgroups.
+ *
+ * Every function here runs under the CPU's rq lock unless it says otherwise.
+ * Context: whichever thread calls (the CPU's owner, or a remote waker); never allocates.
+ */
+
+import {
+  CPUF_RT_PERIOD,
+  CPUF_RT_TIME,
+  RQ_CURR,
+  RQ_LEN,
+  RQ_NR_RUNNING,
+  RQ_QUEUE,
+  RQ_RT_THROTTLED,
+  RQ_WORDS,
+  SchedPolicy,
+  T_CPU,
+  T_NICE,
+  T_POLICY,
+  T_RT_PRIO,
+  T_SLICES,
+  T_STATE,
+  T_TICKS,
+  T_WAKEUPS,
+  T_WEIGHT,
+  TASK_F64,
+  TASK_WORDS,
+  TaskState,
+  TF_EXEC_START,
+  TF_RR_LEFT,
+  TF_SUM_EXEC,
+} from '../../machine/layout.js';
+import { ShmLock } from '../../shm/lock.js';
+import { CfsPolicy } from './cfs.js';
+import { EevdfPolicy } from './eevdf.js';
+import {
+  type FairParams,
+  type FairPolicy,
+  type FairPolicyName,
+  niceToWeight,
+  RqView,
+  type SchedViews,
+} from './fair.js';
+
+/** RR_TIMESLICE: 100 ms. */
+export const RR_TIMESLICE_NS = 100_000_000;
+/** sched_rt_period_us / sched_rt_runtime_us: RT tasks get at most 95% of each second. */
+export const RT_PERIOD_NS = 1_000_000_000;
+export const RT_RUNTIME_NS = 950_000_000;
+
+/** The fair policy called `name`, over the queues `q`. */
+function fairPolicy(name: FairPolicyName, q: RqView, p: FairParams): FairPolicy {
+  switch (name) {
+    case 'eevdf':
+      return new EevdfPolicy(q, p);
+    case 'cfs':
+      return new CfsPolicy(q, p);
+  }
+}
+
+export class RunQueues extends RqView {
+  /**
+   * The run queues of a machine laid out by planMachine (any thread), with the fair policy
+   * `sched` (default EEVDF); `hz` is the machine's tick rate (TICK_NSEC).
+   */
+  static of(
+    i32: Int32Array,
+    f64: Float64Array,
+    R: { rq: number; task: number; taskF64: number; cpuF64: number },
+    cpus: number,
+    lockSpins: number,
+    sched: FairPolicyName | undefined,
+    hz: number,
+  ): RunQueues {
+    const v = {
+      i32,
+      f64,
+      rqBase: R.rq,
+      taskBase: R.task,
+      taskF64: R.taskF64 / 2,
+      cpuF64: R.cpuF64 / 2,
+      nrCpus: cpus,
+      lockSpins,
+    };
+    return new RunQueues(v, sched ?? 'eevdf', { cpus, hz });
+  }
+
+  private readonly locks: ShmLock[] = [];
+  /** The fair class's policy. */
+  readonly fair: FairPolicy;
+  constructor(v: SchedViews, sched: FairPolicyName, p: FairParams) {
+    super(v);
+    this.fair = fairPolicy(sched, this, p);
+    for (let c = 0; c < v.nrCpus; c++) this.locks.push(new ShmLock(v.i32, v.rqBase + c * RQ_WORDS, v.lockSpins));
+  }
+
+  lock(cpu: number): void {
+    this.locks[cpu].lock();
+  }
+  unlock(cpu: number): void {
+    this.locks[cpu].unlock();
+  }
+
+  // --- words -----------------------------------------------------------------------------
+  nrRunning(cpu: number): number {
+    return Atomics.load(this.v.i32, this.rq(cpu) + RQ_NR_RUNNING);
+  }
+  state(task: number): number {
+    return Atomics.load(this.v.i32, this.tw(task, T_STATE));
+  }
+  taskCpu(task: number): number {
+    return Atomics.load(this.v.i32, this.tw(task, T_CPU));
+  }
+  policy(task: number): number {
+    return this.v.i32[this.tw(task, T_POLICY)];
+  }
+
+  /** Initialise a task's words. Context: main thread, before workers start. */
+  initTask(task: number, cpu: number, policy: SchedPolicy, nice: number, rtPrio: number): void {
+    const i32 = this.v.i32;
+    i32.fill(0, this.tw(task, 0), this.tw(task, TASK_WORDS));
+    this.v.f64.fill(0, this.tf(task, 0), this.tf(task, TASK_F64));
+    i32[this.tw(task, T_STATE)] = policy === SchedPolicy.Idle ? TaskState.Runnable : TaskState.Sleeping;
+    i32[this.tw(task, T_CPU)] = cpu;
+    i32[this.tw(task, T_POLICY)] = policy;
+    i32[this.tw(task, T_NICE)] = nice;
+    i32[this.tw(task, T_RT_PRIO)] = rtPrio;
+    i32[this.tw(task, T_WEIGHT)] = niceToWeight(nice);
+  }
+
+  /** Initialise CPU `cpu`'s run queue with its idle task current. Context: main thread. */
+  initCpu(cpu: number): void {
+    const b = this.rq(cpu);
+    this.v.i32.fill(0, b, b + RQ_WORDS);
+    this.v.i32[b + RQ_CURR] = cpu;
+    this.fair.initCpu(cpu);
+  }
+
+  // --- queue membership (indexOf, queued: RqView) ---------------------------------------------
+  /** Add a runnable task to `cpu`'s queue; the policy places a normal one (`initial`: its first enqueue). */
+  enqueue(cpu: number, task: number, initial = false): void {
+    const i32 = this.v.i32;
+    const b = this.rq(cpu);
+    if (this.isNormal(task)) this.fair.place(cpu, task, initial);
+    const n = i32[b + RQ_LEN];
+    if (n >= RQ_QUEUE_CAP) throw new Error(`run queue of CPU ${cpu} is full (${n} tasks)`);
+    i32[b + RQ_QUEUE + n] = task;
+    i32[b + RQ_LEN] = n + 1;
+    Atomics.store(i32, b + RQ_NR_RUNNING, n + 1);
+  }
+
+  /** Remove a task from `cpu`'s queue; the policy saves what it keeps of a normal one. */
+  dequeue(cpu: number, task: number): void {
+    const i32 = this.v.i32;
+    const b = this.rq(cpu);
+    const idx = this.indexOf(cpu, task);
+    if (idx < 0) return;
+    if (this.isNormal(task)) this.fair.dequeue(cpu, task);
+    const n = i32[b + RQ_LEN];
+    for (let i = idx; i < n - 1; i++) i32[b + RQ_QUEUE + i] = i32[b + RQ_QUEUE + i + 1];
+    i32[b + RQ_LEN] = n - 1;
+    Atomics.store(i32, b + RQ_NR_RUNNING, n - 1);
+  }
+
+  /** Move `task` to the back of the queue (RR rotation, FIFO order among equals). */
+  private requeueTail(cpu: number, task: number): void {
+    const i32 = this.v.i32;
+    const b = this.rq(cpu);
+    const idx = this.indexOf(cpu, task);
+    const n = i32[b + RQ_LEN];
+    if (idx < 0) return;
+    for (let i = idx; i < n - 1; i++) i32[b + RQ_QUEUE + i] = i32[b + RQ_QUEUE + i + 1];
+    i32[b + RQ_QUEUE + n - 1] = task;
+  }
+
+  /**
+   * update_curr(): charge the running task for the time since it was last charged.
+   * Returns true when the fair policy asks for a resched (EEVDF: the task passed its deadline)
+   * or an RR task used up its slice.
+   */
+  updateCurr(cpu: number, now: number): boolean {
+    const i32 = this.v.i32;
+    const f64 = this.v.f64;
+    const t = i32[this.rq(cpu) + RQ_CURR];
+    const pol = i32[this.tw(t, T_POLICY)];
+    if (pol === SchedPolicy.Idle) return false;
+    const delta = now - f64[this.tf(t, TF_EXEC_START)];
+    if (delta <= 0) return false;
+    f64[this.tf(t, TF_EXEC_START)] = now;
+    f64[this.tf(t, TF_SUM_EXEC)] += delta;
+    if (pol === SchedPolicy.Normal) return this.fair.charge(cpu, t, delta);
+    f64[this.cf(cpu, CPUF_RT_TIME)] += delta;
+    if (pol === SchedPolicy.RoundRobin) {
+      f64[this.tf(t, TF_RR_LEFT)] -= delta;
+      const left = f64[this.tf(t, TF_RR_LEFT)];
+      if (left <= 0) {
+        f64[this.tf(t, TF_RR_LEFT)] = RR_TIMESLICE_NS;
+        this.requeueTail(cpu, t);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** RT throttling bookkeeping at a tick: true when the throttle state changed. */
+  private rtPeriod(cpu: number, now: number): boolean {
+    const f64 = this.v.f64;
+    const i32 = this.v.i32;
+    const b = this.rq(cpu);
+    let changed = false;
+    if (now - f64[this.cf(cpu, CPUF_RT_PERIOD)] >= RT_PERIOD_NS) {
+      f64[this.cf(cpu, CPUF_RT_PERIOD)] = now;
+      f64[this.cf(cpu, CPUF_RT_TIME)] = 0;
+      if (i32[b + RQ_RT_THROTTLED]) changed = true;
+      i32[b + RQ_RT_THROTTLED] = 0;
+    } else if (!i32[b + RQ_RT_THROTTLED] && f64[this.cf(cpu, CPUF_RT_TIME)] > RT_RUNTIME_NS) {
+      i32[b + RQ_RT_THROTTLED] = 1;
+      changed = true;
+    }
+    return changed;
+  }
+
+  /** Highest-priority runnable RT task (first in queue order among equals), or -1. */
+  private pickRt(cpu: number): number {
+    const i32 = this.v.i32;
+    const b = this.rq(cpu);
+    if (i32[b + RQ_RT_THROTTLED]) return -1;
+    const n = i32[b + RQ_LEN];
+    let best = -1;
+    let bestPrio = 0;
+    for (let i = 0; i < n; i++) {
+      const t = i32[b + RQ_QUEUE + i];
+      const pol = i32[this.tw(t, T_POLICY)];
+      if (pol !== SchedPolicy.Fifo && pol !== SchedPolicy.RoundRobin) continue;
+      const p = i32[this.tw(t, T_RT_PRIO)];
+      if (p > bestPrio) {
+        bestPrio = p;
+        best = t;
+      }
+    }
+    return best;
+  }
+
+  /** pick_next_task(): RT, then fair, then the idle task (id == cpu). */
+  pickNext(cpu: number): number {
+    const rt = this.pickRt(cpu);
+    if (rt >= 0) return rt;
+    const f = this.fair.pick(cpu);
+    return f >= 0 ? f : cpu;
+  }
+
+  /** Should `woken`, just enqueued on `cpu`, preempt the current task? (check_preempt_curr) */
+  shouldPreempt(cpu: number, woken: number): boolean {
+    const i32 = this.v.i32;
+    const curr = this.curr(cpu);
+    const cp = i32[this.tw(curr, T_POLICY)];
+    const wp = i32[this.tw(woken, T_POLICY)];
+    if (cp === SchedPolicy.Idle) return true;
+    const wRt = wp === SchedPolicy.Fifo || wp === SchedPolicy.RoundRobin;
+    const cRt = cp === SchedPolicy.Fifo || cp === SchedPolicy.RoundRobin;
+    if (wRt)
+      return (
+        !i32[this.rq(cpu) + RQ_RT_THROTTLED] && (!cRt || i32[this.tw(woken, T_RT_PRIO)] > i32[this.tw(curr, T_RT_PRIO)])
+      );
+    if (cRt) return !!i32[this.rq(cpu) + RQ_RT_THROTTLED];
+    return this.fair.wakeupPreempt(cpu, curr, woken);
+  }
+
+  /**
+   * try_to_wake_up's queue part, under `cpu`'s rq lock: make a sleeping task runnable.
+   * Returns 0 when it was already runnable, 1 when woken, 2 when woken and `cpu` must reschedule.
+   */
+  wakeLocked(cpu: number, task: number, now: number): number {
+    const i32 = this.v.i32;
+    if (
+      Atomics.compareExchange(i32, this.tw(task, T_STATE), TaskState.Sleeping, TaskState.Runnable) !==
+      TaskState.Sleeping
+    ) {
+      return 0;
+    }
+    const first = i32[this.tw(task, T_WAKEUPS)]++ === 0;
+    if (this.queued(cpu, task)) return 1; // it had not yet left the queue: just keep running
+    this.updateCurr(cpu, now);
+    this.enqueue(cpu, task, first);
+    return this.shouldPreempt(cpu, task) ? 2 : 1;
+  }
+
+  /**
+   * scheduler_tick(): charge the current task, run RT throttling, the fair policy's tick check.
+   * Returns true when the CPU should reschedule.
+   */
+  tickLocked(cpu: number, now: number): boolean {
+    const curr = this.curr(cpu);
+    this.v.i32[this.tw(curr, T_TICKS)]++;
+    const expired = this.updateCurr(cpu, now);
+    const throttleChanged = this.rtPeriod(cpu, now);
+    const fairTick = this.isNormal(curr) && this.fair.tickPreempt(cpu, curr);
+    return throttleChanged || ((expired || fairTick) && this.nrRunning(cpu) > 1);
+  }
+
+  /**
+   * __schedule()'s pick, under the rq lock: charge prev, dequeue it if it is going to sleep,
+   * pick the next task and make it current. Returns the next task (== prev: no switch).
+   */
+  scheduleLocked(cpu: number, now: number): number {
+    const i32 = this.v.i32;
+    const f64 = this.v.f64;
+    const b = this.rq(cpu);
+    const prev = i32[b + RQ_CURR];
+    this.updateCurr(cpu, now);
+    if (
+      i32[this.tw(prev, T_POLICY)] !== SchedPolicy.Idle &&
+      Atomics.load(i32, this.tw(prev, T_STATE)) !== TaskState.Runnable
+    ) {
+      this.dequeue(cpu, prev);
+    }
+    const next = this.pickNext(cpu);
+    if (next !== prev) {
+      i32[b + RQ_CURR] = next;
+      f64[this.tf(next, TF_EXEC_START)] = now;
+      if (i32[this.tw(next, T_POLICY)] === SchedPolicy.RoundRobin && f64[this.tf(next, TF_RR_LEFT)] <= 0) {
+        f64[this.tf(next, TF_RR_LEFT)] = RR_TIMESLICE_NS;
+      }
+      i32[this.tw(next, T_SLICES)]++;
+      if (this.isNormal(next)) this.fair.setNext(cpu, next);
+    }
+    return next;
+  }
+
+  /** Put a sleeping, dequeued unbound task onto another CPU (under the old CPU's lock). */
+  setTaskCpu(task: number, cpu: number): void {
+    if (this.isNormal(task)) this.fair.migrate(task, this.taskCpu(task));
+    Atomics.store(this.v.i32, this.tw(task, T_CPU), cpu);
+  }
+
+  slices(task: number): number {
+    return this.v.i32[this.tw(task, T_SLICES)];
+  }
+  ticks(task: number): number {
+    return this.v.i32[this.tw(task, T_TICKS)];
+  }
+}
+
+/** RQ_QUEUE capacity (from the layout). */
+const RQ_QUEUE_CAP = RQ_WORDS - RQ_QUEUE;
