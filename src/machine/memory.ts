@@ -53,7 +53,7 @@ import {
   Where,
 } from './layout.js';
 import { assertLayoutSound } from './layout-fields.js';
-import type { MachineOptions } from './options.js';
+import { fairPolicyOf, type MachineOptions } from './options.js';
 import { type MachinePlan, planMachineTasks } from './plan.js';
 
 export type Counters = Record<string, number>;
@@ -75,7 +75,7 @@ export class MachineMemory {
   ) {
     this.workload = workloadOf(opts);
     this.i32 = new Int32Array(sab);
-    this.rqs = RunQueues.of(this.i32, new Float64Array(sab), R, opts.cpus, opts.lockSpins, opts.sched, opts.hz);
+    this.rqs = RunQueues.of(this.i32, new Float64Array(sab), R, opts.cpus, opts.lockSpins, fairPolicyOf(opts), opts.hz);
     for (let t = 0; t < plan.threads.length; t++)
       this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
     this.inputPool = new InputPool(this.i32, R.inputPool, opts.lockSpins);

@@ -2,7 +2,7 @@
  * What the machine needs to know to boot: the emulated hardware and what runs on it.
  * The harness maps the user's resolved configuration onto this; tests build it directly.
  */
-import type { KernelName } from '../kernel/profiles.js';
+import { type KernelName, kernelProfile } from '../kernel/profiles.js';
 import type { FairPolicyName } from '../kernel/sched/fair.js';
 import type { NotifyPolicy } from '../shm/doorbell.js';
 import { HALTPOLL_MAX_NS, type IdlePolicyName } from './idle.js';
@@ -98,7 +98,7 @@ export interface MachineOptions {
   kernel?: KernelName;
   /** Where bound kthreads (kworker/n, ksoftirqd/n) run: their own threads, or their CPU's thread. */
   kthreads?: KthreadHosting;
-  /** The fair class's policy (src/kernel/sched/fair.ts); default 'eevdf'. */
+  /** The fair class's policy (src/kernel/sched/fair.ts); default: the kernel profile's (fairPolicyOf). */
   sched?: FairPolicyName;
   fastPool: { trigger: number; variant: '64' | '32' };
   tracing: boolean;
@@ -114,4 +114,9 @@ export interface MachineOptions {
 export function defaultTopology(cpus: number): Topology {
   const all = Array.from({ length: cpus }, (_, i) => i);
   return { smt: all.map((c) => [c]), cache: [all], numa: [all] };
+}
+
+/** The fair-class policy a machine runs: `sched` when given (tests), else its kernel profile's. */
+export function fairPolicyOf(o: Pick<MachineOptions, 'sched' | 'kernel'>): FairPolicyName {
+  return o.sched ?? kernelProfile(o.kernel).sched;
 }

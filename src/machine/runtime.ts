@@ -46,7 +46,7 @@ import {
   Softirq,
   Where,
 } from './layout.js';
-import type { MachineOptions } from './options.js';
+import { fairPolicyOf, type MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
 import { St, Tracer } from './trace.js';
 
@@ -110,7 +110,7 @@ export class Runtime implements KernelParts {
     const isKthread = Uint8Array.from(plan.tasks, (t) =>
       t.kind === 'kworker' || t.kind === 'unbound' || t.kind === 'ksoftirqd' ? 1 : 0,
     );
-    const rqs = RunQueues.of(this.i32, ctx.f64, R, opts.cpus, opts.lockSpins, opts.sched, opts.hz);
+    const rqs = RunQueues.of(this.i32, ctx.f64, R, opts.cpus, opts.lockSpins, fairPolicyOf(opts), opts.hz);
     this.objects = new Objects(ctx);
     this.sched = new Scheduler(
       ctx,

@@ -60,3 +60,11 @@ describe('classes', () => {
     expect(schedule(0)).toBe(b);
   });
 });
+
+describe('kernel profiles select the scheduler', () => {
+  it('5.15 and 6.1 run CFS, 6.9 EEVDF', () => {
+    expect(oneThreadKernel({ kernel: '5.15' }).rt.sched.rqs.fair.name).toBe('cfs');
+    expect(oneThreadKernel({ kernel: '6.1' }).rt.sched.rqs.fair.name).toBe('cfs');
+    expect(oneThreadKernel({ kernel: '6.9' }).rt.sched.rqs.fair.name).toBe('eevdf');
+  });
+});
