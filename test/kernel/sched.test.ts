@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SchedPolicy, TaskState, TF_VLAG } from '../../src/machine/layout.js';
-import { cpu0Queue } from './helpers.js';
+import { cpu0Queue, oneThreadKernel } from './helpers.js';
 
 const setup = () => cpu0Queue();
 
