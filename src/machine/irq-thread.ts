@@ -42,11 +42,11 @@ import {
 import type { StartupData, WorkerMessage } from './protocol.js';
 
 /** How far ahead arrivals are published: two refill periods, so a late refill never starves a CPU. */
-export const ARRIVAL_HORIZON_NS = 2_000_000;
+export const ARRIVAL_HORIZON_NS = 4_000_000;
 /** How often the thread refills the arrival rings (at most; it also wakes for ticks). */
-export const ARRIVAL_REFILL_NS = 1_000_000;
+export const ARRIVAL_REFILL_NS = 2_000_000;
 /** How often the thread samples its own CPU time into C_IRQ_CPU_NS (a /proc read costs ~20 µs). */
-export const IRQ_CPU_SAMPLE_NS = 10_000_000;
+export const IRQ_CPU_SAMPLE_NS = 50_000_000;
 
 /** This thread's CPU time in ns (Linux /proc/thread-self/schedstat; NaN where there is none). */
 export function threadCpuNs(): number {

@@ -44,10 +44,10 @@ export const IRQ_RING_CAPACITY = 8192;
 export const IRQ_RECORD_WORDS = 4;
 /**
  * Device-interrupt arrivals a CPU's arrival ring holds: the irq thread publishes each CPU's
- * arrivals ARRIVAL_HORIZON_NS ahead (src/machine/irq-thread.ts); 4096 holds 2 ms of a 2M/s
+ * arrivals ARRIVAL_HORIZON_NS ahead (src/machine/irq-thread.ts); 16384 holds 4 ms of a 4M/s
  * stream. A full ring refuses the arrival, counted as dropped (irqs_dropped).
  */
-export const ARRIVAL_RING_CAPACITY = 4096;
+export const ARRIVAL_RING_CAPACITY = 16384;
 /** Words per arrival record: due time low 32 bits, due time high bits, irq number. */
 export const ARRIVAL_RECORD_WORDS = 3;
 
