@@ -55,6 +55,8 @@ export const cpuHogPreset = {
     trialMs: '2s',
     warmupMs: '300ms',
     hz: 1000,
+    // Seed 004 is an August 2024 net-next patch (~6.11): the nearest profile is 6.9 (EEVDF).
+    kernel: '6.9',
     irq: { rate: 200, cpus: '0' },
     workload: { kind: 'irq_only' },
   },

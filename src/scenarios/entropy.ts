@@ -5,6 +5,7 @@
  */
 import type { CommandRules } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import { kernelProfile } from '../kernel/profiles.js';
 import {
   ms,
   noTcpLat,
@@ -30,7 +31,7 @@ const RULES: CommandRules = {
   fixed: {
     strategies: {
       kind: 'sets',
-      why: 'it compares inline, workqueue, tasklet, timer, timer:deferrable=true, unbound, irq_work:target=next and bh_workqueue',
+      why: 'it compares inline, workqueue, tasklet, timer, timer:deferrable=true, unbound, irq_work:target=next and (from kernel 6.9) bh_workqueue',
     },
     baseline: { kind: 'sets', why: "it compares each strategy's entropy with inline's" },
     'workload.kind': { kind: 'sets', why: 'it runs background interrupts only, no application' },
@@ -50,6 +51,8 @@ export const entropyPreset = {
     trials: 2,
     trialMs: '1.5s',
     warmupMs: '200ms',
+    // Seed 000's kernel (linux-stable 5.15); --kernel runs another.
+    kernel: '5.15',
     workload: { kind: 'irq_only' },
     sweep: `irq_rate:${ENTROPY_RATES.join(',')}`,
   },
@@ -73,7 +76,8 @@ export async function runEntropy(ctx: ScenarioContext, rates?: number[]): Promis
   rates ??= c.sweep?.param === 'irq_rate' ? [...c.sweep.values] : ENTROPY_RATES;
   const base: ResolvedConfig = {
     ...c,
-    strategies: specs(STRATEGIES),
+    // WQ_BH exists from 6.9 on: older profiles compare the others.
+    strategies: specs(STRATEGIES.filter((s) => kernelProfile(c.kernel).wqBh || s !== 'bh_workqueue')),
     baseline: 'inline',
     sweep: { param: 'irq_rate', values: rates },
   };

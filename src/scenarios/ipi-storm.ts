@@ -69,7 +69,15 @@ const RULES: CommandRules = {
 
 export const ipiStormPreset = {
   summary: "seed 002: cross-CPU work queues; IPIs with 'always' vs 'if-idle' (Tempesta's fix) for the same work",
-  config: { trials: 5, trialMs: '1s', warmupMs: '300ms', irq: { rate: 0 }, workload: { kind: 'irq_only' } },
+  // Seed 002 is Tempesta FW on a 2018 4.x kernel: the nearest profile is 5.15 (CFS, ksoftirqd rule).
+  config: {
+    trials: 5,
+    trialMs: '1s',
+    warmupMs: '300ms',
+    kernel: '5.15',
+    irq: { rate: 0 },
+    workload: { kind: 'irq_only' },
+  },
   rules: RULES,
 };
 

@@ -55,7 +55,8 @@ const RULES: CommandRules = {
 export const randomRegressionPreset = {
   summary:
     'seeds 000/001: tcp_lat under inline, workqueue (highpri, system_wq), tasklet, timer (plain, deferrable); where does 10% come from?',
-  config: { trials: 3, trialMs: '800ms', warmupMs: '200ms', workload: { kind: 'tcp_lat' } },
+  // Seed 000's kernel (linux-stable 5.15); --kernel runs another.
+  config: { trials: 3, trialMs: '800ms', warmupMs: '200ms', kernel: '5.15', workload: { kind: 'tcp_lat' } },
   rules: RULES,
 };
 

@@ -722,7 +722,7 @@ const SCENARIO_REJECTS: [string, string[], string][] = [
     'entropy',
     ['--irq-rate', '5k', '--strategy', 'inline'],
     'scenario entropy sets --strategy itself (it compares inline, workqueue, tasklet, timer, timer:deferrable=true, ' +
-      `unbound, irq_work:target=next and bh_workqueue); drop --strategy, or ${RUN_INSTEAD}`,
+      `unbound, irq_work:target=next and (from kernel 6.9) bh_workqueue); drop --strategy, or ${RUN_INSTEAD}`,
   ],
   [
     'entropy',
