@@ -2,7 +2,7 @@
  * The emulator out of the way (issue #12): what the host costs the results, side by side in one
  * run.
  *
- * Run: npm run build && node dist/bench/host.js
+ * Run: npm run build && node dist/bench/host.js [SECTION...]
  *
  *  1. The interrupt generator's own CPU time (the irq thread's /proc/thread-self/schedstat,
  *     counter irq_thread_cpu_ns) at 2 × 20k and 2 × 200k device interrupts/s, irq_only.
@@ -150,7 +150,10 @@ export async function main(): Promise<void> {
   console.log(
     `host: ${availableParallelism()} cores, load average ${l0.toFixed(2)} at start; default idle policy ${DEFAULT_IDLE.policy}`,
   );
-  for (const section of [generatorCpu, tcpLatByPolicy, idleEntry, handoffByHosting]) {
+  const all = [generatorCpu, tcpLatByPolicy, idleEntry, handoffByHosting];
+  // `node dist/bench/host.js 2 3`: only those sections.
+  const picked = process.argv.slice(2).map(Number).filter((n) => n >= 1 && n <= all.length);
+  for (const section of picked.length ? picked.map((n) => all[n - 1]) : all) {
     for (const line of await section()) console.log(line);
     console.log('');
   }

@@ -8,6 +8,7 @@
  *   unboundWorkers  the CPU count
  * (the last two are {@link machineDefaults}' for the CPU count), and `cpus` defaults to the CPU count a given topology describes, if one is given.
  */
+import { availableParallelism } from 'node:os';
 import { DEFAULT_KERNEL } from '../kernel/profiles.js';
 import { DEFAULT_IDLE, DEFAULT_KTHREADS, defaultTopology, type MachineOptions } from '../machine/options.js';
 import { builtinRef } from '../strategies/ref.js';
@@ -26,9 +27,20 @@ export type IrqPattern = (typeof IRQ_PATTERNS)[number];
 /** `if-idle`: ring a doorbell only when its sleeper said it sleeps; `always`: every time. */
 export const NOTIFY_POLICIES = ['if-idle', 'always'] as const;
 export type NotifyPolicy = (typeof NOTIFY_POLICIES)[number];
-/** cpuidle policies (src/machine/idle.ts). */
-export const IDLE_POLICY_NAMES = ['haltpoll', 'poll', 'halt'] as const;
+/** cpuidle policies (src/machine/idle.ts); `auto` picks one for the host (autoIdlePolicy). */
+export const IDLE_POLICY_NAMES = ['auto', 'haltpoll', 'poll', 'halt'] as const;
 export type IdlePolicy = (typeof IDLE_POLICY_NAMES)[number];
+
+/**
+ * `--idle auto`: haltpoll when the host has at least two cores more than the machine has CPUs,
+ * else halt. Measured on a 2-core host (bench/host.ts, docs/architecture.md "Idle"): with two
+ * emulated CPUs polling, the irq thread, the kthreads and V8's own threads find no free core, a
+ * polling CPU's thread is descheduled for whole host time slices, and tcp_lat's mean went from
+ * ~16–32 µs under halt to hundreds of µs or ms under poll and haltpoll.
+ */
+export function autoIdlePolicy(cpus: number, hostCores: number): Exclude<IdlePolicy, 'auto'> {
+  return hostCores >= cpus + 2 ? 'haltpoll' : 'halt';
+}
 /** Where bound kthreads run (src/machine/plan.ts). */
 export const KTHREAD_HOSTING_NAMES = ['thread', 'cpu'] as const;
 export type KthreadHostingName = (typeof KTHREAD_HOSTING_NAMES)[number];
@@ -95,7 +107,7 @@ export const DEFAULTS = deepFreeze({
   notify: 'if-idle' as NotifyPolicy,
   fastPool: { trigger: 1024, variant: '64' as FastMixVariant },
   lockSpins: 200,
-  idle: DEFAULT_IDLE.policy as IdlePolicy,
+  idle: 'auto' as IdlePolicy,
   kthreads: DEFAULT_KTHREADS as KthreadHostingName,
   kernel: DEFAULT_KERNEL as KernelProfileName,
   watchdogMs: 2000,
@@ -135,7 +147,7 @@ export function machineDefaults(cpus: number = DEFAULTS.cpus): MachineOptions {
     topology: defaultTopology(cpus),
     unboundWorkers: cpus,
     lockSpins: DEFAULTS.lockSpins,
-    idle: { ...DEFAULT_IDLE, policy: DEFAULTS.idle },
+    idle: { ...DEFAULT_IDLE, policy: autoIdlePolicy(cpus, availableParallelism()) },
     kthreads: DEFAULTS.kthreads,
     kernel: DEFAULTS.kernel,
     fastPool: { ...DEFAULTS.fastPool },

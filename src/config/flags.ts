@@ -278,9 +278,9 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     path: 'idle',
     value: 'POLICY',
     example: 'halt',
-    help: 'how an idle CPU waits: haltpoll polls through short idle periods and sleeps through long ones (the cpuidle-haltpoll governor), poll never sleeps (idle=poll), halt always sleeps (every wake-up a host futex wake)',
-    accepts: 'haltpoll, poll, halt',
-    default: 'haltpoll',
+    help: 'how an idle CPU waits: haltpoll polls through short idle periods and sleeps through long ones (the cpuidle-haltpoll governor), poll never sleeps (idle=poll), halt always sleeps (every wake-up a host futex wake); auto: haltpoll when the host has 2 cores more than the machine has CPUs, else halt',
+    accepts: 'auto, haltpoll, poll, halt',
+    default: 'auto',
   },
   {
     flag: '--kthreads',

@@ -1,3 +1,6 @@
+/** From the user's resolved configuration to what the machine boots with. */
+import { availableParallelism } from 'node:os';
+import { autoIdlePolicy } from '../config/defaults.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
 import { strategyRef } from '../strategies/ref.js';
@@ -29,7 +32,10 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     },
     unboundWorkers: config.unboundWorkers,
     lockSpins: config.lockSpins,
-    idle: { ...DEFAULT_IDLE, policy: config.idle },
+    idle: {
+      ...DEFAULT_IDLE,
+      policy: config.idle === 'auto' ? autoIdlePolicy(cpus, availableParallelism()) : config.idle,
+    },
     kthreads: config.kthreads,
     kernel: config.kernel,
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },

@@ -6,6 +6,7 @@
  * report.html render, so the two never disagree. Nothing here prints: the CLI does.
  */
 
+import { autoIdlePolicy } from '../config/defaults.js';
 import { plural } from '../text.js';
 import { calibrationLine } from './host-calibration.js';
 import { comparisonFor } from './stats.js';
@@ -539,7 +540,13 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
   const cpus = num(o.cpus);
   const hz = num(o.hz);
   const kernel = typeof o.kernel === 'string' ? `kernel ${o.kernel}` : '';
-  const idle = typeof o.idle === 'string' ? `idle ${o.idle}` : '';
+  const hostCores = num(results.meta.hostCores);
+  const idle =
+    o.idle === 'auto' && cpus !== undefined && hostCores !== undefined
+      ? `idle ${autoIdlePolicy(cpus, hostCores)} (auto)`
+      : typeof o.idle === 'string'
+        ? `idle ${o.idle}`
+        : '';
   const kthreads =
     typeof o.kthreads === 'string' ? `kthreads on ${o.kthreads === 'cpu' ? 'CPU threads' : 'own threads'}` : '';
   const machine = [

@@ -59,7 +59,7 @@ describe('defaults', () => {
       fastPool: { trigger: 1024, variant: '64' },
       unboundWorkers: 2,
       lockSpins: 200,
-      idle: 'haltpoll',
+      idle: 'auto',
       kthreads: 'thread',
       kernel: '6.9',
       watchdogMs: 2000,
