@@ -28,123 +28,43 @@
 
 import { fileURLToPath } from 'node:url';
 import type { StrategyClass } from '../api/types.js';
-import { LIMITS, machineDefaults } from '../config/defaults.js';
-import { badOption } from '../config/errors.js';
+import { machineDefaults } from '../config/defaults.js';
 import { MachineFaultError, StrategyLoadError } from '../errors.js';
 import { startWatchdog, WATCHDOG_PERIOD_MS } from '../harness/watchdog.js';
 import { CPU_SOFTIRQ, CPU_WORDS, TestFlag } from '../machine/layout.js';
-import { type Counters, Machine, type MachineFault, Phase } from '../machine/machine.js';
+import { type Counters, Machine, Phase } from '../machine/machine.js';
 import type { MachineOptions, StrategyRef } from '../machine/options.js';
 import { MpscRing } from '../shm/ring.js';
 import { instantiate, loadStrategyClass } from '../strategies/load.js';
 import { builtin } from '../strategies/registry.js';
-import { plural } from '../text.js';
-import { claimsOf, type StrategyClaims } from './claims.js';
+import { claimsOf } from './claims.js';
+import { judge } from './judge.js';
+import {
+  CONFORMANCE_IRQ_RATE,
+  CONFORMANCE_TRIGGER,
+  type ConformanceOptions,
+  type ConformanceReport,
+  DOUBLE_HANDOFF_RETRIES,
+  type Evidence,
+  EXTRA_STEP_MS,
+  exactlyOnceHeld,
+  MAX_EXTRA_MS,
+  MIN_HANDOFFS,
+  maybeCrossCpuRace,
+  type PhaseResult,
+  type Resolved,
+  resolveOptions,
+  SETTLE_MAX_MS,
+  SETTLE_READS,
+  SETTLE_STEP_MS,
+  STOP_GRACE_MS,
+  type StopResult,
+  type Subject,
+  WARMUP_SHARE,
+  WATCHDOG_MS,
+} from './model.js';
 
-// ---------------------------------------------------------------------------------------------
-// Tunables
-// ---------------------------------------------------------------------------------------------
-
-/** CPUs of the test machine: two, so that remote runs (another CPU) can be seen. */
-export const CONFORMANCE_CPUS = 2;
-/** Run time per strategy (both phases, ms): with the settings below, ~1000 hand-offs. */
-export const CONFORMANCE_DURATION_MS = 1000;
-/** Device interrupts per second on every CPU: a high rate, so hand-offs overlap work. */
-export const CONFORMANCE_IRQ_RATE = 20_000;
-/** Fast pool trigger (random.c: 1024): a hand-off every 8 interrupts, once the last mix ran. */
-export const CONFORMANCE_TRIGGER = 8;
-/** How long deferred work may take to finish after a phase (ms); a deferrable timer needs a tick. */
-export const DRAIN_TIMEOUT_MS = 3_000;
-/** How long the threads may take to leave once asked to stop (ms) before they are terminated. */
-export const STOP_GRACE_MS = 2_000;
-/** A CPU that passes no preemption point for this long (ms) is stuck in a strategy. */
-export const WATCHDOG_MS = 2_000;
-/** How often the watchdog looks (ms). */
-/** A phase goes on (in EXTRA_STEP_MS steps, up to MAX_EXTRA_MS more) until this many hand-offs were accepted. */
-const MIN_HANDOFFS = 2;
-const EXTRA_STEP_MS = 50;
-const MAX_EXTRA_MS = 3_000;
-/** Counters are settled when they read the same SETTLE_READS times, SETTLE_STEP_MS apart (≤ SETTLE_MAX_MS). */
-const SETTLE_READS = 3;
-const SETTLE_STEP_MS = 2;
-const SETTLE_MAX_MS = 500;
-/** Repeats of the double hand-off phase when its failure may be a cross-CPU race (maybeCrossCpuRace). */
-export const DOUBLE_HANDOFF_RETRIES = 2;
-/** Share of each phase spent in Warmup (the rest in Measure, histograms on). */
-const WARMUP_SHARE = 0.4;
-
-/** The kernel's might_sleep() BUG (KernelFacade.mightSleep) has this in its message. */
-export const MIGHT_SLEEP_BUG = 'sleeping function called from invalid context';
-
-/** The checks, by key; the names appear in reports. */
-export const CHECK = Object.freeze({
-  exactlyOnce: 'every accepted hand-off runs the work exactly once',
-  whilePending: 'a hand-off while pending returns false and runs nothing extra',
-  where: 'the work runs where the strategy claims',
-  shutdown: 'shutdown is honoured',
-  mightSleep: 'nothing that may sleep is called from hardirq or softirq context',
-  noFault: 'the run has no other fault',
-});
-export type CheckKey = keyof typeof CHECK;
-
-// ---------------------------------------------------------------------------------------------
-// Results
-// ---------------------------------------------------------------------------------------------
-
-export interface ConformanceCheck {
-  /** One of CHECK's values. */
-  name: string;
-  /** True only when the check was exercised and held (status 'pass'). */
-  passed: boolean;
-  /** 'skip': the evidence could not decide (see `detail`); a skipped check is not a pass. */
-  status: 'pass' | 'fail' | 'skip';
-  /** Pass: the numbers that show it. Fail: what went wrong, with the numbers or the fault's message. */
-  detail: string;
-}
-
-export interface ConformanceReport {
-  /** The strategy's label (`tasklet(hi=false)`, `my.ts(k=1)`). */
-  strategy: string;
-  /** Every check passed. */
-  passed: boolean;
-  /** What the strategy class declares (static claims), defaults filled in. */
-  claims: Required<StrategyClaims>;
-  /** In CHECK's order. */
-  checks: ConformanceCheck[];
-}
-
-export interface ConformanceOptions {
-  /** Emulated CPUs (default CONFORMANCE_CPUS). */
-  cpus?: number;
-  /** Run time per strategy in ms, both phases together (default CONFORMANCE_DURATION_MS). */
-  durationMs?: number;
-  /** How long deferred work may take to finish after each phase (default DRAIN_TIMEOUT_MS). */
-  drainTimeoutMs?: number;
-}
-
-interface Resolved {
-  cpus: number;
-  durationMs: number;
-  drainTimeoutMs: number;
-}
-
-function resolveOptions(o: ConformanceOptions): Resolved {
-  const r = {
-    cpus: o.cpus ?? CONFORMANCE_CPUS,
-    durationMs: o.durationMs ?? CONFORMANCE_DURATION_MS,
-    drainTimeoutMs: o.drainTimeoutMs ?? DRAIN_TIMEOUT_MS,
-  };
-  const { min, max } = LIMITS.cpus;
-  if (!Number.isInteger(r.cpus) || r.cpus < min || r.cpus > max)
-    throw badOption('conformance cpus', `must be an integer from ${min} to ${max}`, r.cpus);
-  if (!Number.isFinite(r.durationMs) || r.durationMs < 50 || r.durationMs > 600_000) {
-    throw badOption('conformance durationMs', 'must be a number of ms from 50 to 600000', r.durationMs);
-  }
-  if (!Number.isFinite(r.drainTimeoutMs) || r.drainTimeoutMs < 10 || r.drainTimeoutMs > 600_000) {
-    throw badOption('conformance drainTimeoutMs', 'must be a number of ms from 10 to 600000', r.drainTimeoutMs);
-  }
-  return r;
-}
+export * from './model.js';
 
 // ---------------------------------------------------------------------------------------------
 // Entry points
@@ -198,13 +118,6 @@ export async function checkStrategies(
 // Loading
 // ---------------------------------------------------------------------------------------------
 
-interface Subject {
-  ref: StrategyRef;
-  claims: Required<StrategyClaims>;
-  /** The file (or the built-in's label) that error messages name. */
-  who: string;
-}
-
 async function prepare(ref: StrategyRef): Promise<Subject> {
   const cls = await loadStrategyClass(ref);
   instantiate(ref, cls); // options and constructor, checked here first
@@ -216,51 +129,6 @@ async function prepare(ref: StrategyRef): Promise<Subject> {
 // ---------------------------------------------------------------------------------------------
 // Running
 // ---------------------------------------------------------------------------------------------
-
-/** Counter deltas and drain outcome of one phase. */
-interface PhaseResult {
-  delta: Counters;
-  drainMs: number;
-  /** What was still busy when the drain gave up ('' when it completed). */
-  leftover: string;
-  /** The same, ignoring hand-offs that were accepted and never ran ('' when nothing else was). */
-  otherLeftover: string;
-}
-
-interface Evidence {
-  a?: PhaseResult;
-  /** The last attempt of phase B. */
-  b?: PhaseResult;
-  /** Attempts of phase B repeated because of a possible cross-CPU race (see maybeCrossCpuRace). */
-  bRetries: number;
-  fault?: MachineFault;
-}
-
-/** Phase A kept the first rule (the same conditions as the first check's pass). */
-function exactlyOnceHeld(a: PhaseResult): boolean {
-  const d = a.delta;
-  return !a.leftover && d.handoffs > 0 && d.mixes === d.handoffs && d.mixes_duplicate === 0 && d.handoffs_refused === 0;
-}
-
-/**
- * The double hand-off follows the first at once, in the same hard IRQ, and counts as "while
- * pending" while the deferred job has not started. A job run on ANOTHER CPU can be taken in
- * between: its runner clears the object's pending bit (process_one_work, the irq_work IPI)
- * just before it calls d.run(), so the second queue is accepted — kernel semantics, which
- * random.c never meets (MIX_INFLIGHT) — and counted as accepted while pending. A strategy that
- * really accepts while pending does it on every double hand-off; a race is rare. So when
- * second hand-offs were accepted and the phase had remote runs, phase B is repeated up to
- * DOUBLE_HANDOFF_RETRIES times, and only the last attempt is judged.
- */
-function maybeCrossCpuRace(b: PhaseResult): boolean {
-  return b.delta.handoffs_while_pending_accepted > 0 && b.delta.mixes_remote > 0;
-}
-
-interface StopResult {
-  ms: number;
-  late: boolean;
-  threads: number;
-}
 
 /** The machine defaults, with the suite's interrupt rate and watchdog, no application, and `subjects`. */
 function machineOptions(subjects: readonly Subject[], o: Resolved): MachineOptions {
@@ -440,214 +308,3 @@ function bootError(e: unknown, subjects: readonly Subject[]): Error {
 // ---------------------------------------------------------------------------------------------
 // Judging
 // ---------------------------------------------------------------------------------------------
-
-/** Which check a fault fails: might_sleep's BUG, a stuck CPU (shutdown), else "no other fault". */
-function faultCheck(f: MachineFault): 'mightSleep' | 'shutdown' | 'noFault' {
-  if (f.message.includes(MIGHT_SLEEP_BUG)) return 'mightSleep';
-  if (f.kind === 'watchdog') return 'shutdown';
-  return 'noFault';
-}
-
-/** The fault's message and the thread it happened in (its context is already in a BUG's message). */
-function describeFault(f: MachineFault): string {
-  return f.thread && f.thread !== 'main' ? `${f.message} [thread ${f.thread}]` : f.message;
-}
-
-const pass = (key: CheckKey, detail: string): ConformanceCheck => ({
-  name: CHECK[key],
-  passed: true,
-  status: 'pass',
-  detail,
-});
-const fail = (key: CheckKey, detail: string): ConformanceCheck => ({
-  name: CHECK[key],
-  passed: false,
-  status: 'fail',
-  detail,
-});
-const skip = (key: CheckKey, detail: string): ConformanceCheck => ({
-  name: CHECK[key],
-  passed: false,
-  status: 'skip',
-  detail,
-});
-
-function sum(...deltas: (Counters | undefined)[]): Counters {
-  const out: Counters = {};
-  for (const d of deltas) if (d) for (const [k, v] of Object.entries(d)) out[k] = (out[k] ?? 0) + v;
-  return out;
-}
-
-function judge(s: Subject, ev: Evidence, stop: StopResult, o: Resolved): ConformanceReport {
-  const faultKey = ev.fault ? faultCheck(ev.fault) : undefined;
-  const faultText = ev.fault ? describeFault(ev.fault) : '';
-  const endedEarly = `not evaluated: the run ended with a fault first (see "${CHECK[faultKey ?? 'noFault']}")`;
-
-  // 1. exactly once (phase A; refusals of both phases)
-  let exactlyOnce: ConformanceCheck;
-  if (!ev.a) exactlyOnce = skip('exactlyOnce', endedEarly);
-  else {
-    const d = ev.a.delta;
-    const h = d.handoffs;
-    const r = d.mixes;
-    const dup = d.mixes_duplicate;
-    // The fast pool hands off only once the last mix has started (MIX_INFLIGHT), so nothing is
-    // pending at a hand-off: a refusal strands the job. In phase B too (a second hand-off
-    // while pending, the only legitimate refusal, is not counted in handoffs_refused).
-    const refused = d.handoffs_refused + (ev.b?.delta.handoffs_refused ?? 0);
-    const counts = `${plural(h, 'hand-off')}, ${plural(r, 'run')}${refused > 0 ? `, ${plural(refused, 'refused hand-off')}` : ''}`;
-    if (dup > 0)
-      exactlyOnce = fail(
-        'exactlyOnce',
-        `${counts}: ${plural(dup, 'run')} found nothing pending (the work ran more than once per hand-off)`,
-      );
-    else if (ev.a.leftover && !ev.a.otherLeftover) {
-      exactlyOnce = fail(
-        'exactlyOnce',
-        `${counts}: ${ev.a.leftover} ${o.drainTimeoutMs} ms after the run${refused > 0 ? ' (a hand-off returned false with nothing pending: return false only when the job is already queued)' : ' (an accepted hand-off never ran)'}`,
-      );
-    } else if (h === 0)
-      exactlyOnce = fail(
-        'exactlyOnce',
-        `no hand-off was accepted in ${o.durationMs / 2 + MAX_EXTRA_MS} ms (${counts}, ${plural(d.interrupts, 'interrupt')})`,
-      );
-    else if (r !== h)
-      exactlyOnce = fail(
-        'exactlyOnce',
-        `${counts}: ${r < h ? `${h - r} accepted hand-offs never ran` : 'more runs than hand-offs'}`,
-      );
-    else if (refused > 0)
-      exactlyOnce = fail(
-        'exactlyOnce',
-        `${counts}: a hand-off returned false with nothing pending, so its job never ran (return false only when the job is already queued)`,
-      );
-    else exactlyOnce = pass('exactlyOnce', counts);
-  }
-
-  // 2. a second hand-off while pending (phase B)
-  let whilePending: ConformanceCheck;
-  if (!ev.b) {
-    whilePending = skip(
-      'whilePending',
-      ev.a && !exactlyOnceHeld(ev.a)
-        ? 'not exercised: a second hand-off is only tried once the first check passes'
-        : endedEarly,
-    );
-  } else {
-    const d = ev.b.delta;
-    const acc = d.handoffs_while_pending_accepted;
-    const h = d.handoffs;
-    const r = d.mixes;
-    const dup = d.mixes_duplicate;
-    if (acc === 0 && exactlyOnce.status !== 'pass') {
-      whilePending = skip(
-        'whilePending',
-        'no second hand-off while pending returned true, but runs are not compared while the first check fails',
-      );
-    } else if (acc > 0) {
-      const attempts = ev.bRetries > 0 ? `, in each of ${ev.bRetries + 1} attempts` : '';
-      whilePending = fail(
-        'whilePending',
-        `${acc} second hand-offs while the first was still pending returned true${attempts} (return false when the job is already pending: it runs once anyway)`,
-      );
-    } else if (h === 0) {
-      whilePending = fail(
-        'whilePending',
-        `no hand-off was accepted in ${o.durationMs / 2 + MAX_EXTRA_MS} ms with double hand-offs on`,
-      );
-    } else if (dup > 0 || r !== h) {
-      whilePending = fail(
-        'whilePending',
-        `${plural(h, 'hand-off')}, ${plural(r, 'run')}${dup > 0 ? `, ${plural(dup, 'run')} with nothing pending` : ''}: a second hand-off while pending added work`,
-      );
-    } else {
-      const retried =
-        ev.bRetries > 0
-          ? ` (attempt ${ev.bRetries + 1}: an earlier one had a second hand-off accepted while the job was starting on another CPU)`
-          : '';
-      whilePending = pass(
-        'whilePending',
-        `no second hand-off while pending returned true; ${plural(h, 'hand-off')}, ${plural(r, 'run')}${retried}`,
-      );
-    }
-  }
-
-  // 3. where (phases A and B)
-  let where: ConformanceCheck;
-  const both = sum(ev.a?.delta, ev.b?.delta);
-  const runs = both.mixes ?? 0;
-  if (!ev.a || runs === 0) where = skip('where', ev.a ? 'not evaluated: the work never ran' : endedEarly);
-  else {
-    const remote = both.mixes_remote;
-    const ctx = { hardirq: both.mixes_hardirq, softirq: both.mixes_softirq, task: both.mixes_task };
-    const ctxText = (Object.entries(ctx) as [string, number][])
-      .filter(([, n]) => n > 0)
-      .map(([k, n]) => `${n} in ${k}`)
-      .join(', ');
-    const cpuText = remote === 0 ? `all on the hand-off's CPU` : `${remote} of ${runs} on another CPU`;
-    const claimText = `claims cpu '${s.claims.cpu}', context '${s.claims.context}'`;
-    const facts = `${plural(runs, 'run')}: ${cpuText}; ${ctxText} context; ${claimText}`;
-    const problems: string[] = [];
-    if (s.claims.cpu === 'same' && remote > 0) {
-      problems.push(
-        `${remote} of ${runs} runs on another CPU, but the strategy claims cpu 'same' (random.c skips such mixes; declare static claims = { cpu: 'any' } if this is intended)`,
-      );
-    }
-    if (s.claims.context !== 'any') {
-      const others = (Object.entries(ctx) as [string, number][]).filter(([k, n]) => k !== s.claims.context && n > 0);
-      if (others.length > 0) {
-        problems.push(
-          `${others.map(([k, n]) => `${n} in ${k}`).join(', ')} context, but the strategy claims context '${s.claims.context}'`,
-        );
-      }
-    }
-    where = problems.length ? fail('where', `${problems.join('; ')} (${facts})`) : pass('where', facts);
-  }
-
-  // 4. shutdown
-  let shutdown: ConformanceCheck;
-  const stopText = `${plural(stop.threads, 'thread')} exited in ${stop.ms} ms`;
-  const other = ev.a?.otherLeftover || ev.b?.otherLeftover;
-  const queued = both.works_queued ?? 0;
-  const ran = both.works_run ?? 0;
-  if (faultKey === 'shutdown') shutdown = fail('shutdown', faultText);
-  else if (other)
-    shutdown = fail(
-      'shutdown',
-      `deferred work did not finish within ${o.drainTimeoutMs} ms of the run's end: ${other}`,
-    );
-  else if (ev.a && !ev.fault && queued !== ran)
-    shutdown = fail('shutdown', `${plural(queued, 'work item')} queued but ${ran} ran by the end of the drain`);
-  else if (stop.late)
-    shutdown = fail(
-      'shutdown',
-      `threads did not exit within ${STOP_GRACE_MS} ms of the stop request and were terminated`,
-    );
-  else if (ev.fault) shutdown = skip('shutdown', `drain not evaluated: the run ended with a fault; ${stopText}`);
-  else if (ev.a?.leftover)
-    shutdown = pass(
-      'shutdown',
-      `nothing was left queued after the run (the hand-offs that never ran are the first check's); ${stopText}`,
-    );
-  else shutdown = pass('shutdown', `drained in ${ev.a?.drainMs ?? 0} + ${ev.b?.drainMs ?? 0} ms; ${stopText}`);
-
-  // 5. might_sleep
-  const handoffs = (both.handoffs ?? 0) + (both.handoffs_refused ?? 0);
-  let mightSleep: ConformanceCheck;
-  if (faultKey === 'mightSleep') mightSleep = fail('mightSleep', faultText);
-  else if (ev.fault) mightSleep = skip('mightSleep', endedEarly);
-  else
-    mightSleep = pass(
-      'mightSleep',
-      `no might_sleep() BUG in ${plural(handoffs, 'hand-off')} and ${plural(runs, 'run')}`,
-    );
-
-  // 6. any other fault
-  const noFault =
-    faultKey === 'noFault'
-      ? fail('noFault', faultText)
-      : pass('noFault', ev.fault ? 'the one fault is reported above' : 'no exception, no kernel BUG, no thread lost');
-
-  const checks = [exactlyOnce, whilePending, where, shutdown, mightSleep, noFault];
-  return { strategy: s.ref.label, passed: checks.every((c) => c.passed), claims: { ...s.claims }, checks };
-}
