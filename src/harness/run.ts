@@ -191,14 +191,16 @@ async function runPoint(
   const minRounds = until ? Math.max(config.trials, UNTIL_MIN_ROUNDS) : config.trials;
   const deadline = until ? Date.now() + until.maxTimeMs : Number.POSITIVE_INFINITY;
   let outcome: UntilOutcome | undefined;
-  const stopAt = (stop: UntilOutcome['stop'], rounds: number): void => {
+  const stopAt = (stop: UntilOutcome['stop'], done: number): void => {
     if (!until) return;
     const widthPct = intervalWidths(
       accs.map((a) => a.result),
       config.baseline,
     );
-    outcome = { pct: until.pct, maxTimeMs: until.maxTimeMs, reached: stop === 'reached', rounds, stop, widthPct };
+    outcome = { pct: until.pct, maxTimeMs: until.maxTimeMs, reached: stop === 'reached', rounds: done, stop, widthPct };
   };
+  // With --until, every progress line after the minimum rounds carries the current widths.
+  let widthsNote = '';
   try {
     // Interleaved trials, round by round.
     let order = 0;
@@ -222,7 +224,7 @@ async function runPoint(
           stopAt('time', r);
           break;
         }
-        say(untilProgress(r, widths, until.pct, deadline - Date.now()));
+        widthsNote = ` | ${untilProgress(r, widths, until.pct, deadline - Date.now())}`;
       }
       const roundStart = Date.now();
       const sequence = roundOrder(config.seed, accs.length, r);
@@ -242,7 +244,7 @@ async function runPoint(
           await endTrial(m, acc.result.label, drainTimeoutMs(config.watchdogMs));
           m.setTrigger(opts.fastPool.trigger);
         }
-        say(`trial ${r + 1}/${total}: ${acc.result.label}`);
+        say(`trial ${r + 1}/${total}: ${acc.result.label}${widthsNote}`);
         m.resetEntropy();
         m.setActiveStrategy(s);
         const warmStart = m.nowNs();

@@ -39,7 +39,7 @@ export function widthsReached(widths: Record<string, number>, pct: number): bool
 
 /**
  * The progress line shown on a terminal between rounds:
- * `round 7, until ±3%: widest ±6.3% (timer), 4 of 9 above; 4m10s left`.
+ * `after 7 rounds, until ±3%: widest ±6.3% (timer), 4 of 9 above; 4m10s left`.
  */
 export function untilProgress(round: number, widths: Record<string, number>, pct: number, leftMs: number): string {
   const entries = Object.entries(widths);
@@ -48,5 +48,5 @@ export function untilProgress(round: number, widths: Record<string, number>, pct
   const w = widest ? (Number.isFinite(widest[1]) ? `±${widest[1].toFixed(1)}%` : 'no interval yet') : '-';
   const left = Math.max(0, Math.round(leftMs / 1000));
   const time = left >= 60 ? `${Math.floor(left / 60)}m${String(left % 60).padStart(2, '0')}s` : `${left}s`;
-  return `round ${round}, until ±${pct}%: widest ${w}${widest ? ` (${widest[0]})` : ''}, ${above.length} of ${entries.length} above; ${time} left`;
+  return `after ${round} rounds, until ±${pct}%: widest ${w}${widest ? ` (${widest[0]})` : ''}, ${above.length} of ${entries.length} above; ${time} left`;
 }

@@ -12,6 +12,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { roundOrder } from '../../src/harness/schedule.js';
 import { readResults } from '../../src/report/write.js';
 import { type CliResult, fixture, runCli, stackLines, tmpLeftovers } from '../fixtures/cli.js';
 
@@ -114,6 +115,21 @@ function expectOneLine(r: CliResult): string {
   return lines[0];
 }
 
+/**
+ * The order of each round is drawn from the run's seed (src/harness/schedule.ts): a seed, from
+ * 1 up, whose first three rounds of inline (0) and the fixture (1) run inline first and then put
+ * inline between two of the fixture's trials. The fixture arms only after another strategy was
+ * in force (../fixtures/arm.ts); inline running first keeps a trial finished before the fault
+ * even when a host stall arms the fixture early.
+ */
+const FAULT_ARMS = String(
+  Array.from({ length: 1000 }, (_, s) => s + 1).find((s) => {
+    const flat = [0, 1, 2].flatMap((r) => roundOrder(s, 2, r));
+    const first = flat.indexOf(1);
+    return flat[0] === 0 && flat.slice(first + 1).some((x, i, rest) => x === 0 && rest.slice(i + 1).includes(1));
+  }),
+);
+
 describe('a faulty strategy fails the run: exit 1, one line saying where, partial results', () => {
   for (const c of CASES) {
     it(
@@ -125,13 +141,15 @@ describe('a faulty strategy fails the run: exit 1, one line saying where, partia
           [
             'run',
             '--trials',
-            '2',
+            '3',
             '--duration',
             '400ms',
             '--warmup',
             '100ms',
             '--watchdog',
             `${c.watchdogMs ?? WATCHDOG_MS}ms`,
+            '--seed',
+            FAULT_ARMS,
           ].concat(['--strategy', 'inline', '--strategy', fixture(`faulty/${c.file}`), '--out', out]),
           { nodeArgs: c.nodeArgs, env: { DEFERLAB_TEST_MARK: mark } },
         );

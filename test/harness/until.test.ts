@@ -40,10 +40,10 @@ describe('intervalWidths', () => {
 describe('untilProgress', () => {
   it('names the widest interval, how many are above the target, and the time left', () => {
     expect(untilProgress(7, { tasklet: 2.1, timer: 6.34, unbound: 4 }, 3, 250_400)).toBe(
-      'round 7, until ±3%: widest ±6.3% (timer), 2 of 3 above; 4m10s left',
+      'after 7 rounds, until ±3%: widest ±6.3% (timer), 2 of 3 above; 4m10s left',
     );
     expect(untilProgress(3, { a: Number.NaN, b: 1 }, 3, 9_000)).toBe(
-      'round 3, until ±3%: widest no interval yet (a), 1 of 2 above; 9s left',
+      'after 3 rounds, until ±3%: widest no interval yet (a), 1 of 2 above; 9s left',
     );
   });
 });
