@@ -6,9 +6,18 @@
  * report.html render, so the two never disagree. Nothing here prints: the CLI does.
  */
 
-import { autoIdlePolicy } from '../config/defaults.js';
 import { plural } from '../text.js';
+import { fmtDelta, fmtRate, fmtUs, type Marker, markerOf, verdictText } from './format-cells.js';
 import { calibrationLine } from './host-calibration.js';
+import {
+  handoffsLostWarnings,
+  hasStage,
+  listOf,
+  noSamplesWarning,
+  shortTrialNotes,
+  TRACING_OFF_NOTE,
+} from './notes.js';
+import { seedLine, setupLine } from './setup-line.js';
 import { comparisonFor } from './stats.js';
 import type {
   ComparableMetric,
@@ -34,8 +43,6 @@ const RATE_COLUMNS: ReadonlyArray<readonly [counter: string, title: string]> = [
   ['ctx_switches', 'ctx switches/s'],
   ['entropy_bits', 'entropy bits/s'],
 ];
-
-export type Marker = 'worse' | 'better' | '~' | 'baseline' | 'noise floor' | '';
 
 /** The default terminal table fits this many columns (`--wide`: every column, however wide). */
 export const TABLE_WIDTH = 120;
@@ -119,153 +126,11 @@ export function tableContext(results: Pick<RunResults, 'meta'> & { control?: str
   };
 }
 
-/** A trial is flagged when it sent fewer than this fraction of the median trial's messages. */
-export const SHORT_TRIAL_FRACTION = 0.25;
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
-
-const listOf = (xs: readonly string[]): string =>
-  xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
-
-/**
- * `note:` lines, one per strategy whose trials differ wildly in messages sent (`app_messages`):
- * a trial under {@link SHORT_TRIAL_FRACTION} of the median trial. The pooled mean weighs such a
- * trial by its few messages, the paired Δ as a whole trial: the two can then disagree.
- */
-export function shortTrialNotes(point: PointResult): string[] {
-  const out: string[] = [];
-  for (const s of point.strategies) {
-    const counts = s.trials
-      .map((t) => ({ n: t.index + 1, msgs: t.counters.app_messages }))
-      .filter((t): t is { n: number; msgs: number } => typeof t.msgs === 'number' && Number.isFinite(t.msgs));
-    if (counts.length < 2) continue;
-    const med = median(counts.map((c) => c.msgs));
-    if (!(med > 0)) continue;
-    const short = counts.filter((c) => c.msgs < SHORT_TRIAL_FRACTION * med);
-    if (!short.length) continue;
-    const which = `${short.length === 1 ? 'trial' : 'trials'} ${listOf(short.map((c) => String(c.n)))} of ${s.trials.length}`;
-    out.push(
-      `note: ${s.label} ${which} sent ${listOf(short.map((c) => String(c.msgs)))} messages against a median of ` +
-        `${Math.round(med)} (a host stall?); Δ is averaged per trial, mean is pooled`,
-    );
-  }
-  return out;
-}
-
-/**
- * A `warning:` line naming the strategies that ran trials but recorded no application latency
- * (one_way) sample, while others did; undefined when there are none.
- */
-export function noSamplesWarning(point: PointResult, ctx: TableContext = {}): string | undefined {
-  if (ctx.tracing === false) return undefined; // nothing was traced: TRACING_OFF_NOTE says so
-  if (!point.strategies.some((s) => hasStage(s, 'one_way'))) return undefined;
-  const empty = point.strategies.filter((s) => s.trials.length > 0 && !hasStage(s, 'one_way')).map((s) => s.label);
-  if (!empty.length) return undefined;
-  const window = ctx.trialMs !== undefined ? `${ctx.trialMs} ms measured per trial` : 'measured window';
-  const machine =
-    ctx.cpus !== undefined
-      ? ` for ${ctx.cpus} emulated CPUs${ctx.hostCores !== undefined ? ` on ${ctx.hostCores} host cores` : ''}`
-      : '';
-  return (
-    `warning: no application latency (one_way) sample from ${listOf(empty)}: ` +
-    `the ${window} may be too short${machine}; raise --duration`
-  );
-}
-
-/** Under the table of a run with tracing off: why every latency cell is '-'. */
-export const TRACING_OFF_NOTE = '(tracing off (--no-tracing): no latencies were recorded; the counters are complete)';
-
-/** A word for a shell command line: quoted when it holds anything a shell would read. */
-function shellWord(s: string): string {
-  return /^[\w@%+=:,./-]+$/.test(s) ? s : `"${s.replace(/["$`\\]/g, '\\$&')}"`;
-}
-
-/** `deferlab check-strategy` for a strategy of the results: its file (or name) and its options. */
-function checkCommand(s: StrategyResult): string {
-  const keys = Object.keys(s.options ?? {}).sort();
-  const options = keys.length ? `:${keys.map((k) => `${k}=${String(s.options[k])}`).join(',')}` : '';
-  return `deferlab check-strategy ${shellWord(`${s.kind === 'file' && s.file ? s.file : s.name}${options}`)}`;
-}
-
-/**
- * `warning:` lines, one per strategy that refused hand-offs while nothing was pending for that
- * CPU (counter `handoffs_lost`): each such job is lost, and random.c's fast pool stays in flight,
- * so that CPU gives no more entropy. Results without the counter (older files) give none.
- */
-export function handoffsLostWarnings(point: PointResult): string[] {
-  const out: string[] = [];
-  for (const s of point.strategies) {
-    const n = s.counters?.handoffs_lost;
-    if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) continue;
-    const jobs =
-      n === 1
-        ? 'hand-off while nothing was pending: that job was lost'
-        : 'hand-offs while nothing was pending: those jobs were lost';
-    out.push(`warning: ${s.label} refused ${n} ${jobs} (its CPU stops giving entropy); run '${checkCommand(s)}'`);
-  }
-  return out;
-}
-
-const hasStage = (s: StrategyResult, stage: StageName): boolean => (s.merged[stage]?.summary.count ?? 0) > 0;
-
 /** Policy: show one_way when any strategy has it; else the hand-off delay; else the first stage measured. */
 export function tableStage(point: PointResult): StageName {
   if (point.strategies.some((s) => hasStage(s, 'one_way'))) return 'one_way';
   if (point.strategies.some((s) => hasStage(s, FALLBACK_STAGE))) return FALLBACK_STAGE;
   return STAGE_NAMES.find((st) => point.strategies.some((s) => hasStage(s, st))) ?? 'one_way';
-}
-
-/** ns → µs with 2 decimals. */
-export function fmtUs(ns: number): string {
-  return Number.isFinite(ns) ? (ns / 1000).toFixed(2) : '-';
-}
-
-function fmtSignedUs(ns: number): string {
-  if (!Number.isFinite(ns)) return '?';
-  const s = (ns / 1000).toFixed(2);
-  return ns >= 0 && !s.startsWith('-') ? `+${s}` : s;
-}
-
-export function fmtRate(x: number | undefined): string {
-  if (x === undefined || !Number.isFinite(x)) return '-';
-  return Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(1);
-}
-
-/** "+1.23 [+0.40, +2.06]" in µs; without an interval, says so. */
-export function fmtDelta(c: Comparison): string {
-  const d = fmtSignedUs(c.diff);
-  if (!Number.isFinite(c.ciLow) || !Number.isFinite(c.ciHigh)) return `${d} [no CI: n<2]`;
-  return `${d} [${fmtSignedUs(c.ciLow)}, ${fmtSignedUs(c.ciHigh)}]`;
-}
-
-/** A share of the baseline as a percentage: `5.8%` below 10, `12%` from 10. */
-export function fmtPct(x: number): string {
-  if (!Number.isFinite(x)) return '?%';
-  const p = Math.abs(x * 100);
-  return `${p < 10 ? p.toFixed(1) : p.toFixed(0)}%`;
-}
-
-export function markerOf(c: Comparison | undefined): Marker {
-  if (!c) return '';
-  return c.verdict === 'regression' ? 'worse' : c.verdict === 'improvement' ? 'better' : '~';
-}
-
-/**
- * The verdict cell: `worse`, `better`, or for "within noise" `~` with the smallest effect the
- * comparison could have seen (`~ could see ±0.40 (5.8%)`, µs and % of the baseline), or why it
- * is noise (`~ inside noise floor`, with --control). Plain `~` without an interval.
- */
-export function verdictText(c: Comparison | undefined): string {
-  const marker = markerOf(c);
-  if (!c || marker !== '~') return marker;
-  if (c.insideFloor) return '~ inside noise floor';
-  const mde = c.detectable;
-  if (mde === undefined || !Number.isFinite(mde)) return '~';
-  return `~ could see ±${fmtUs(mde)} (${fmtPct(mde / c.baseline)})`;
 }
 
 /** One column of the summary table. */
@@ -484,128 +349,6 @@ function renderGrid(header: string[], align: SummaryTable['align'], body: string
   return [fmt(header), widths.map((w) => '-'.repeat(w)).join('  '), ...body.map(fmt)];
 }
 
-/** `64 B`, `4 KiB`, `1 MiB`. */
-function bytesText(n: number): string {
-  if (n >= 2 ** 20 && n % 2 ** 20 === 0) return `${n / 2 ** 20} MiB`;
-  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
-  return `${n} B`;
-}
-
-/** `20k`, `1.5k`, `1M`, `200`: events per second, as the flags take them. */
-function rateText(n: number): string {
-  if (n >= 1e6 && n % 1e5 === 0) return `${n / 1e6}M`;
-  if (n >= 1000 && n % 100 === 0) return `${n / 1000}k`;
-  return String(n);
-}
-
-/** `1 s`, `1.5 s`, `200 ms`. */
-function msText(ms: number): string {
-  return ms >= 1000 && ms % 100 === 0 ? `${ms / 1000} s` : `${ms} ms`;
-}
-
-/**
- * What was measured, in one line, from the resolved config in `meta.options`:
- * `tcp_lat 64 B between CPU 0 and CPU 1; 2 CPUs, HZ 250, kernel 6.9, idle haltpoll, kthreads on own
- * threads; background interrupts 20k/s per CPU
- * (poisson) on CPUs 0,1; random.c trigger 1024; 5 trials of 1 s (+ 200 ms warm-up) per strategy,
- * interleaved`. A swept setting says `per point` (each point's title gives its value). When a
- * scenario replaced the workload (`meta.workload`), that text stands for the workload, the
- * interrupts and the trigger. Undefined when the options say nothing usable.
- */
-export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string | undefined {
-  const o = (results.meta.options ?? {}) as Record<string, unknown>;
-  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
-  const obj = (x: unknown) => (x && typeof x === 'object' ? (x as Record<string, unknown>) : {});
-  const swept = typeof obj(o.sweep).param === 'string' ? (obj(o.sweep).param as string) : undefined;
-  const parts: string[] = [];
-  const custom = typeof results.meta.workload === 'string' ? results.meta.workload : undefined;
-
-  const w = obj(o.workload);
-  const kind = typeof o.workload === 'string' ? o.workload : typeof w.kind === 'string' ? w.kind : undefined;
-  if (custom) parts.push(custom);
-  else if (kind === 'tcp_lat') {
-    const size =
-      swept === 'msg_size'
-        ? 'msg_size per point'
-        : num(w.msgSize) !== undefined
-          ? bytesText(w.msgSize as number)
-          : undefined;
-    const client = num(w.clientCpu);
-    const server = num(w.serverCpu);
-    const cpus = client !== undefined && server !== undefined ? ` between CPU ${client} and CPU ${server}` : '';
-    parts.push(`tcp_lat${size ? ` ${size}` : ''}${cpus}`);
-  } else if (kind === 'irq_only') parts.push('irq_only: background interrupts only, no application');
-  else if (kind) parts.push(kind);
-
-  const cpus = num(o.cpus);
-  const hz = num(o.hz);
-  const kernel = typeof o.kernel === 'string' ? `kernel ${o.kernel}` : '';
-  const hostCores = num(results.meta.hostCores);
-  const idle =
-    o.idle === 'auto' && cpus !== undefined && hostCores !== undefined
-      ? `idle ${autoIdlePolicy(cpus, hostCores)} (auto)`
-      : typeof o.idle === 'string'
-        ? `idle ${o.idle}`
-        : '';
-  const kthreads =
-    typeof o.kthreads === 'string' ? `kthreads on ${o.kthreads === 'cpu' ? 'CPU threads' : 'own threads'}` : '';
-  const machine = [
-    cpus !== undefined ? plural(cpus, 'CPU') : '',
-    hz !== undefined ? `HZ ${hz}` : '',
-    kernel,
-    idle,
-    kthreads,
-  ].filter(Boolean);
-  if (machine.length) parts.push(machine.join(', '));
-
-  const irq = obj(o.irq);
-  const rate = num(irq.rate);
-  if (!custom && (rate !== undefined || swept === 'irq_rate')) {
-    if (rate === 0 && swept !== 'irq_rate') parts.push('no background interrupts');
-    else {
-      const burst = num(irq.burstSize);
-      const pattern =
-        irq.pattern === 'bursts' && burst !== undefined
-          ? ` (bursts of ${burst})`
-          : typeof irq.pattern === 'string'
-            ? ` (${irq.pattern})`
-            : '';
-      const where = Array.isArray(irq.cpus)
-        ? ` on ${irq.cpus.length === 1 ? 'CPU' : 'CPUs'} ${irq.cpus.join(',')}`
-        : irq.cpus === 'all'
-          ? ' on all CPUs'
-          : '';
-      const at = swept === 'irq_rate' ? 'at irq_rate per point' : `${rateText(rate as number)}/s`;
-      parts.push(`background interrupts ${at} per CPU${pattern}${where}`);
-    }
-  }
-  const trigger = num(obj(o.fastPool).trigger);
-  if (!custom && swept === 'trigger') parts.push('random.c trigger per point');
-  else if (!custom && trigger !== undefined) parts.push(`random.c trigger ${trigger}`);
-
-  const trials = num(o.trials);
-  const trialMs = num(o.trialMs);
-  const warmupMs = num(o.warmupMs);
-  if (trials !== undefined && trialMs !== undefined) {
-    const count = results.points[0]?.strategies.length ?? (Array.isArray(o.strategies) ? o.strategies.length : 0);
-    const warm = warmupMs ? ` (+ ${msText(warmupMs)} warm-up)` : '';
-    const until = obj(o.until);
-    const more =
-      num(until.pct) !== undefined
-        ? ` or more (--until ±${until.pct}%, up to ${msText(num(until.maxTimeMs) ?? 0)} more per point)`
-        : '';
-    parts.push(
-      `${plural(trials, 'trial')}${more} of ${msText(trialMs)}${warm} per strategy${count > 1 ? ', interleaved' : ''}`,
-    );
-  }
-  return parts.length ? parts.join('; ') : undefined;
-}
-
-/** `seed 123456 (replay: --seed 123456)`: the seed every random choice of the run came from. */
-export function seedLine(results: Pick<RunResults, 'meta'>): string {
-  return `seed ${results.meta.seed} (replay: --seed ${results.meta.seed})`;
-}
-
 /** The run status line: `completed`, or what went wrong. */
 export function statusLine(results: RunResults): string {
   if (results.status === 'completed') return 'status: completed';
@@ -723,3 +466,13 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
 
 /** Under a default table that left columns out. */
 export const MORE_COLUMNS_NOTE = '(more columns: --wide; results.csv, results.json and report.html have them all)';
+
+export { fmtDelta, fmtPct, fmtRate, fmtUs, type Marker, markerOf, verdictText } from './format-cells.js';
+export {
+  handoffsLostWarnings,
+  noSamplesWarning,
+  SHORT_TRIAL_FRACTION,
+  shortTrialNotes,
+  TRACING_OFF_NOTE,
+} from './notes.js';
+export { seedLine, setupLine };

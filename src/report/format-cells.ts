@@ -1,0 +1,56 @@
+/**
+ * How the summary table writes its numbers and verdicts: µs, rates, Δs with their interval, the
+ * marker a comparison earns. Pure; shared by the terminal table, report.html and the notes.
+ */
+import type { Comparison } from './types.js';
+
+export type Marker = 'worse' | 'better' | '~' | 'baseline' | 'noise floor' | '';
+
+/** ns → µs with 2 decimals. */
+export function fmtUs(ns: number): string {
+  return Number.isFinite(ns) ? (ns / 1000).toFixed(2) : '-';
+}
+
+function fmtSignedUs(ns: number): string {
+  if (!Number.isFinite(ns)) return '?';
+  const s = (ns / 1000).toFixed(2);
+  return ns >= 0 && !s.startsWith('-') ? `+${s}` : s;
+}
+
+export function fmtRate(x: number | undefined): string {
+  if (x === undefined || !Number.isFinite(x)) return '-';
+  return Math.abs(x) >= 100 ? x.toFixed(0) : x.toFixed(1);
+}
+
+/** "+1.23 [+0.40, +2.06]" in µs; without an interval, says so. */
+export function fmtDelta(c: Comparison): string {
+  const d = fmtSignedUs(c.diff);
+  if (!Number.isFinite(c.ciLow) || !Number.isFinite(c.ciHigh)) return `${d} [no CI: n<2]`;
+  return `${d} [${fmtSignedUs(c.ciLow)}, ${fmtSignedUs(c.ciHigh)}]`;
+}
+
+/** A share of the baseline as a percentage: `5.8%` below 10, `12%` from 10. */
+export function fmtPct(x: number): string {
+  if (!Number.isFinite(x)) return '?%';
+  const p = Math.abs(x * 100);
+  return `${p < 10 ? p.toFixed(1) : p.toFixed(0)}%`;
+}
+
+export function markerOf(c: Comparison | undefined): Marker {
+  if (!c) return '';
+  return c.verdict === 'regression' ? 'worse' : c.verdict === 'improvement' ? 'better' : '~';
+}
+
+/**
+ * The verdict cell: `worse`, `better`, or for "within noise" `~` with the smallest effect the
+ * comparison could have seen (`~ could see ±0.40 (5.8%)`, µs and % of the baseline), or why it
+ * is noise (`~ inside noise floor`, with --control). Plain `~` without an interval.
+ */
+export function verdictText(c: Comparison | undefined): string {
+  const marker = markerOf(c);
+  if (!c || marker !== '~') return marker;
+  if (c.insideFloor) return '~ inside noise floor';
+  const mde = c.detectable;
+  if (mde === undefined || !Number.isFinite(mde)) return '~';
+  return `~ could see ±${fmtUs(mde)} (${fmtPct(mde / c.baseline)})`;
+}

@@ -1,0 +1,96 @@
+import type { TableContext } from './table.js';
+import type { PointResult, StageName, StrategyResult } from './types.js';
+
+/** The strategy measured `stage` (at least one sample). */
+export const hasStage = (s: StrategyResult, stage: StageName): boolean => (s.merged[stage]?.summary.count ?? 0) > 0;
+
+/** A trial is flagged when it sent fewer than this fraction of the median trial's messages. */
+export const SHORT_TRIAL_FRACTION = 0.25;
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(s.length / 2);
+  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+export const listOf = (xs: readonly string[]): string =>
+  xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;
+
+/**
+ * `note:` lines, one per strategy whose trials differ wildly in messages sent (`app_messages`):
+ * a trial under {@link SHORT_TRIAL_FRACTION} of the median trial. The pooled mean weighs such a
+ * trial by its few messages, the paired Δ as a whole trial: the two can then disagree.
+ */
+export function shortTrialNotes(point: PointResult): string[] {
+  const out: string[] = [];
+  for (const s of point.strategies) {
+    const counts = s.trials
+      .map((t) => ({ n: t.index + 1, msgs: t.counters.app_messages }))
+      .filter((t): t is { n: number; msgs: number } => typeof t.msgs === 'number' && Number.isFinite(t.msgs));
+    if (counts.length < 2) continue;
+    const med = median(counts.map((c) => c.msgs));
+    if (!(med > 0)) continue;
+    const short = counts.filter((c) => c.msgs < SHORT_TRIAL_FRACTION * med);
+    if (!short.length) continue;
+    const which = `${short.length === 1 ? 'trial' : 'trials'} ${listOf(short.map((c) => String(c.n)))} of ${s.trials.length}`;
+    out.push(
+      `note: ${s.label} ${which} sent ${listOf(short.map((c) => String(c.msgs)))} messages against a median of ` +
+        `${Math.round(med)} (a host stall?); Δ is averaged per trial, mean is pooled`,
+    );
+  }
+  return out;
+}
+
+/**
+ * A `warning:` line naming the strategies that ran trials but recorded no application latency
+ * (one_way) sample, while others did; undefined when there are none.
+ */
+export function noSamplesWarning(point: PointResult, ctx: TableContext = {}): string | undefined {
+  if (ctx.tracing === false) return undefined; // nothing was traced: TRACING_OFF_NOTE says so
+  if (!point.strategies.some((s) => hasStage(s, 'one_way'))) return undefined;
+  const empty = point.strategies.filter((s) => s.trials.length > 0 && !hasStage(s, 'one_way')).map((s) => s.label);
+  if (!empty.length) return undefined;
+  const window = ctx.trialMs !== undefined ? `${ctx.trialMs} ms measured per trial` : 'measured window';
+  const machine =
+    ctx.cpus !== undefined
+      ? ` for ${ctx.cpus} emulated CPUs${ctx.hostCores !== undefined ? ` on ${ctx.hostCores} host cores` : ''}`
+      : '';
+  return (
+    `warning: no application latency (one_way) sample from ${listOf(empty)}: ` +
+    `the ${window} may be too short${machine}; raise --duration`
+  );
+}
+
+/** Under the table of a run with tracing off: why every latency cell is '-'. */
+export const TRACING_OFF_NOTE = '(tracing off (--no-tracing): no latencies were recorded; the counters are complete)';
+
+/** A word for a shell command line: quoted when it holds anything a shell would read. */
+function shellWord(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `"${s.replace(/["$`\\]/g, '\\$&')}"`;
+}
+
+/** `deferlab check-strategy` for a strategy of the results: its file (or name) and its options. */
+function checkCommand(s: StrategyResult): string {
+  const keys = Object.keys(s.options ?? {}).sort();
+  const options = keys.length ? `:${keys.map((k) => `${k}=${String(s.options[k])}`).join(',')}` : '';
+  return `deferlab check-strategy ${shellWord(`${s.kind === 'file' && s.file ? s.file : s.name}${options}`)}`;
+}
+
+/**
+ * `warning:` lines, one per strategy that refused hand-offs while nothing was pending for that
+ * CPU (counter `handoffs_lost`): each such job is lost, and random.c's fast pool stays in flight,
+ * so that CPU gives no more entropy. Results without the counter (older files) give none.
+ */
+export function handoffsLostWarnings(point: PointResult): string[] {
+  const out: string[] = [];
+  for (const s of point.strategies) {
+    const n = s.counters?.handoffs_lost;
+    if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0) continue;
+    const jobs =
+      n === 1
+        ? 'hand-off while nothing was pending: that job was lost'
+        : 'hand-offs while nothing was pending: those jobs were lost';
+    out.push(`warning: ${s.label} refused ${n} ${jobs} (its CPU stops giving entropy); run '${checkCommand(s)}'`);
+  }
+  return out;
+}

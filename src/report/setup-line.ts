@@ -1,0 +1,129 @@
+/**
+ * The lines above and below the summary table that say what was measured: the setup line (from
+ * the resolved config in `meta.options`) and the seed line. Pure; nothing here prints.
+ */
+import { autoIdlePolicy } from '../config/defaults.js';
+import { plural } from '../text.js';
+import type { RunResults } from './types.js';
+
+/** `64 B`, `4 KiB`, `1 MiB`. */
+function bytesText(n: number): string {
+  if (n >= 2 ** 20 && n % 2 ** 20 === 0) return `${n / 2 ** 20} MiB`;
+  if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
+  return `${n} B`;
+}
+
+/** `20k`, `1.5k`, `1M`, `200`: events per second, as the flags take them. */
+function rateText(n: number): string {
+  if (n >= 1e6 && n % 1e5 === 0) return `${n / 1e6}M`;
+  if (n >= 1000 && n % 100 === 0) return `${n / 1000}k`;
+  return String(n);
+}
+
+/** `1 s`, `1.5 s`, `200 ms`. */
+function msText(ms: number): string {
+  return ms >= 1000 && ms % 100 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
+
+/**
+ * What was measured, in one line, from the resolved config in `meta.options`:
+ * `tcp_lat 64 B between CPU 0 and CPU 1; 2 CPUs, HZ 250, kernel 6.9, idle haltpoll, kthreads on own
+ * threads; background interrupts 20k/s per CPU
+ * (poisson) on CPUs 0,1; random.c trigger 1024; 5 trials of 1 s (+ 200 ms warm-up) per strategy,
+ * interleaved`. A swept setting says `per point` (each point's title gives its value). When a
+ * scenario replaced the workload (`meta.workload`), that text stands for the workload, the
+ * interrupts and the trigger. Undefined when the options say nothing usable.
+ */
+export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string | undefined {
+  const o = (results.meta.options ?? {}) as Record<string, unknown>;
+  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+  const obj = (x: unknown) => (x && typeof x === 'object' ? (x as Record<string, unknown>) : {});
+  const swept = typeof obj(o.sweep).param === 'string' ? (obj(o.sweep).param as string) : undefined;
+  const parts: string[] = [];
+  const custom = typeof results.meta.workload === 'string' ? results.meta.workload : undefined;
+
+  const w = obj(o.workload);
+  const kind = typeof o.workload === 'string' ? o.workload : typeof w.kind === 'string' ? w.kind : undefined;
+  if (custom) parts.push(custom);
+  else if (kind === 'tcp_lat') {
+    const size =
+      swept === 'msg_size'
+        ? 'msg_size per point'
+        : num(w.msgSize) !== undefined
+          ? bytesText(w.msgSize as number)
+          : undefined;
+    const client = num(w.clientCpu);
+    const server = num(w.serverCpu);
+    const cpus = client !== undefined && server !== undefined ? ` between CPU ${client} and CPU ${server}` : '';
+    parts.push(`tcp_lat${size ? ` ${size}` : ''}${cpus}`);
+  } else if (kind === 'irq_only') parts.push('irq_only: background interrupts only, no application');
+  else if (kind) parts.push(kind);
+
+  const cpus = num(o.cpus);
+  const hz = num(o.hz);
+  const kernel = typeof o.kernel === 'string' ? `kernel ${o.kernel}` : '';
+  const hostCores = num(results.meta.hostCores);
+  const idle =
+    o.idle === 'auto' && cpus !== undefined && hostCores !== undefined
+      ? `idle ${autoIdlePolicy(cpus, hostCores)} (auto)`
+      : typeof o.idle === 'string'
+        ? `idle ${o.idle}`
+        : '';
+  const kthreads =
+    typeof o.kthreads === 'string' ? `kthreads on ${o.kthreads === 'cpu' ? 'CPU threads' : 'own threads'}` : '';
+  const machine = [
+    cpus !== undefined ? plural(cpus, 'CPU') : '',
+    hz !== undefined ? `HZ ${hz}` : '',
+    kernel,
+    idle,
+    kthreads,
+  ].filter(Boolean);
+  if (machine.length) parts.push(machine.join(', '));
+
+  const irq = obj(o.irq);
+  const rate = num(irq.rate);
+  if (!custom && (rate !== undefined || swept === 'irq_rate')) {
+    if (rate === 0 && swept !== 'irq_rate') parts.push('no background interrupts');
+    else {
+      const burst = num(irq.burstSize);
+      const pattern =
+        irq.pattern === 'bursts' && burst !== undefined
+          ? ` (bursts of ${burst})`
+          : typeof irq.pattern === 'string'
+            ? ` (${irq.pattern})`
+            : '';
+      const where = Array.isArray(irq.cpus)
+        ? ` on ${irq.cpus.length === 1 ? 'CPU' : 'CPUs'} ${irq.cpus.join(',')}`
+        : irq.cpus === 'all'
+          ? ' on all CPUs'
+          : '';
+      const at = swept === 'irq_rate' ? 'at irq_rate per point' : `${rateText(rate as number)}/s`;
+      parts.push(`background interrupts ${at} per CPU${pattern}${where}`);
+    }
+  }
+  const trigger = num(obj(o.fastPool).trigger);
+  if (!custom && swept === 'trigger') parts.push('random.c trigger per point');
+  else if (!custom && trigger !== undefined) parts.push(`random.c trigger ${trigger}`);
+
+  const trials = num(o.trials);
+  const trialMs = num(o.trialMs);
+  const warmupMs = num(o.warmupMs);
+  if (trials !== undefined && trialMs !== undefined) {
+    const count = results.points[0]?.strategies.length ?? (Array.isArray(o.strategies) ? o.strategies.length : 0);
+    const warm = warmupMs ? ` (+ ${msText(warmupMs)} warm-up)` : '';
+    const until = obj(o.until);
+    const more =
+      num(until.pct) !== undefined
+        ? ` or more (--until ±${until.pct}%, up to ${msText(num(until.maxTimeMs) ?? 0)} more per point)`
+        : '';
+    parts.push(
+      `${plural(trials, 'trial')}${more} of ${msText(trialMs)}${warm} per strategy${count > 1 ? ', interleaved' : ''}`,
+    );
+  }
+  return parts.length ? parts.join('; ') : undefined;
+}
+
+/** `seed 123456 (replay: --seed 123456)`: the seed every random choice of the run came from. */
+export function seedLine(results: Pick<RunResults, 'meta'>): string {
+  return `seed ${results.meta.seed} (replay: --seed ${results.meta.seed})`;
+}
