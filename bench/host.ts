@@ -152,7 +152,10 @@ export async function main(): Promise<void> {
   );
   const all = [generatorCpu, tcpLatByPolicy, idleEntry, handoffByHosting];
   // `node dist/bench/host.js 2 3`: only those sections.
-  const picked = process.argv.slice(2).map(Number).filter((n) => n >= 1 && n <= all.length);
+  const picked = process.argv
+    .slice(2)
+    .map(Number)
+    .filter((n) => n >= 1 && n <= all.length);
   for (const section of picked.length ? picked.map((n) => all[n - 1]) : all) {
     for (const line of await section()) console.log(line);
     console.log('');

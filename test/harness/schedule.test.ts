@@ -10,7 +10,9 @@ function tally(rounds: number[][], k: number) {
   const position = range(k).map(() => range(k).map(() => 0));
   const follows = range(k).map(() => range(k).map(() => 0));
   for (const r of rounds) {
-    r.forEach((s, pos) => position[s][pos]++);
+    r.forEach((s, pos) => {
+      position[s][pos]++;
+    });
     for (let i = 1; i < r.length; i++) follows[r[i - 1]][r[i]]++;
   }
   return { position, follows };
