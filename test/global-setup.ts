@@ -1,17 +1,20 @@
 /**
  * Vitest global setup: build dist/ once before any test file runs.
  *
- * The CLI tests (test/fixtures/cli.ts) run the built command, `node bin/deferlab.js ...`, not
- * `node --import tsx src/cli.ts`: under tsx every process and every worker thread it starts
- * compiles TypeScript on start-up (2-4 s per process on two busy cores, a few hundred of them).
- * The build runs on every `vitest run`, so the tests never see a dist/ older than the source;
- * it fails the run if the TypeScript does not compile (dist/ would not match the source).
- * TypeScript 7 builds the tree in about a second.
+ * Under tsx every process and every worker thread loads tsx and its TypeScript on start-up
+ * (~1 s of CPU each, 2-4 s of wall time on two busy cores), and the tests start hundreds. So the
+ * CLI tests (test/fixtures/cli.ts) run the built command, `node bin/deferlab.js ...`, and the
+ * machines the test files boot in-process start their threads from dist/ too
+ * (DEFERLAB_TEST_WORKERS_FROM_DIST, src/threads/spawn.ts); test code and the main thread's side
+ * still run from source. The build runs on every `vitest run`, so the tests never see a dist/
+ * older than the source; it fails the run if the TypeScript does not compile (dist/ would not
+ * match the source). TypeScript 7 builds the tree in about a second.
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { WORKERS_FROM_DIST_ENV } from '../src/threads/spawn.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -23,4 +26,6 @@ export default function buildOnce(): void {
       `the build the CLI tests run (tsc -p tsconfig.json) failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`,
     );
   }
+  // The test files' machines start their threads from the fresh dist/ too (src/threads/spawn.ts).
+  process.env[WORKERS_FROM_DIST_ENV] = '1';
 }

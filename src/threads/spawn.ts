@@ -9,10 +9,29 @@
  * imports the entry; tsx maps `x.js` to `x.ts`. Import failures are rethrown so that they
  * reach the Worker's `error` event.
  */
+import { existsSync } from 'node:fs';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /** True when this module itself runs from TypeScript source (tsx or vitest), not from dist/. */
 export const RUNNING_FROM_SOURCE = import.meta.url.endsWith('.ts');
+
+/**
+ * Set (to "1") only by the tests' global setup (test/global-setup.ts), right after it has built
+ * dist/ from this source: worker entries that dist/ holds then start from there even when the
+ * main thread runs from source. Under tsx every thread costs ~1 s of CPU at start-up, and a
+ * machine has up to a dozen; the tests boot hundreds. Never set it by hand: dist/ would not be
+ * known to match the source.
+ */
+export const WORKERS_FROM_DIST_ENV = 'DEFERLAB_TEST_WORKERS_FROM_DIST';
+
+const ROOT = new URL('../../', import.meta.url);
+
+/** `<root>/workers/cpu.js` → `<root>/dist/workers/cpu.js`, when the tests' build made it. */
+function builtEntry(entry: URL): URL | undefined {
+  if (process.env[WORKERS_FROM_DIST_ENV] !== '1' || !entry.href.startsWith(ROOT.href)) return undefined;
+  const built = new URL(`dist/${entry.href.slice(ROOT.href.length)}`, ROOT);
+  return existsSync(built) ? built : undefined;
+}
 
 /** The tsx ESM API, resolved once; only needed when running from source. */
 let tsxApiUrl: string | undefined;
@@ -33,5 +52,6 @@ function bootstrapFor(entry: URL): URL {
  */
 export function spawnWorker(entry: URL, options: WorkerOptions = {}): Worker {
   if (!RUNNING_FROM_SOURCE) return new Worker(entry, options);
-  return new Worker(bootstrapFor(entry), options);
+  const built = builtEntry(entry);
+  return new Worker(built ?? bootstrapFor(entry), options);
 }
