@@ -262,6 +262,14 @@ describe('a long run announces how long it will take', () => {
     expect(line).toMatch(/^deferlab: 9 strategies × 5 trials × 9 sweep points, about \d+ min /);
   });
 
+  it('counts the control, and with --until says how much longer it may run, even for a short run', () => {
+    expect(estimateLine(config({ control: true }))).toMatch(/^deferlab: 10 strategies × 5 trials /);
+    const short = { trials: 1, trialMs: 100, warmupMs: 50, strategies: ['inline', 'tasklet'] };
+    expect(estimateLine(config({ ...short, until: 3, maxTimeMs: '2min' }))).toMatch(
+      /, about 5 s, then up to 2 min more while a Δ-mean interval is wider than ±3% \(--until\) \(Ctrl-C/,
+    );
+  });
+
   it('says nothing about a run of a few seconds', () => {
     expect(
       estimateLine(config({ trials: 1, trialMs: 100, warmupMs: 50, strategies: ['inline', 'tasklet'] })),

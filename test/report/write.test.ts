@@ -56,6 +56,37 @@ describe('writeResults / readResults', () => {
     expect(back.points[0].strategies[1].comparison![0].ciLow).toBeNaN();
   });
 
+  it('round-trips the trial order, the control, the --until outcome and the detectable effects', async () => {
+    const dir = join(root, 'roundtrip-stats');
+    const r = syntheticResults({
+      samples: 100,
+      trials: 3,
+      strategies: [DEFAULT_STRATEGIES[0], { ...DEFAULT_STRATEGIES[0], label: 'inline (control)' }],
+    });
+    r.control = 'inline (control)';
+    r.points[0].schedule = {
+      method: 'test',
+      rounds: [
+        ['inline (control)', 'inline'],
+        ['inline', 'inline (control)'],
+      ],
+    };
+    r.points[0].until = {
+      pct: 3,
+      maxTimeMs: 60_000,
+      reached: false,
+      rounds: 3,
+      stop: 'time',
+      widthPct: { 'inline (control)': Number.NaN },
+    };
+    const c = r.points[0].strategies[1].comparison![0];
+    c.floor = { low: -1, high: 2 };
+    c.insideFloor = true;
+    expect(c.detectable).toBeGreaterThan(0);
+    await writeResults(dir, r);
+    expect(await readResults(dir)).toEqual(r);
+  });
+
   it('writes .hgrm files that parse back to each merged histogram total count and max', async () => {
     const dir = join(root, 'hgrm');
     const r = results();
