@@ -8,7 +8,7 @@
  *   unboundWorkers  the CPU count
  * (the last two are {@link machineDefaults}' for the CPU count), and `cpus` defaults to the CPU count a given topology describes, if one is given.
  */
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { DEFAULT_KERNEL } from '../kernel/profiles.js';
 import { DEFAULT_IDLE, DEFAULT_KTHREADS, defaultTopology, type MachineOptions } from '../machine/options.js';
 import { builtinRef } from '../strategies/ref.js';
@@ -32,14 +32,27 @@ export const IDLE_POLICY_NAMES = ['auto', 'haltpoll', 'poll', 'halt'] as const;
 export type IdlePolicy = (typeof IDLE_POLICY_NAMES)[number];
 
 /**
- * `--idle auto`: haltpoll when the host has at least two cores more than the machine has CPUs,
- * else halt. Measured on a 2-core host (bench/host.ts, docs/architecture.md "Idle"): with two
- * emulated CPUs polling, the irq thread, the kthreads and V8's own threads find no free core, a
- * polling CPU's thread is descheduled for whole host time slices, and tcp_lat's mean went from
- * ~16–32 µs under halt to hundreds of µs or ms under poll and haltpoll.
+ * `--idle auto`: `poll` when the host has a core for every emulated CPU and nothing else is
+ * running (1-minute load average below the core count), else `halt`. Measured on this 2-core host
+ * (bench/host.ts section 2, tcp_lat 64 B inline at background 0 / 1k / 20k interrupts per CPU):
+ * quiet, `poll` gave one-way means of 11.4 / 11.1 / 11.6 µs (within 4% of each other), `haltpoll`
+ * 14.0 / 10.7 / 10.3 µs and `halt` 23.6 / 31.5 / 45.1 µs (a futex wake per message); with other
+ * work on the host, polling threads are descheduled for whole host time slices and the means
+ * went to hundreds of µs or milliseconds under `poll` and `haltpoll`, while `halt` stayed at
+ * 16–32 µs. The choice is made once per process (its inputs: the CPU count, the host's cores and
+ * load) and shown in the setup line.
  */
-export function autoIdlePolicy(cpus: number, hostCores: number): Exclude<IdlePolicy, 'auto'> {
-  return hostCores >= cpus + 2 ? 'haltpoll' : 'halt';
+export function autoIdlePolicy(cpus: number, hostCores: number, load1: number): Exclude<IdlePolicy, 'auto'> {
+  return hostCores >= cpus && load1 < hostCores ? 'poll' : 'halt';
+}
+
+let autoChoice: { cpus: number; policy: Exclude<IdlePolicy, 'auto'> } | undefined;
+
+/** `--idle auto` resolved for `cpus` CPUs on this host, once per process and CPU count. */
+export function autoIdle(cpus: number): Exclude<IdlePolicy, 'auto'> {
+  if (autoChoice?.cpus !== cpus)
+    autoChoice = { cpus, policy: autoIdlePolicy(cpus, availableParallelism(), loadavg()[0]) };
+  return autoChoice.policy;
 }
 /** Where bound kthreads run (src/machine/plan.ts). */
 export const KTHREAD_HOSTING_NAMES = ['thread', 'cpu'] as const;
@@ -147,7 +160,7 @@ export function machineDefaults(cpus: number = DEFAULTS.cpus): MachineOptions {
     topology: defaultTopology(cpus),
     unboundWorkers: cpus,
     lockSpins: DEFAULTS.lockSpins,
-    idle: { ...DEFAULT_IDLE, policy: autoIdlePolicy(cpus, availableParallelism()) },
+    idle: { ...DEFAULT_IDLE, policy: autoIdle(cpus) },
     kthreads: DEFAULTS.kthreads,
     kernel: DEFAULTS.kernel,
     fastPool: { ...DEFAULTS.fastPool },

@@ -1,6 +1,5 @@
 /** From the user's resolved configuration to what the machine boots with. */
-import { availableParallelism } from 'node:os';
-import { autoIdlePolicy } from '../config/defaults.js';
+import { autoIdle } from '../config/defaults.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
 import { strategyRef } from '../strategies/ref.js';
@@ -34,7 +33,7 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     lockSpins: config.lockSpins,
     idle: {
       ...DEFAULT_IDLE,
-      policy: config.idle === 'auto' ? autoIdlePolicy(cpus, availableParallelism()) : config.idle,
+      policy: config.idle === 'auto' ? autoIdle(cpus) : config.idle,
     },
     kthreads: config.kthreads,
     kernel: config.kernel,

@@ -21,7 +21,7 @@
 import { arch, platform } from 'node:os';
 import type { Histogram } from 'hdr-histogram-js';
 import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
-import { LIMITS, UNTIL_MIN_ROUNDS } from '../config/defaults.js';
+import { autoIdle, LIMITS, UNTIL_MIN_ROUNDS } from '../config/defaults.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { Interrupted, MachineFaultError } from '../errors.js';
 import { Phase } from '../machine/layout.js';
@@ -105,6 +105,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
       arch: arch(),
       cpuModel: host.cpuModel,
       hostCores: host.hostCores,
+      ...(config.idle === 'auto' ? { idlePolicy: autoIdle(config.cpus) } : {}),
       threads: 0,
       startedAt: startedAt.toISOString(),
       finishedAt: startedAt.toISOString(),

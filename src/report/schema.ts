@@ -140,6 +140,7 @@ export const runResultsSchema = z.object({
     options: z.unknown(),
     workload: z.string().optional(),
     calibration: calibration.optional(),
+    idlePolicy: z.string().optional(),
   }),
   baseline: z.string(),
   control: z.string().optional(),

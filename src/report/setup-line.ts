@@ -2,7 +2,6 @@
  * The lines above and below the summary table that say what was measured: the setup line (from
  * the resolved config in `meta.options`) and the seed line. Pure; nothing here prints.
  */
-import { autoIdlePolicy } from '../config/defaults.js';
 import { plural } from '../text.js';
 import type { RunResults } from './types.js';
 
@@ -62,10 +61,9 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
   const cpus = num(o.cpus);
   const hz = num(o.hz);
   const kernel = typeof o.kernel === 'string' ? `kernel ${o.kernel}` : '';
-  const hostCores = num(results.meta.hostCores);
   const idle =
-    o.idle === 'auto' && cpus !== undefined && hostCores !== undefined
-      ? `idle ${autoIdlePolicy(cpus, hostCores)} (auto)`
+    o.idle === 'auto' && typeof results.meta.idlePolicy === 'string'
+      ? `idle ${results.meta.idlePolicy} (auto)`
       : typeof o.idle === 'string'
         ? `idle ${o.idle}`
         : '';

@@ -195,6 +195,8 @@ export interface RunMeta {
   workload?: string;
   /** The host's costs, measured before the first machine booted; absent in older results. */
   calibration?: Calibration;
+  /** The idle policy the CPUs ran when `options.idle` was `auto` (resolved from the host's cores and load). */
+  idlePolicy?: string;
 }
 
 /**
