@@ -65,7 +65,9 @@ it('no CPU ever has two owners, and every hand-off runs exactly once, under stre
   expect(c.ipis_received).toBeGreaterThan(0);
   expect(c.tasklets_run).toBeGreaterThan(0);
   expect(c.timers_run).toBeGreaterThan(0);
-  expect(c.app_messages).toBeGreaterThan(100);
+  // tcp_lat took part. Not a throughput check: with 2 × 40k interrupts/s and halting idle CPUs on
+  // a host busy with other test files, a message can take tens of ms (each idle wait oversleeps).
+  expect(c.app_messages).toBeGreaterThan(10);
   // Nothing lost, nothing run twice.
   expect(c.mixes_duplicate).toBe(0);
   expect(c.mixes, JSON.stringify(c)).toBe(c.handoffs);
