@@ -76,7 +76,7 @@ async function tcpLatByPolicy(): Promise<string[]> {
     rows.push(row);
   }
   return [
-    '2. tcp_lat 64 B inline one-way mean / p99 µs by background interrupts per CPU and idle policy (bar: default policy within 10%)',
+    '2. tcp_lat 64 B inline one-way mean / p99 µs by background interrupts per CPU and idle policy (bar: the default policy, auto = poll on a quiet host with a core per CPU, within 10%)',
     ...table(['idle', 'bg 0', 'bg 1k/s', 'bg 20k/s', 'spread'], rows),
   ];
 }
