@@ -24,7 +24,7 @@
  */
 
 import { availableParallelism, loadavg } from 'node:os';
-import { IRQ_RING_CAPACITY } from '../src/machine/layout.js';
+import { ARRIVAL_RING_CAPACITY } from '../src/machine/layout.js';
 import type { MachineOptions } from '../src/machine/options.js';
 import {
   builtin,
@@ -145,7 +145,7 @@ export async function interruptEntry(out: string[]): Promise<void> {
       const h = pcts(r.hist.hardirq);
       rows.push([
         rate(irqRate),
-        busy ? 'busy (spinner owns CPU 0)' : 'idle (CPU 0 thread sleeps)',
+        busy ? 'busy (spinner owns CPU 0)' : 'idle (CPU 0 in cpuidle)',
         us(s.p50),
         us(s.p99),
         String(s.n),
@@ -170,11 +170,9 @@ export async function interruptEntry(out: string[]): Promise<void> {
   out.push('   (notifies: futex wakes sent over the run; an idle CPU is woken per interrupt, a busy one never)');
   if (loadavg()[0] > availableParallelism()) {
     out.push(
-      `   (host load ${loadavg()[0].toFixed(1)} > ${availableParallelism()} cores: the spinner and the irq thread, which spins for the last 150 us before each`,
+      `   (host load ${loadavg()[0].toFixed(1)} > ${availableParallelism()} cores: the spinner wants a whole core, and an idle CPU's wake-up (--idle) competes`,
     );
-    out.push(
-      '    interrupt, both want a whole core; sharing cores with other processes, busy-CPU latencies become host time slices, ms)',
-    );
+    out.push('    with it; sharing cores with other processes, busy-CPU latencies become host time slices, ms)');
   }
 }
 
@@ -249,7 +247,7 @@ export async function interruptRate(out: string[]): Promise<void> {
     '   offered = (raised + dropped) / target: below 98% the generator (irq thread) fell behind; dropped = raises refused by',
   );
   out.push(
-    `   the full ${IRQ_RING_CAPACITY}-record IRQ ring (the handler fell behind by that many records); skipped = interrupts the generator skipped when >10 ms late.`,
+    `   the full ${ARRIVAL_RING_CAPACITY}-record arrival ring (the CPU fell behind by that many arrivals); skipped = interrupts the generator skipped when >10 ms late.`,
   );
   const capacity = 1e9 / hi.p50;
   out.push(
