@@ -51,7 +51,7 @@ const verdictLines = (text: string) => text.split('\n').filter((l) => l.startsWi
 describe('scenarios at a tiny size', () => {
   it('random-regression emits its verdicts', async () => {
     const { ctx, out } = ctxFor('random-regression');
-    const code = await runRandomRegression(ctx, { msgSizes: [4096], rates: [20000], triggers: [16] });
+    const code = await runRandomRegression(ctx, { msgSizes: [4096], rates: [20000], triggers: [16], beside: ['6.1'] });
     const v = verdictLines(out());
     expect(code, out()).toBe(0);
     for (const key of [
@@ -68,6 +68,13 @@ describe('scenarios at a tiny size', () => {
       ).toBe(true);
     }
     for (const l of v) expect(l).toMatch(/: (reproduced|not reproduced|inconclusive) — \S/);
+    // Seed 000's kernel by default, and 6.1 beside it: each claim judged on both.
+    for (const kernel of ['5.15', '6.1'])
+      expect(
+        v.filter((l) => l.includes(`workqueue measurably worse than inline (at least in the tail) (kernel ${kernel})`))
+          .length,
+      ).toBe(1);
+    expect(out()).toContain('kernel 6.1,');
     // The cost per hand-off: kthread switches counted directly, no noise footnote.
     expect(out()).toMatch(/^point +strategy +hand-offs\/s +kthread switches per hand-off +hand-off call p50/m);
     expect(out()).not.toContain('+ctx switches');

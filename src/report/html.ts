@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import type { Histogram } from 'hdr-histogram-js';
 import { decodeHistogram } from './decode.js';
 import { calibrationRows } from './host-calibration.js';
+import { setupLine } from './setup-line.js';
 import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext, untilLine } from './table.js';
 import type { PointResult, RunResults, StageName } from './types.js';
 import { STAGE_DESCRIPTIONS, STAGE_NAMES } from './types.js';
@@ -241,7 +242,9 @@ function metaSection(results: RunResults): string {
   const finished = Date.parse(m.finishedAt);
   const wall =
     Number.isFinite(started) && Number.isFinite(finished) ? `${((finished - started) / 1000).toFixed(1)} s` : '-';
+  const setup = setupLine(results);
   const items: Array<[string, string]> = [
+    ...(setup ? ([['setup', setup]] as Array<[string, string]>) : []),
     ['status', results.status],
     ['baseline', results.baseline],
     ['sweep', results.sweep ? `${results.sweep.param}: ${results.sweep.values.join(', ')}` : 'none'],

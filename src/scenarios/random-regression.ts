@@ -8,6 +8,7 @@
  */
 import type { CommandRules } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import type { KernelName } from '../kernel/profiles.js';
 import type { RunResults, StrategyResult } from '../report/types.js';
 import {
   comparison,
@@ -68,13 +69,24 @@ export interface RegressionSizes {
   msgSizes: number[];
   rates: number[];
   triggers: number[];
+  /** Kernel profiles the main comparison also runs on, beside the scenario's own (5.15 by
+   *  default): 6.1, where the tasklet and timer fixes were written. */
+  beside?: KernelName[];
 }
 
-export const DEFAULT_SIZES: RegressionSizes = { msgSizes: [4096, 65536], rates: [20000, 200000], triggers: [1024, 16] };
+// Triggers: 1024 (random.c since 534d2eaf1970, in 5.15 stable by the seed's thread) and 64 (the
+// bisected backport 4a61bf7f9b18 itself).
+export const DEFAULT_SIZES: RegressionSizes = {
+  msgSizes: [4096, 65536],
+  rates: [20000, 200000],
+  triggers: [1024, 64],
+  beside: ['6.1'],
+};
 export const FULL_SIZES: RegressionSizes = {
   msgSizes: [4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576],
   rates: [1000, 20000, 100000, 300000],
-  triggers: [1024, 128, 16],
+  triggers: [1024, 128, 64, 16],
+  beside: ['6.1'],
 };
 
 /**
@@ -131,55 +143,67 @@ export async function runRandomRegression(
   }
   ctx.io.stdout(`${lines.join('\n')}\n`);
   const margin = `${pct(SEED_EFFECT)} of inline`;
-  for (const label of BAD) {
-    // Worse: some interval excludes 0 above. Not worse: every interval stays below the seed's 10%.
-    const found = r1.points.flatMap((p) =>
-      (['p99', 'p99_9', 'mean', 'p50'] as const).map((m) => ({
-        where: `${m}@${at(p)}`,
-        says: effect(comparison(strategy(p, label), 'one_way', m), 'up'),
-      })),
-    );
-    const hits = found.filter((f) => f.says === 'shown').map((f) => f.where);
-    const open = found.filter((f) => f.says === 'open').map((f) => f.where);
-    const outcome: Outcome = hits.length
-      ? 'reproduced'
-      : open.length || !found.length
-        ? 'inconclusive'
-        : 'not reproduced';
-    verdicts.push({
-      expectation: `${label} measurably worse than inline (at least in the tail)`,
-      outcome,
-      detail:
-        outcome === 'reproduced'
-          ? `regressions (interval excludes 0): ${hits.join(', ')}`
-          : outcome === 'not reproduced'
-            ? `every one-way interval (mean, p50, p99, p99.9) at every ${sweep.param} stays below +${margin}`
-            : `no one-way metric cleared its 95% interval, and ${open.length ? `those of ${open.slice(0, 4).join(', ')}${open.length > 4 ? ` and ${open.length - 4} more` : ''} reach past +${margin}` : 'none was measured'} (${tooFewTrials(c.trials)})`,
-    });
-  }
-  for (const label of FIXES) {
-    // Within noise: every mean interval stays below +10%; worse: one excludes 0 above.
-    const says = r1.points.map((p) => effect(comparison(strategy(p, label), 'one_way', 'mean'), 'up'));
-    const deltas = r1.points.map((p) => {
-      const cmp = comparison(strategy(p, label), 'one_way', 'mean');
-      return cmp ? `${pct(cmp.ratio - 1)}@${at(p)}` : 'n/a';
-    });
-    const outcome: Outcome = says.includes('shown')
-      ? 'not reproduced'
-      : says.length && says.every((x) => x === 'ruled out')
+  /** The seed's claims about the bad and the fixed strategies, judged on one run of MAIN. */
+  const judgeMain = (run: RunResults, on: string): void => {
+    for (const label of BAD) {
+      // Worse: some interval excludes 0 above. Not worse: every interval stays below the seed's 10%.
+      const found = run.points.flatMap((p) =>
+        (['p99', 'p99_9', 'mean', 'p50'] as const).map((m) => ({
+          where: `${m}@${at(p)}`,
+          says: effect(comparison(strategy(p, label), 'one_way', m), 'up'),
+        })),
+      );
+      const hits = found.filter((f) => f.says === 'shown').map((f) => f.where);
+      const open = found.filter((f) => f.says === 'open').map((f) => f.where);
+      const outcome: Outcome = hits.length
         ? 'reproduced'
-        : 'inconclusive';
-    const why =
-      outcome === 'not reproduced'
-        ? ' (an interval excludes 0: worse)'
-        : outcome === 'reproduced'
-          ? `, every interval below +${margin}`
-          : `; an interval reaches past +${margin} (${tooFewTrials(c.trials)})`;
-    verdicts.push({
-      expectation: `${label} within noise of inline (mean)`,
-      outcome,
-      detail: `mean vs inline: ${deltas.join(', ')}${why}`,
-    });
+        : open.length || !found.length
+          ? 'inconclusive'
+          : 'not reproduced';
+      verdicts.push({
+        expectation: `${label} measurably worse than inline (at least in the tail)${on}`,
+        outcome,
+        detail:
+          outcome === 'reproduced'
+            ? `regressions (interval excludes 0): ${hits.join(', ')}`
+            : outcome === 'not reproduced'
+              ? `every one-way interval (mean, p50, p99, p99.9) at every ${sweep.param} stays below +${margin}`
+              : `no one-way metric cleared its 95% interval, and ${open.length ? `those of ${open.slice(0, 4).join(', ')}${open.length > 4 ? ` and ${open.length - 4} more` : ''} reach past +${margin}` : 'none was measured'} (${tooFewTrials(c.trials)})`,
+      });
+    }
+    for (const label of FIXES) {
+      // Within noise: every mean interval stays below +10%; worse: one excludes 0 above.
+      const says = run.points.map((p) => effect(comparison(strategy(p, label), 'one_way', 'mean'), 'up'));
+      const deltas = run.points.map((p) => {
+        const cmp = comparison(strategy(p, label), 'one_way', 'mean');
+        return cmp ? `${pct(cmp.ratio - 1)}@${at(p)}` : 'n/a';
+      });
+      const outcome: Outcome = says.includes('shown')
+        ? 'not reproduced'
+        : says.length && says.every((x) => x === 'ruled out')
+          ? 'reproduced'
+          : 'inconclusive';
+      const why =
+        outcome === 'not reproduced'
+          ? ' (an interval excludes 0: worse)'
+          : outcome === 'reproduced'
+            ? `, every interval below +${margin}`
+            : `; an interval reaches past +${margin} (${tooFewTrials(c.trials)})`;
+      verdicts.push({
+        expectation: `${label} within noise of inline (mean)${on}`,
+        outcome,
+        detail: `mean vs inline: ${deltas.join(', ')}${why}`,
+      });
+    }
+  };
+  judgeMain(r1, ` (kernel ${c.kernel})`);
+  // Beside the scenario's kernel: the same comparison on the profiles in `beside`.
+  for (const kernel of sizes.beside ?? []) {
+    if (kernel === c.kernel || ctx.signal.aborted || r1.status !== 'completed') continue;
+    names.push(`random-regression-${kernel}`);
+    const rk = await subRun(ctx, names[names.length - 1], { ...main, kernel });
+    runs.push(rk);
+    judgeMain(rk, ` (kernel ${kernel})`);
   }
   // Where does the regression reach 10%? Interrupt rate × trigger (what-if).
   let best = { reg: Number.NEGATIVE_INFINITY, p50: Number.NaN, rate: 0, trigger: 0 };

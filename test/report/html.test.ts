@@ -96,3 +96,15 @@ describe('plot helpers', () => {
     expect(niceScale(0)).toEqual({ max: 1, step: 0.2 });
   });
 });
+
+describe('report.html says what ran', () => {
+  it('shows the setup line, with the kernel profile and idle policy the run resolved', () => {
+    const r = syntheticResults({ samples: 50, trials: 2 });
+    r.meta.options = { ...(r.meta.options as object), cpus: 2, hz: 250, kernel: '5.15', idle: 'auto', kthreads: 'cpu' };
+    r.meta.idlePolicy = 'halt';
+    const html = renderHtml(r);
+    expect(html).toMatch(
+      /<dt>setup<\/dt><dd>[^<]*2 CPUs, HZ 250, kernel 5\.15, idle halt \(auto\), kthreads on CPU threads/,
+    );
+  });
+});
