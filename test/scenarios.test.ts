@@ -140,7 +140,7 @@ describe('scenarios at a tiny size', () => {
   it('entropy, untraced: a row per strategy and rate, the tracing note, and where its results are', async () => {
     const dir = join(tmp, 'entropy-out');
     const { ctx, out } = ctxFor('entropy', { outDir: dir, tracing: false });
-    const code = await runEntropy(ctx, [2000]);
+    const code = await runEntropy(ctx, [2000], []);
     expect(code, out()).toBe(0);
     expect(verdictLines(out()).length).toBeGreaterThan(0);
     expect(out()).toMatch(/2000 {3}inline/);
