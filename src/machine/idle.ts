@@ -128,15 +128,28 @@ export class IdleTask implements HostedTask {
     }
     rt.count(CpuCounter.idle_polls);
     const limit = this.policy === 'poll' ? POLL_SLICE_NS : this.pollLimitNs;
+    const arr = rt.arrivals;
+    const cpu = this.id;
     const t0 = rt.now();
+    // Arrivals are published in due order, so the next one cannot become due before `due`; one
+    // published into an empty ring is picked up every 16 turns. A wake-up from another CPU sets
+    // NEED_RESCHED in the flags; the rest of work() is looked at every 16 turns too.
+    let due = arr.nextDue(cpu);
     let hit = false;
-    for (;;) {
+    for (let k = 1; ; k++) {
       const now = rt.now();
-      if (this.work(now)) {
+      if (now >= due || Atomics.load(i32, this.flags) !== 0) {
         hit = true;
         break;
       }
-      if (now - t0 > limit) break;
+      if ((k & 15) === 0) {
+        if (this.work(now)) {
+          hit = true;
+          break;
+        }
+        if (due === Number.POSITIVE_INFINITY) due = arr.nextDue(cpu);
+        if (now - t0 > limit) break;
+      }
     }
     Atomics.sub(i32, pollers, 1);
     if (hit) rt.count(CpuCounter.idle_poll_hits);
