@@ -8,6 +8,7 @@
  *   unboundWorkers  the CPU count
  * (the last two are {@link machineDefaults}' for the CPU count), and `cpus` defaults to the CPU count a given topology describes, if one is given.
  */
+import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { DEFAULT_KERNEL } from '../kernel/profiles.js';
 import { DEFAULT_IDLE, DEFAULT_KTHREADS, defaultTopology, type MachineOptions } from '../machine/options.js';
@@ -32,26 +33,62 @@ export const IDLE_POLICY_NAMES = ['auto', 'haltpoll', 'poll', 'halt'] as const;
 export type IdlePolicy = (typeof IDLE_POLICY_NAMES)[number];
 
 /**
- * `--idle auto`: `poll` when the host has a core for every emulated CPU and nothing else is
- * running (1-minute load average below the core count), else `halt`. Measured on this 2-core host
- * (bench/host.ts section 2, tcp_lat 64 B inline at background 0 / 1k / 20k interrupts per CPU):
- * quiet, `poll` gave one-way means of 11.4 / 11.1 / 11.6 µs (within 4% of each other), `haltpoll`
- * 14.0 / 10.7 / 10.3 µs and `halt` 23.6 / 31.5 / 45.1 µs (a futex wake per message); with other
- * work on the host, polling threads are descheduled for whole host time slices and the means
- * went to hundreds of µs or milliseconds under `poll` and `haltpoll`, while `halt` stayed at
- * 16–32 µs. The choice is made once per process (its inputs: the CPU count, the host's cores and
- * load) and shown in the setup line.
+ * `--idle auto`: `poll` when the host has a core free for every emulated CPU, else `halt`.
+ * "Free" is measured: the host's idle CPU time over IDLE_SAMPLE_MS before the run (Linux
+ * /proc/stat; {@link sampleIdleCores}), or, where that cannot be read, the 1-minute load average
+ * below the core count. Measured on this 2-core host (bench/host.ts section 2, tcp_lat 64 B inline
+ * at background 0 / 1k / 20k interrupts per CPU): quiet, `poll` gave one-way means of 4.0–11.6 µs
+ * and `halt` 11.8–45.1 µs (a futex wake per message); with other work on the host, polling threads
+ * are descheduled for whole host time slices and the means went to hundreds of µs or milliseconds
+ * under `poll` and `haltpoll`, while `halt` stayed at 16–32 µs. The choice is made once per process
+ * and CPU count, and shown in the setup line.
  */
-export function autoIdlePolicy(cpus: number, hostCores: number, load1: number): Exclude<IdlePolicy, 'auto'> {
-  return hostCores >= cpus && load1 < hostCores ? 'poll' : 'halt';
+export function autoIdlePolicy(cpus: number, freeCores: number): Exclude<IdlePolicy, 'auto'> {
+  return freeCores >= cpus - 0.3 ? 'poll' : 'halt';
 }
+
+/** How long the host's idleness is sampled before a run whose idle policy is `auto`. */
+export const IDLE_SAMPLE_MS = 200;
 
 let autoChoice: { cpus: number; policy: Exclude<IdlePolicy, 'auto'> } | undefined;
 
-/** `--idle auto` resolved for `cpus` CPUs on this host, once per process and CPU count. */
+/** Idle and total jiffies of all CPUs (/proc/stat's "cpu" line), or undefined off Linux. */
+function cpuTimes(): { idle: number; total: number } | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'latin1').split('\n', 1)[0];
+    const f = line.trim().split(/\s+/).slice(1).map(Number);
+    if (f.length < 4 || f.some((x) => !Number.isFinite(x))) return undefined;
+    return { idle: f[3] + (f[4] ?? 0), total: f.reduce((a, x) => a + x, 0) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Cores the host left idle over `ms` (idle share of all CPU time × cores), or undefined where
+ * /proc/stat cannot be read. Context: main thread, before a run; waits with a timer.
+ */
+export async function sampleIdleCores(ms = IDLE_SAMPLE_MS): Promise<number | undefined> {
+  const a = cpuTimes();
+  if (!a) return undefined;
+  await new Promise<void>((r) => setTimeout(r, ms));
+  const b = cpuTimes();
+  if (!b || b.total <= a.total) return undefined;
+  return ((b.idle - a.idle) / (b.total - a.total)) * availableParallelism();
+}
+
+/** Resolve `--idle auto` for `cpus` CPUs from a fresh sample of the host (once per process and CPU count). */
+export async function primeAutoIdle(cpus: number): Promise<Exclude<IdlePolicy, 'auto'>> {
+  if (autoChoice?.cpus === cpus) return autoChoice.policy;
+  const free = (await sampleIdleCores()) ?? availableParallelism() - loadavg()[0];
+  autoChoice = { cpus, policy: autoIdlePolicy(cpus, free) };
+  return autoChoice.policy;
+}
+
+/** `--idle auto` resolved for `cpus` CPUs: the primed choice, else from the load average. */
 export function autoIdle(cpus: number): Exclude<IdlePolicy, 'auto'> {
   if (autoChoice?.cpus !== cpus)
-    autoChoice = { cpus, policy: autoIdlePolicy(cpus, availableParallelism(), loadavg()[0]) };
+    autoChoice = { cpus, policy: autoIdlePolicy(cpus, availableParallelism() - loadavg()[0]) };
   return autoChoice.policy;
 }
 /** Where bound kthreads run (src/machine/plan.ts). */

@@ -278,7 +278,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     path: 'idle',
     value: 'POLICY',
     example: 'halt',
-    help: 'how an idle CPU waits: haltpoll polls through short idle periods and sleeps through long ones (the cpuidle-haltpoll governor), poll never sleeps (idle=poll), halt always sleeps (every wake-up a host futex wake); auto: poll when the host has a core per emulated CPU and is otherwise idle (load average below its cores), else halt',
+    help: 'how an idle CPU waits: haltpoll polls through short idle periods and sleeps through long ones (the cpuidle-haltpoll governor), poll never sleeps (idle=poll), halt always sleeps (every wake-up a host futex wake); auto: poll when the host has a core free for every emulated CPU (measured just before the run), else halt',
     accepts: 'auto, haltpoll, poll, halt',
     default: 'auto',
   },

@@ -21,7 +21,7 @@
 import { arch, platform } from 'node:os';
 import type { Histogram } from 'hdr-histogram-js';
 import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
-import { autoIdle, LIMITS, UNTIL_MIN_ROUNDS } from '../config/defaults.js';
+import { autoIdle, LIMITS, primeAutoIdle, UNTIL_MIN_ROUNDS } from '../config/defaults.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { Interrupted, MachineFaultError } from '../errors.js';
 import { Phase } from '../machine/layout.js';
@@ -94,6 +94,8 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
   const refs = strategyRefs(config);
   const descriptions = await Promise.all(refs.map((r) => describe(r)));
   const host = Machine.hostInfo();
+  // --idle auto: look at how idle the host is now, before anything of this run loads it.
+  if (config.idle === 'auto') await primeAutoIdle(config.cpus);
   const results: RunResults = {
     schemaVersion: 1,
     status: 'completed',
