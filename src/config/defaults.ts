@@ -33,8 +33,8 @@ export const IDLE_POLICY_NAMES = ['auto', 'haltpoll', 'poll', 'halt'] as const;
 export type IdlePolicy = (typeof IDLE_POLICY_NAMES)[number];
 
 /**
- * `--idle auto`: `poll` when the host has a core free for every emulated CPU, else `halt`.
- * "Free" is measured: the host's idle CPU time over IDLE_SAMPLE_MS before the run (Linux
+ * `--idle auto`: `poll` when other processes leave the host a core free for every emulated CPU,
+ * else `halt`. "Free" is measured: the host's idle CPU time over IDLE_SAMPLE_MS before the run (Linux
  * /proc/stat; {@link sampleIdleCores}), or, where that cannot be read, the 1-minute load average
  * below the core count. Measured on this 2-core host (bench/host.ts section 2, tcp_lat 64 B inline
  * at background 0 / 1k / 20k interrupts per CPU): quiet, `poll` gave one-way means of 4.0–11.6 µs
@@ -44,29 +44,39 @@ export type IdlePolicy = (typeof IDLE_POLICY_NAMES)[number];
  * and CPU count, and shown in the setup line.
  */
 export function autoIdlePolicy(cpus: number, freeCores: number): Exclude<IdlePolicy, 'auto'> {
+  // A little slack: a quiet host's sample is never quite whole.
   return freeCores >= cpus - 0.3 ? 'poll' : 'halt';
 }
 
 /** How long the host's idleness is sampled before a run whose idle policy is `auto`. */
 export const IDLE_SAMPLE_MS = 200;
 
-let autoChoice: { cpus: number; policy: Exclude<IdlePolicy, 'auto'> } | undefined;
+let autoChoice: { cpus: number; policy: Exclude<IdlePolicy, 'auto'>; freeCores: number } | undefined;
 
-/** Idle and total jiffies of all CPUs (/proc/stat's "cpu" line), or undefined off Linux. */
-function cpuTimes(): { idle: number; total: number } | undefined {
+/**
+ * Idle and total CPU time of the host (/proc/stat's "cpu" line, all CPUs) and this process's own
+ * (/proc/self/stat utime + stime), in USER_HZ ticks; undefined off Linux.
+ */
+function cpuTimes(): { idle: number; total: number; own: number } | undefined {
   try {
     const line = readFileSync('/proc/stat', 'latin1').split('\n', 1)[0];
     const f = line.trim().split(/\s+/).slice(1).map(Number);
     if (f.length < 4 || f.some((x) => !Number.isFinite(x))) return undefined;
-    return { idle: f[3] + (f[4] ?? 0), total: f.reduce((a, x) => a + x, 0) };
+    // /proc/self/stat: fields 14 and 15 (utime, stime), after the ")" that ends the command name.
+    const self = readFileSync('/proc/self/stat', 'latin1');
+    const g = self.slice(self.lastIndexOf(')') + 2).split(' ');
+    const own = Number(g[11]) + Number(g[12]);
+    if (!Number.isFinite(own)) return undefined;
+    return { idle: f[3] + (f[4] ?? 0), total: f.reduce((a, x) => a + x, 0), own };
   } catch {
     return undefined;
   }
 }
 
 /**
- * Cores the host left idle over `ms` (idle share of all CPU time × cores), or undefined where
- * /proc/stat cannot be read. Context: main thread, before a run; waits with a timer.
+ * Cores other processes left free over `ms`: the host's idle share of all CPU time, plus what
+ * this process used itself (its start-up is not "other work"), × cores; undefined where /proc
+ * cannot be read. Context: main thread, before a run; waits with a timer.
  */
 export async function sampleIdleCores(ms = IDLE_SAMPLE_MS): Promise<number | undefined> {
   const a = cpuTimes();
@@ -74,22 +84,28 @@ export async function sampleIdleCores(ms = IDLE_SAMPLE_MS): Promise<number | und
   await new Promise<void>((r) => setTimeout(r, ms));
   const b = cpuTimes();
   if (!b || b.total <= a.total) return undefined;
-  return ((b.idle - a.idle) / (b.total - a.total)) * availableParallelism();
+  const cores = availableParallelism();
+  return Math.min(cores, ((b.idle - a.idle + b.own - a.own) / (b.total - a.total)) * cores);
 }
 
 /** Resolve `--idle auto` for `cpus` CPUs from a fresh sample of the host (once per process and CPU count). */
 export async function primeAutoIdle(cpus: number): Promise<Exclude<IdlePolicy, 'auto'>> {
   if (autoChoice?.cpus === cpus) return autoChoice.policy;
-  const free = (await sampleIdleCores()) ?? availableParallelism() - loadavg()[0];
-  autoChoice = { cpus, policy: autoIdlePolicy(cpus, free) };
+  const freeCores = (await sampleIdleCores()) ?? availableParallelism() - loadavg()[0];
+  autoChoice = { cpus, policy: autoIdlePolicy(cpus, freeCores), freeCores };
   return autoChoice.policy;
 }
 
-/** `--idle auto` resolved for `cpus` CPUs: the primed choice, else from the load average. */
+/** `--idle auto` resolved for `cpus` CPUs: the choice primeAutoIdle made, else (tests, tools that
+ *  boot machines directly) one from the load average, not remembered. */
 export function autoIdle(cpus: number): Exclude<IdlePolicy, 'auto'> {
-  if (autoChoice?.cpus !== cpus)
-    autoChoice = { cpus, policy: autoIdlePolicy(cpus, availableParallelism() - loadavg()[0]) };
-  return autoChoice.policy;
+  if (autoChoice?.cpus === cpus) return autoChoice.policy;
+  return autoIdlePolicy(cpus, availableParallelism() - loadavg()[0]);
+}
+
+/** The free cores behind the last `auto` choice (for the setup line). */
+export function autoIdleFreeCores(): number | undefined {
+  return autoChoice?.freeCores;
 }
 /** Where bound kthreads run (src/machine/plan.ts). */
 export const KTHREAD_HOSTING_NAMES = ['thread', 'cpu'] as const;

@@ -21,7 +21,7 @@
 import { arch, platform } from 'node:os';
 import type { Histogram } from 'hdr-histogram-js';
 import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
-import { autoIdle, LIMITS, primeAutoIdle, UNTIL_MIN_ROUNDS } from '../config/defaults.js';
+import { autoIdle, autoIdleFreeCores, LIMITS, primeAutoIdle, UNTIL_MIN_ROUNDS } from '../config/defaults.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { Interrupted, MachineFaultError } from '../errors.js';
 import { Phase } from '../machine/layout.js';
@@ -107,7 +107,11 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
       arch: arch(),
       cpuModel: host.cpuModel,
       hostCores: host.hostCores,
-      ...(config.idle === 'auto' ? { idlePolicy: autoIdle(config.cpus) } : {}),
+      ...(config.idle === 'auto'
+        ? {
+            idlePolicy: `${autoIdle(config.cpus)} (auto: ${(autoIdleFreeCores() ?? 0).toFixed(1)} of ${host.hostCores} cores free)`,
+          }
+        : {}),
       threads: 0,
       startedAt: startedAt.toISOString(),
       finishedAt: startedAt.toISOString(),

@@ -63,7 +63,7 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
   const kernel = typeof o.kernel === 'string' ? `kernel ${o.kernel}` : '';
   const idle =
     o.idle === 'auto' && typeof results.meta.idlePolicy === 'string'
-      ? `idle ${results.meta.idlePolicy} (auto)`
+      ? `idle ${results.meta.idlePolicy}`
       : typeof o.idle === 'string'
         ? `idle ${o.idle}`
         : '';

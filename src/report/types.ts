@@ -195,7 +195,7 @@ export interface RunMeta {
   workload?: string;
   /** The host's costs, measured before the first machine booted; absent in older results. */
   calibration?: Calibration;
-  /** The idle policy the CPUs ran when `options.idle` was `auto` (resolved from the host's cores and load). */
+  /** When `options.idle` was `auto`: the policy the CPUs ran and why, e.g. `poll (auto: 1.9 of 2 cores free)`. */
   idlePolicy?: string;
 }
 

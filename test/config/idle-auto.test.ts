@@ -6,8 +6,8 @@ import { autoIdlePolicy, sampleIdleCores } from '../../src/config/defaults.js';
 describe('--idle auto', () => {
   it('polls with a free core per CPU, halts without', () => {
     expect(autoIdlePolicy(2, 2)).toBe('poll');
-    expect(autoIdlePolicy(2, 1.8)).toBe('poll'); // a quiet host's sample is never quite 2.0
-    expect(autoIdlePolicy(2, 1.5)).toBe('halt');
+    expect(autoIdlePolicy(2, 1.8)).toBe('poll'); // a quiet host's sample is never quite whole
+    expect(autoIdlePolicy(2, 1.5)).toBe('halt'); // another process busy on the host
     expect(autoIdlePolicy(4, 2)).toBe('halt');
     expect(autoIdlePolicy(1, 0.2)).toBe('halt');
   });

@@ -101,10 +101,10 @@ describe('report.html says what ran', () => {
   it('shows the setup line, with the kernel profile and idle policy the run resolved', () => {
     const r = syntheticResults({ samples: 50, trials: 2 });
     r.meta.options = { ...(r.meta.options as object), cpus: 2, hz: 250, kernel: '5.15', idle: 'auto', kthreads: 'cpu' };
-    r.meta.idlePolicy = 'halt';
+    r.meta.idlePolicy = 'halt (auto: 0.8 of 2 cores free)';
     const html = renderHtml(r);
     expect(html).toMatch(
-      /<dt>setup<\/dt><dd>[^<]*2 CPUs, HZ 250, kernel 5\.15, idle halt \(auto\), kthreads on CPU threads/,
+      /<dt>setup<\/dt><dd>[^<]*2 CPUs, HZ 250, kernel 5\.15, idle halt \(auto: 0\.8 of 2 cores free\), kthreads on CPU threads/,
     );
   });
 });
