@@ -143,15 +143,20 @@ export class Arrivals {
   /** Consumer: the due time (ns) of CPU `cpu`'s next arrival, or +Infinity when none is published. */
   nextDue(cpu: number): number {
     const idx = this.rings[cpu].peek();
-    return idx < 0 ? Number.POSITIVE_INFINITY : (this.i32[idx] >>> 0) + this.i32[idx + 1] * TWO_32;
+    return idx < 0 ? Number.POSITIVE_INFINITY : this.dueOf(idx);
+  }
+
+  /** The due time (ns) of the arrival record at `idx`. */
+  dueOf(idx: number): number {
+    return (this.i32[idx] >>> 0) + this.i32[idx + 1] * TWO_32;
   }
 
   /** Consumer: the oldest arrival's record index when it is due at `now`, else -1. Read its
-   *  irq at `idx + 2` and its due time with {@link nextDue}, then {@link release}. */
+   *  irq at `idx + 2` and its due time with {@link dueOf}, then {@link release}. */
   dueAt(cpu: number, now: number): number {
     const idx = this.rings[cpu].peek();
     if (idx < 0) return -1;
-    return (this.i32[idx] >>> 0) + this.i32[idx + 1] * TWO_32 <= now ? idx : -1;
+    return this.dueOf(idx) <= now ? idx : -1;
   }
 
   /** Consumer: the arrival from {@link dueAt} is handled. */

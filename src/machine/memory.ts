@@ -60,6 +60,7 @@ export type Counters = Record<string, number>;
 
 export class MachineMemory {
   readonly i32: Int32Array;
+  protected readonly f64: Float64Array;
   /** The workload the machine runs (src/workloads/). */
   readonly workload: Workload;
   protected readonly bells: Doorbell[] = [];
@@ -75,7 +76,8 @@ export class MachineMemory {
   ) {
     this.workload = workloadOf(opts);
     this.i32 = new Int32Array(sab);
-    this.rqs = RunQueues.of(this.i32, new Float64Array(sab), R, opts.cpus, opts.lockSpins, fairPolicyOf(opts), opts.hz);
+    this.f64 = new Float64Array(sab);
+    this.rqs = RunQueues.of(this.i32, this.f64, R, opts.cpus, opts.lockSpins, fairPolicyOf(opts), opts.hz);
     for (let t = 0; t < plan.threads.length; t++)
       this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
     this.inputPool = new InputPool(this.i32, R.inputPool, opts.lockSpins);
@@ -166,7 +168,7 @@ export class MachineMemory {
     out.input_pool_mixes = ip.mixes;
     out.input_pool_lock_contended = ip.lockStats().contended;
     out.mixes_wrong_cpu = this.fastPools.reduce((a, f) => a + f.wrongCpu, 0);
-    out.irq_thread_cpu_ns = new Float64Array(this.sab)[(this.R.control + C_IRQ_CPU_NS) / 2];
+    out.irq_thread_cpu_ns = this.f64[(this.R.control + C_IRQ_CPU_NS) / 2];
     return out;
   }
 

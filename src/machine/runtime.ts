@@ -50,8 +50,6 @@ import { fairPolicyOf, type MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
 import { St, Tracer } from './trace.js';
 
-export { KernelBug };
-
 /** The flags that mean "take an interrupt". */
 const IRQ_FLAGS = CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork;
 
@@ -69,7 +67,6 @@ export class Runtime implements KernelParts {
   readonly irqWorks: IrqWorks;
   readonly driver: RandomDriver;
   readonly facade: Kernel;
-  readonly strategyLabels: string[] = [];
   workload: WorkloadAttachment = { task: () => undefined };
   /** Posts this thread's histograms for a new collect epoch (set by the thread's start-up). */
   onReport: ((epoch: number) => void) | undefined;
@@ -332,13 +329,16 @@ export class Runtime implements KernelParts {
     if (idx < 0) return;
     ctx.count(CpuCounter.irq_entries);
     const i32 = this.i32;
+    // One clock read per arrival: a handler's end is the next one's start.
+    let t = now;
     do {
-      const t = ctx.now();
-      tr.record(St.IrqEntry, t - arr.nextDue(c));
+      tr.record(St.IrqEntry, t - arr.dueOf(idx));
       this.driver.interrupt(i32[idx + 2], t);
       // Released once handled, like an IRQ ring record: the drain cannot miss it meanwhile.
       arr.release(c);
-      if (tr.on) tr.record(St.Hardirq, ctx.now() - t);
+      const end = ctx.now();
+      if (tr.on) tr.record(St.Hardirq, end - t);
+      t = end;
       idx = arr.dueAt(c, now);
     } while (idx >= 0);
   }

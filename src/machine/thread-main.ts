@@ -37,7 +37,6 @@ export async function startTaskThread(data: StartupData): Promise<void> {
     const strategies = await loadStrategies(opts.strategies);
     strategies.forEach((s, i) => {
       r.strategies.push(s);
-      r.strategyLabels.push(opts.strategies[i].label);
       r.ctx.inStrategy = i;
       post({ type: 'setup', thread: threadId, strategy: i }); // the boot watchdog names a setup that never returns
       s.setup?.(r.setupFor(i, opts.strategies[i].options));

@@ -1,6 +1,6 @@
 /**
  * The fair class as CFS in 5.15 (kernel/sched/fair.c, as read in 5.15.100; 6.1 has the same
- * rules for SCHED_NORMAL tasks), one FairPolicy (fair.ts). /work/notes/research-kernel.md §1
+ * rules for SCHED_NORMAL tasks), one FairPolicy (fair.ts). docs/research/kernel.md §1
  * quotes each function named here.
  *
  * Emulates:
