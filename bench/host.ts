@@ -19,7 +19,7 @@
  * One machine per configuration, booted one after the other in this process. Never asserts.
  */
 import { availableParallelism, loadavg } from 'node:os';
-import { autoIdle } from '../src/config/defaults.js';
+import { autoIdle, tcpLatOptions } from '../src/config/defaults.js';
 import { IDLE_POLICIES, type IdlePolicyName } from '../src/machine/idle.js';
 import { DEFAULT_IDLE, type KthreadHosting, type MachineOptions } from '../src/machine/options.js';
 import { builtin, isMain, machineOptions, pcts, table, trial, us, warmUp, withMachine } from './lib.js';
@@ -27,7 +27,7 @@ import { builtin, isMain, machineOptions, pcts, table, trial, us, warmUp, withMa
 const WARMUP_MS = 300;
 const MEASURE_MS = 1500;
 
-const tcp = { kind: 'tcp_lat' as const, msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 1 << 16 };
+const tcp = tcpLatOptions({ ringBytes: 1 << 16 });
 
 async function generatorCpu(): Promise<string[]> {
   const rows: string[][] = [];

@@ -24,6 +24,7 @@
  */
 
 import { availableParallelism, loadavg } from 'node:os';
+import { tcpLatOptions } from '../src/config/defaults.js';
 import { ARRIVAL_RING_CAPACITY } from '../src/machine/layout.js';
 import type { MachineOptions } from '../src/machine/options.js';
 import {
@@ -89,7 +90,7 @@ export async function contextSwitches(out: string[]): Promise<void> {
   );
   const inThread = await measured(
     machineOptions({
-      workload: { kind: 'tcp_lat', msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 1 << 20 },
+      workload: tcpLatOptions({ ringBytes: 1 << 20 }),
       strategies: [builtin('inline')],
     }),
     CTX_MEASURE_MS,

@@ -19,6 +19,7 @@
  */
 import { loadavg } from 'node:os';
 import type { Histogram } from 'hdr-histogram-js';
+import { tcpLatOptions } from '../src/config/defaults.js';
 import type { MachineOptions } from '../src/machine/options.js';
 import {
   addInto,
@@ -49,7 +50,7 @@ const tcpLat = (tracing: boolean): MachineOptions =>
     // a NIC interrupt refused by a full IRQ ring (the CPU thread descheduled ~50 ms by a loaded
     // host) leaves its message undelivered and tcp_lat stalled (src/workloads/tcp-lat.ts send()).
     irq: { rate: 0, pattern: 'constant', burstSize: 32, cpus: [0, 1] },
-    workload: { kind: 'tcp_lat', msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4 << 20 },
+    workload: tcpLatOptions(),
     strategies: [builtin('inline')],
     tracing,
   });

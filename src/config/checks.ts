@@ -7,6 +7,7 @@
 
 import { realpathSync } from 'node:fs';
 import { DeferlabError, StrategyOptionError } from '../errors.js';
+import { NIC_PROFILE, type NicOptions, type NicProfileName, nicOptions } from '../net/profiles.js';
 import { builtin, instantiateBuiltin } from '../strategies/registry.js';
 import type { WorkloadKind } from './defaults.js';
 import { badOption, badValue, closest, conflict } from './errors.js';
@@ -113,6 +114,43 @@ export function checkTcpLat(
       origins.defaultNote(msg),
     );
   }
+}
+
+/**
+ * The NIC a tcp_lat run uses: its profile with the user's overrides, checked against what the
+ * driver accepts (src/net/profiles.ts).
+ */
+export function resolveNic(
+  origins: Origins<ParsedPartial>,
+  w: { nic: NicProfileName; mtu?: number; linkRate?: number; rxUsecs?: number; rxFrames?: number },
+): NicOptions {
+  const p = NIC_PROFILE[w.nic];
+  const o = nicOptions(w.nic, { mtu: w.mtu, linkGbps: w.linkRate, rxUsecs: w.rxUsecs, rxFrames: w.rxFrames });
+  const mtu: Path = ['workload', 'mtu'];
+  const usecs: Path = ['workload', 'rxUsecs'];
+  const frames: Path = ['workload', 'rxFrames'];
+  if (o.mtu > p.maxMtu)
+    throw badOption(
+      origins.name(mtu),
+      `must be at most ${p.maxMtu}, the largest MTU ${p.name} takes`,
+      o.mtu,
+      p.name === 'ixgbe' ? 'ixgbe jumbo frames stop at 9710' : `use --nic ipoib-cm for MTUs up to 65520`,
+    );
+  if (p.moderation === 'itr' && o.rxFrames > 0)
+    throw conflict(
+      `${origins.name(frames)} is not something ${p.name} has: ixgbe moderates by interval only (ixgbe_set_coalesce takes rx-usecs)`,
+      `drop ${origins.name(frames)}, or use ${origins.name(usecs)} (0 off, 1 adaptive, 2..1022 µs)`,
+      true,
+    );
+  if (p.moderation === 'itr' && o.rxUsecs > 1022)
+    throw badOption(origins.name(usecs), 'must be at most 1022 µs on ixgbe (IXGBE_MAX_EITR)', o.rxUsecs);
+  if (p.moderation === 'cq' && o.rxFrames > 1 && o.rxUsecs === 0)
+    throw conflict(
+      `${origins.name(frames)} ${o.rxFrames} with ${origins.name(usecs)} 0 would hold a message's last packets until more arrive, and in a ping-pong none do`,
+      `give a period too, e.g. ${origins.name(usecs)} 16`,
+      true,
+    );
+  return o;
 }
 
 function nextPowerOfTwo(n: number): number {

@@ -11,7 +11,14 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { DEFAULT_KERNEL } from '../kernel/profiles.js';
-import { DEFAULT_IDLE, DEFAULT_KTHREADS, defaultTopology, type MachineOptions } from '../machine/options.js';
+import {
+  DEFAULT_IDLE,
+  DEFAULT_KTHREADS,
+  defaultTopology,
+  type MachineOptions,
+  type TcpLatOptions,
+} from '../machine/options.js';
+import { DEFAULT_NIC, type NicOptions, type NicProfileName, nicOptions } from '../net/profiles.js';
 import { builtinRef } from '../strategies/ref.js';
 import { DEFAULT_STRATEGY_SPECS } from './strategy-spec.js';
 
@@ -145,6 +152,16 @@ export const LIMITS = Object.freeze({
   untilPct: { min: 0.1, max: 100 },
   /** --max-time, per sweep point. */
   maxTimeMs: { min: 1000, max: 86_400_000 },
+  /** IP MTU: IPv4's minimum datagram every host must take (576) up to IPoIB CM's 65520; each
+   *  NIC profile has its own maximum too (src/net/profiles.ts, maxMtu). */
+  mtu: { min: 576, max: 65_520 },
+  /** Link data rate, Gb/s. */
+  linkRate: { min: 0.01, max: 800 },
+  /** ethtool rx-usecs / rx-frames: mlx4's CQ moderation fields are 16 bits. */
+  rxUsecs: { min: 0, max: 65_535 },
+  rxFrames: { min: 0, max: 65_535 },
+  /** tcp_lat client/server pairs (seed 000's experiment used 8). */
+  instances: { min: 1, max: 16 },
 });
 
 /** Freeze a value and everything it holds. */
@@ -168,7 +185,14 @@ export const DEFAULTS = deepFreeze({
   strategies: DEFAULT_STRATEGY_SPECS,
   baseline: 'inline',
   workload: { kind: 'tcp_lat' as WorkloadKind },
-  tcpLat: { msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4 * MiB },
+  tcpLat: {
+    msgSize: 64,
+    clientCpu: 0,
+    serverCpu: 1,
+    ringBytes: 4 * MiB,
+    nic: DEFAULT_NIC as NicProfileName,
+    instances: 1,
+  },
   irq: { rate: 20_000, pattern: 'constant' as IrqPattern, burstSize: 32, cpus: 'all' as const },
   notify: 'if-idle' as NotifyPolicy,
   fastPool: { trigger: 1024, variant: '64' as FastMixVariant },
@@ -184,6 +208,26 @@ export const DEFAULTS = deepFreeze({
   maxTimeMs: 600_000,
   wide: false,
 });
+
+/**
+ * A tcp_lat workload for a machine: DEFAULTS.tcpLat with `over` applied, the NIC its profile's
+ * defaults unless `over.nic` gives them (benchmarks and tests start here).
+ */
+export function tcpLatOptions(
+  over: Partial<Omit<TcpLatOptions, 'kind' | 'nic'>> & { nic?: NicProfileName | NicOptions } = {},
+): TcpLatOptions {
+  const d = DEFAULTS.tcpLat;
+  const nic = over.nic ?? d.nic;
+  return {
+    kind: 'tcp_lat',
+    msgSize: over.msgSize ?? d.msgSize,
+    clientCpu: over.clientCpu ?? d.clientCpu,
+    serverCpu: over.serverCpu ?? d.serverCpu,
+    ringBytes: over.ringBytes ?? d.ringBytes,
+    nic: typeof nic === 'string' ? nicOptions(nic) : nic,
+    instances: over.instances ?? d.instances,
+  };
+}
 
 /** The seed of {@link machineDefaults}: a run draws a random one when it is resolved. */
 export const MACHINE_DEFAULT_SEED = 1;
@@ -221,7 +265,7 @@ export function machineDefaults(cpus: number = DEFAULTS.cpus): MachineOptions {
     watchdogMs: DEFAULTS.watchdogMs,
     seed: MACHINE_DEFAULT_SEED,
     irq: { rate: DEFAULTS.irq.rate, pattern: DEFAULTS.irq.pattern, burstSize: DEFAULTS.irq.burstSize, cpus: all },
-    workload: { kind: 'tcp_lat', ...DEFAULTS.tcpLat },
+    workload: tcpLatOptions(),
     strategies: [builtinRef(DEFAULTS.baseline)],
   };
 }

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { DeferlabError } from '../errors.js';
+import { NIC_PROFILES, type NicProfileName } from '../net/profiles.js';
 import {
   FAST_MIX_VARIANTS,
   type FastMixVariant,
@@ -35,6 +36,7 @@ import { parseTopologyText } from './topology.js';
 import {
   cpuSelection,
   durationMsIn,
+  gbpsIn,
   integerIn,
   oneOfIntegers,
   parsePlainNumber,
@@ -67,6 +69,14 @@ export interface PartialConfig {
     clientCpu?: NumberInput;
     serverCpu?: NumberInput;
     ringBytes?: NumberInput;
+    /** NIC profile (src/net/profiles.ts) and its overrides. tcp_lat only. */
+    nic?: NicProfileName;
+    mtu?: NumberInput;
+    /** Gb/s, or `10G`. */
+    linkRate?: NumberInput;
+    rxUsecs?: NumberInput;
+    rxFrames?: NumberInput;
+    instances?: NumberInput;
   };
   irq?: {
     /** Per second per target CPU, or `20k`, `1M`. */
@@ -195,11 +205,28 @@ const WORKLOAD_SHAPE = {
   clientCpu: field(integerIn(LIMITS.cpuId.min, LIMITS.cpuId.max)).optional(),
   serverCpu: field(integerIn(LIMITS.cpuId.min, LIMITS.cpuId.max)).optional(),
   ringBytes: field(powerOfTwoSizeIn(LIMITS.ringBytes.min, LIMITS.ringBytes.max)).optional(),
+  nic: z.enum(NIC_PROFILES, { error: oneOf(NIC_PROFILES) }).optional(),
+  mtu: field(integerIn(LIMITS.mtu.min, LIMITS.mtu.max)).optional(),
+  linkRate: field(gbpsIn(LIMITS.linkRate.min, LIMITS.linkRate.max)).optional(),
+  rxUsecs: field(integerIn(LIMITS.rxUsecs.min, LIMITS.rxUsecs.max)).optional(),
+  rxFrames: field(integerIn(LIMITS.rxFrames.min, LIMITS.rxFrames.max)).optional(),
+  instances: field(integerIn(LIMITS.instances.min, LIMITS.instances.max)).optional(),
 };
 
 /** The fields each workload kind takes besides `kind`. Adding a kind: add its fields here too. */
 export const WORKLOAD_FIELDS: Readonly<Record<WorkloadKind, readonly (keyof typeof WORKLOAD_SHAPE)[]>> = {
-  tcp_lat: ['msgSize', 'clientCpu', 'serverCpu', 'ringBytes'],
+  tcp_lat: [
+    'msgSize',
+    'clientCpu',
+    'serverCpu',
+    'ringBytes',
+    'nic',
+    'mtu',
+    'linkRate',
+    'rxUsecs',
+    'rxFrames',
+    'instances',
+  ],
   irq_only: [],
 };
 

@@ -9,6 +9,7 @@
 
 import { resolve as resolvePath } from 'node:path';
 import { kernelProfile } from '../kernel/profiles.js';
+import type { NicOptions } from '../net/profiles.js';
 import {
   checkCommandSettings,
   checkIrqCpus,
@@ -17,6 +18,7 @@ import {
   checkTcpLat,
   checkWorkloadFields,
   resolveBaseline,
+  resolveNic,
   resolveStrategies,
 } from './checks.js';
 import {
@@ -64,6 +66,10 @@ export interface TcpLatWorkload {
   readonly serverCpu: number;
   /** Bytes per direction; a power of two. */
   readonly ringBytes: number;
+  /** The NIC both ends use: a profile with the user's overrides (src/net/profiles.ts). */
+  readonly nic: NicOptions;
+  /** Client/server pairs. */
+  readonly instances: number;
 }
 
 /** No application: only the background interrupts (and their deferred work) run. */
@@ -232,6 +238,8 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
       clientCpu: tcp.clientCpu,
       serverCpu: tcp.serverCpu,
       ringBytes: tcp.ringBytes,
+      nic: resolveNic(origins, tcp),
+      instances: tcp.instances,
     };
   } else {
     workload = { kind };

@@ -141,6 +141,18 @@ export function rateIn(min: number, max: number, what: string): (input: unknown)
   };
 }
 
+const GBPS = /^(\d+(?:\.\d+)?|\.\d+)\s*(G|Gb\/s|Gbps|Gbit)?$/i;
+
+/** A link rate in Gb/s: a number, or `10`, `10G`, `40Gb/s`, `2.5`. */
+export function gbpsIn(min: number, max: number): (input: unknown) => Parsed<number> {
+  const constraint = `must be a link rate in Gb/s from ${min} to ${max}, like 10, 32 or 40G`;
+  return (input) => {
+    const n =
+      typeof input === 'number' ? input : typeof input === 'string' ? Number(GBPS.exec(input.trim())?.[1]) : NaN;
+    return Number.isFinite(n) && n >= min && n <= max ? ok(n) : fail(constraint);
+  };
+}
+
 /**
  * CPU ids: `all`, or a list like `[0, 1]`, `"0,1"` or `"0-3,6"`. Each id is an integer from
  * 0 to `maxId`; none twice. Whether each is below `cpus` is checked once `cpus` is known.

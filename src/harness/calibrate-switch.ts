@@ -5,7 +5,7 @@
  */
 
 import { nowNs } from '../clock.js';
-import { machineDefaults } from '../config/defaults.js';
+import { machineDefaults, tcpLatOptions } from '../config/defaults.js';
 import { CPU_OWNER, CPU_WORDS } from '../machine/layout.js';
 import { MachineMemory } from '../machine/memory.js';
 import type { MachineOptions } from '../machine/options.js';
@@ -20,7 +20,7 @@ export const SWITCH_MACHINE: MachineOptions = {
   ...machineDefaults(2),
   unboundWorkers: 1,
   irq: { rate: 0, pattern: 'constant', burstSize: 1, cpus: [] },
-  workload: { kind: 'tcp_lat', msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4096 },
+  workload: tcpLatOptions({ ringBytes: 4096 }),
   strategies: [],
 };
 

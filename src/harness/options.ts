@@ -55,6 +55,8 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
             clientCpu: w.clientCpu,
             serverCpu: w.serverCpu,
             ringBytes: w.ringBytes,
+            nic: w.nic,
+            instances: w.instances,
           }
         : { kind: 'irq_only' },
     strategies: strategyRefs(config),

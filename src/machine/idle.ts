@@ -15,7 +15,8 @@
  *             guest_halt_poll_ns grows it (× guest_halt_poll_grow, at least
  *             guest_halt_poll_grow_start); a longer one shrinks it (÷ guest_halt_poll_shrink). A
  *             poll that times out makes the next idle period halt (haltpoll_select).
- * A halted CPU sleeps until its next device interrupt is due (irqchip.ts, Arrivals) or a kick;
+ * A halted CPU sleeps until its next device interrupt is due (an arrival, irqchip.ts, or its
+ * NIC's next interrupt, src/net/nic.ts) or a kick;
  * how late it wakes for a due interrupt is recorded as `idle_exit`, the emulated idle-exit
  * latency (on this host, Atomics.wait's oversleep).
  *
@@ -96,7 +97,7 @@ export class IdleTask implements HostedTask {
     return (
       Atomics.load(rt.i32, this.flags) !== 0 ||
       rt.sched.rqs.nrRunning(this.id) > 0 ||
-      rt.arrivals.dueAt(this.id, now) >= 0 ||
+      rt.nextDeviceDue(this.id) <= now ||
       rt.isStopping() ||
       rt.newEpochPending()
     );
@@ -128,13 +129,12 @@ export class IdleTask implements HostedTask {
     }
     rt.count(CpuCounter.idle_polls);
     const limit = this.policy === 'poll' ? POLL_SLICE_NS : this.pollLimitNs;
-    const arr = rt.arrivals;
     const cpu = this.id;
     const t0 = rt.now();
     // Arrivals are published in due order, so the next one cannot become due before `due`; one
     // published into an empty ring is picked up every 16 turns. A wake-up from another CPU sets
     // NEED_RESCHED in the flags; the rest of work() is looked at every 16 turns too.
-    let due = arr.nextDue(cpu);
+    let due = rt.nextDeviceDue(cpu);
     let hit = false;
     for (let k = 1; ; k++) {
       const now = rt.now();
@@ -147,7 +147,7 @@ export class IdleTask implements HostedTask {
           hit = true;
           break;
         }
-        if (due === Number.POSITIVE_INFINITY) due = arr.nextDue(cpu);
+        if (due === Number.POSITIVE_INFINITY) due = rt.nextDeviceDue(cpu);
         if (now - t0 > limit) break;
       }
     }
@@ -170,7 +170,7 @@ export class IdleTask implements HostedTask {
       bell.cancel();
       return;
     }
-    const due = rt.arrivals.nextDue(this.id);
+    const due = rt.nextDeviceDue(this.id);
     const early = this.policy === 'halt' ? 0 : IDLE_WAKE_EARLY_NS;
     rt.count(CpuCounter.idle_halts);
     bell.sleep(due === Number.POSITIVE_INFINITY ? due : Math.max(0, due - early - t0) / 1e6);

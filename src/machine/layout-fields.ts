@@ -37,6 +37,7 @@ import {
   CPU_WORDS,
   CPUF_HANDOFF_NS,
   CPUF_MIN_VRUNTIME,
+  CPUF_NIC_DUE,
   CPUF_RT_PERIOD,
   CPUF_RT_TIME,
   CPUF_SWITCH_NS,
@@ -140,6 +141,7 @@ export const RECORD_FIELDS: Record<string, RecordFields> = {
       CPUF_RT_PERIOD: [CPUF_RT_PERIOD, 1],
       CPUF_MIN_VRUNTIME: [CPUF_MIN_VRUNTIME, 1],
       CPUF_V_HINT: [CPUF_V_HINT, 1],
+      CPUF_NIC_DUE: [CPUF_NIC_DUE, 1],
     },
   },
   rq: {

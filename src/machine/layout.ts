@@ -182,6 +182,9 @@ export const CPUF_MIN_VRUNTIME = 4;
 /** L rq lock: EEVDF's avg_vruntime when the queue last emptied (where a task is placed on an
  *  empty queue). Unused under CFS. */
 export const CPUF_V_HINT = 5;
+/** O: when this CPU's NIC raises its next interrupt (ns; +Infinity: none; src/net/nic.ts). Read
+ *  by the owner's preemption points and idle task. Initialised to +Infinity (no NIC). */
+export const CPUF_NIC_DUE = 6;
 
 /** Values of CPU_WHERE (with an object or softirq number added where said). */
 export enum Where {
@@ -204,6 +207,8 @@ export enum CpuFlag {
   /** A NIC interrupt found the IRQ ring full: it is coalesced into this bit, and the next
    *  interrupt entry raises NET_RX anyway (as a NIC's interrupt moderation would). */
   NetCoalesced = 32,
+  /** A packet was posted to this CPU's NIC (src/net/): the owner recomputes when its NIC fires. */
+  NicPost = 64,
 }
 
 /** Softirq vectors, in the kernel's order (include/linux/interrupt.h). */
@@ -261,7 +266,7 @@ export const CPU_COUNTER_NAMES = [
   'wakeups', // wake_up_process calls that made a task runnable (issued from this CPU)
   'wakeup_preemptions', // wakeups that set NEED_RESCHED on the target
   'ipis_sent', // IPIs (irq_work) sent from this CPU
-  'net_rx_packets', // messages delivered by NET_RX
+  'net_rx_packets', // packets (data and ACKs) NAPI took off this CPU's NIC
   'bh_works_run', // WQ_BH items run in softirq context
   'nohz_kicks', // idle CPU woken for a timer
   'handoffs_lost', // hand-offs refused while nothing was pending: the job is lost (random.c's pool stays in flight)
@@ -270,6 +275,18 @@ export const CPU_COUNTER_NAMES = [
   'idle_poll_hits', // polls that ended with work found (no halt, no futex wake)
   'idle_halts', // idle periods that halted (slept in Atomics.wait)
   'softirqs_left_to_ksoftirqd', // irq_exit / local_bh_enable left pending softirqs to a runnable ksoftirqd (5.15, 6.1)
+  'nic_irqs', // NIC hard interrupts (RX and send-completion vectors; each ran add_interrupt_randomness)
+  'nic_tx_packets', // packets this CPU put on the wire (data and ACKs)
+  'nic_tx_completions', // send completions NAPI freed
+  'napi_polls', // NAPI poll calls
+  'napi_full_weight', // polls that used their whole weight (stay on the list: a re-raise)
+  'net_time_squeeze', // net_rx_action stopped by netdev_budget or its 2 jiffies (sd->time_squeeze)
+  'net_rx_reraises', // net_rx_action left NAPIs on the list and raised NET_RX again
+  'tcp_acks_sent', // ACKs sent by NET_RX (every second full segment)
+  'net_csum_errors', // packets whose software checksum did not match (must stay 0)
+  'handoffs_app_busy', // hand-offs accepted while an application task was running or runnable on this CPU
+  'handoffs_app_idle', // hand-offs accepted while no application task was runnable on this CPU
+  'deferred_us_app_waiting', // µs of deferred work run on this CPU while an application task here was runnable
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;

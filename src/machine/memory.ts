@@ -29,6 +29,7 @@ import {
   CPU_COUNTER_NAMES,
   CPU_COUNTERS,
   CPU_DEFERRED,
+  CPU_F64,
   CPU_FLAGS,
   CPU_HEARTBEAT,
   CPU_NEXT_TIMER,
@@ -37,6 +38,7 @@ import {
   CPU_SOFTIRQ,
   CPU_WHERE,
   CPU_WORDS,
+  CPUF_NIC_DUE,
   GLOBAL_COUNTER_NAMES,
   IRQ_RECORD_WORDS,
   IRQ_RING_CAPACITY,
@@ -115,6 +117,7 @@ export class MachineMemory {
       i32[b + CPU_OWNER] = c; // the idle task
       i32[b + CPU_NEXT_TIMER] = timerNone(0);
       i32[b + CPU_NEXT_TIMER_ANY] = timerNone(0);
+      this.f64[R.cpuF64 / 2 + c * CPU_F64 + CPUF_NIC_DUE] = Number.POSITIVE_INFINITY;
       this.rqs.initCpu(c);
       ShmLock.init(i32, R.timerBase + c * TIMER_BASE_WORDS);
       MpscRing.init(i32, R.irqRings[c], IRQ_RING_CAPACITY, IRQ_RECORD_WORDS, words(R.irqRings[c]));

@@ -4,6 +4,7 @@
  */
 import { type KernelName, kernelProfile } from '../kernel/profiles.js';
 import type { FairPolicyName } from '../kernel/sched/fair.js';
+import type { NicOptions } from '../net/profiles.js';
 import type { NotifyPolicy } from '../shm/doorbell.js';
 import { HALTPOLL_MAX_NS, type IdlePolicyName } from './idle.js';
 
@@ -48,17 +49,32 @@ export interface IrqOptions {
 
 /** A task the workload puts on a CPU, hosted on that CPU's thread. */
 export type AppTaskSpec =
-  | { kind: 'tcp_client'; cpu: number; peerCpu: number }
-  | { kind: 'tcp_server'; cpu: number; peerCpu: number }
+  | { kind: 'tcp_client'; cpu: number; peerCpu: number; instance: number }
+  | { kind: 'tcp_server'; cpu: number; peerCpu: number; instance: number }
   | { kind: 'hog'; cpu: number; policy: 'normal' | 'fifo' | 'rr'; nice: number; rtPrio: number }
   | { kind: 'spinner'; cpu: number; nice: number }
   | { kind: 'producer'; cpu: number };
 
 export type WorkloadOptions =
-  | { kind: 'tcp_lat'; msgSize: number; clientCpu: number; serverCpu: number; ringBytes: number }
+  | TcpLatOptions
   | { kind: 'irq_only' }
   | { kind: 'custom'; tasks: AppTaskSpec[] }
   | CrossCpuOptions;
+
+/**
+ * qperf's tcp_lat over the network path (src/net/): `instances` client/server pairs, pair i's
+ * client on CPU (clientCpu + i) mod cpus and its server on (serverCpu + i) mod cpus.
+ */
+export interface TcpLatOptions {
+  kind: 'tcp_lat';
+  msgSize: number;
+  clientCpu: number;
+  serverCpu: number;
+  /** Each direction's packet ring (the NIC's RX ring and the socket's receive queue), bytes; at least one message's packets. */
+  ringBytes: number;
+  nic: NicOptions;
+  instances: number;
+}
 
 /**
  * Seed 002: producers on some CPUs queue items for consumers on others through cross-CPU rings;

@@ -36,6 +36,7 @@ import {
   CPU_ON_CPU,
   CPU_OWNER,
   CPU_WORDS,
+  CPUF_NIC_DUE,
   CPUF_SWITCH_NS,
   CpuCounter,
   CpuFlag,
@@ -44,6 +45,7 @@ import {
   type MachineRegions,
   Phase,
   Softirq,
+  TaskState,
   Where,
 } from './layout.js';
 import { fairPolicyOf, type MachineOptions } from './options.js';
@@ -137,6 +139,15 @@ export class Runtime implements KernelParts {
     this.facade = new KernelFacade(this);
     this.objects.facade = this.facade;
     this.driver.facade = this.facade;
+    // The application tasks of each CPU (tcp_lat's, a hog): is one running or runnable there?
+    const apps = Array.from({ length: opts.cpus }, (_, c) =>
+      Int32Array.from(plan.tasks.filter((t) => t.kind === 'app' && t.cpu === c).map((t) => t.id)),
+    );
+    this.driver.appRunnable = (c) => {
+      const ids = apps[c];
+      for (let k = 0; k < ids.length; k++) if (rqs.state(ids[k]) === TaskState.Runnable) return true;
+      return false;
+    };
   }
 
   // --- the context, for hosted tasks and workloads ------------------------------------------
@@ -220,17 +231,35 @@ export class Runtime implements KernelParts {
    * caller still owns the CPU as the same task. Context: task context on the owner.
    */
   poll(): boolean {
-    const c = this.ctx.cpu;
+    const ctx = this.ctx;
+    const c = ctx.cpu;
     const b = this.R.cpu + c * CPU_WORDS;
     this.i32[b + CPU_HEARTBEAT]++;
     const f = Atomics.load(this.i32, b + CPU_FLAGS);
-    if (f === 0 && this.arrivals.dueAt(c, this.ctx.now()) < 0) return true;
+    if (f === 0) {
+      const now = ctx.now();
+      if (this.arrivals.dueAt(c, now) < 0 && ctx.f64[ctx.cf(c, CPUF_NIC_DUE)] > now) return true;
+    }
     return this.handleFlags(f);
   }
 
-  /** A device interrupt is due on CPU `c` now (its arrival's due time has come). */
+  /** A device interrupt is due on CPU `c` now (an arrival's due time, or its NIC's, has come). */
   arrivalDue(c: number): boolean {
-    return this.arrivals.dueAt(c, this.ctx.now()) >= 0;
+    const now = this.ctx.now();
+    return this.arrivals.dueAt(c, now) >= 0 || this.ctx.f64[this.ctx.cf(c, CPUF_NIC_DUE)] <= now;
+  }
+
+  /** When CPU `c`'s next device interrupt is due: an arrival or its NIC (+Infinity: none known). */
+  nextDeviceDue(c: number): number {
+    const a = this.arrivals.nextDue(c);
+    const n = this.ctx.f64[this.ctx.cf(c, CPUF_NIC_DUE)];
+    return Math.min(a, n);
+  }
+
+  /** NicPost: a packet was posted to CPU `c`'s NIC; its owner recomputes when the NIC fires. */
+  private nicPosted(c: number): void {
+    Atomics.and(this.i32, this.ctx.cw(c, CPU_FLAGS), ~CpuFlag.NicPost);
+    this.workload.nic?.recompute(c);
   }
 
   private handleFlags(f: number): boolean {
@@ -242,6 +271,7 @@ export class Runtime implements KernelParts {
       Atomics.and(this.i32, ctx.cw(ctx.cpu, CPU_FLAGS), ~CpuFlag.Control);
       this.checkControl();
     }
+    if ((f & CpuFlag.NicPost) !== 0) this.nicPosted(ctx.cpu);
     if ((f & IRQ_FLAGS) !== 0 || this.arrivalDue(ctx.cpu)) this.interrupt();
     if (
       ctx.hardirq === 0 &&
@@ -259,7 +289,9 @@ export class Runtime implements KernelParts {
    */
   pollIrq(): void {
     const c = this.ctx.cpu;
-    if ((Atomics.load(this.i32, this.ctx.cw(c, CPU_FLAGS)) & IRQ_FLAGS) !== 0 || this.arrivalDue(c)) this.interrupt();
+    const f = Atomics.load(this.i32, this.ctx.cw(c, CPU_FLAGS));
+    if ((f & CpuFlag.NicPost) !== 0) this.nicPosted(c);
+    if ((f & IRQ_FLAGS) !== 0 || this.arrivalDue(c)) this.interrupt();
   }
 
   /** Hard-IRQ entry: clear the flags first, then handle; then irq_exit. */
@@ -272,6 +304,11 @@ export class Runtime implements KernelParts {
     try {
       if ((old & CpuFlag.IrqPending) !== 0) this.drainIrqRing(c);
       this.takeArrivals(c);
+      const nic = this.workload.nic;
+      if (nic !== undefined) {
+        const now = ctx.now();
+        if (ctx.f64[ctx.cf(c, CPUF_NIC_DUE)] <= now) nic.takeIrq(c, now);
+      }
       if ((old & CpuFlag.NetCoalesced) !== 0) this.softirqs.raise(Softirq.NetRx);
       if ((old & CpuFlag.IrqWork) !== 0) this.irqWorks.run(c);
       if ((old & CpuFlag.Tick) !== 0) this.timers.tick(c);

@@ -40,6 +40,8 @@ export class RandomDriver {
   readonly strategies: DeferralStrategy[] = [];
   /** The facade strategies are called with; set once it exists. */
   facade!: Kernel;
+  /** An application task of CPU `cpu` is running or runnable (set by the runtime; none by default). */
+  appRunnable: (cpu: number) => boolean = () => false;
   /** > 0: the hand-off payload is a driver work item of this many ns, not random.c's mix. */
   private readonly driverWorkNs: number;
   private readonly ctl: number;
@@ -97,6 +99,7 @@ export class RandomDriver {
     if (ctx.tracer.on) ctx.tracer.record(St.HandoffCall, ctx.now() - t1);
     if (!ok) Atomics.sub(i32, dw, 1);
     ctx.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
+    if (ok) ctx.count(this.appRunnable(c) ? CpuCounter.handoffs_app_busy : CpuCounter.handoffs_app_idle);
     // Refused with nothing pending: no job will run, and random.c's MIX_INFLIGHT stays set.
     if (!ok && pendingBefore === 0) ctx.count(CpuCounter.handoffs_lost);
     if (ok && (Atomics.load(i32, this.ctl + C_TEST) & TestFlag.DoubleHandoff) !== 0) this.secondHandoff(s, c);
@@ -150,6 +153,8 @@ export class RandomDriver {
     if (w > 0) ctx.tracer.record(St.LockWait, w);
     ctx.count(CpuCounter.mixes);
     if (ctx.tracer.on) ctx.tracer.record(St.Work, ctx.now() - t0);
+    // The application waited for this run: its task is runnable here (preempted or queued).
+    if (this.appRunnable(ctx.cpu)) ctx.count(CpuCounter.deferred_us_app_waiting, Math.round((ctx.now() - t0) / 1000));
   }
 }
 

@@ -9,6 +9,7 @@
 import { plural } from '../text.js';
 import { fmtDelta, fmtRate, fmtUs, type Marker, markerOf, verdictText } from './format-cells.js';
 import { calibrationLine } from './host-calibration.js';
+import { netLines } from './net-lines.js';
 import {
   handoffsLostWarnings,
   hasStage,
@@ -165,7 +166,7 @@ function tailDelta(
   };
 }
 
-function columnsOf(point: PointResult, baselineLabel: string, stage: StageName): Column[] {
+function columnsOf(point: PointResult, baselineLabel: string, stage: StageName, cpus = 1): Column[] {
   const name = stage === 'one_way' ? 'one-way' : stage;
   const latency = (key: keyof Summary, title: string, show: ColumnShow, short = title): Column => ({
     title: `${title} µs`,
@@ -181,6 +182,13 @@ function columnsOf(point: PointResult, baselineLabel: string, stage: StageName):
     cell: (s) => fmtRate(s.rates[counter]),
   });
   const rateShow: Record<string, ColumnShow> = { kthread_switches: 1, handoffs: 3, entropy_bits: 4 };
+  // Device interrupts (background and NIC) per emulated CPU: what a hand-off rate follows from.
+  const irqs: Column = {
+    title: 'irqs/s/CPU',
+    align: 'right',
+    show: 3,
+    cell: (s) => fmtRate((s.rates.interrupts ?? Number.NaN) / cpus),
+  };
   return [
     { title: 'strategy', align: 'left', show: 'always', cell: (s) => s.label },
     latency('mean', `${name} mean`, 'always', 'mean'),
@@ -203,6 +211,7 @@ function columnsOf(point: PointResult, baselineLabel: string, stage: StageName):
       cell: (_s, { comparison, role }) =>
         role === 'baseline' ? 'baseline' : role === 'control' ? 'noise floor' : verdictText(comparison),
     },
+    irqs,
     ...RATE_COLUMNS.map(([counter, title]) => rate(counter, title, rateShow[counter] ?? 'wide')),
     tailDelta(point, baselineLabel, stage, 'p50', 'p50'),
     tailDelta(point, baselineLabel, stage, 'p99', 'p99'),
@@ -217,7 +226,7 @@ function columnsOf(point: PointResult, baselineLabel: string, stage: StageName):
 export function summaryTable(point: PointResult, baselineLabel: string, ctx: TableContext = {}): SummaryTable {
   const stage = tableStage(point);
   const name = stage === 'one_way' ? 'one-way' : stage;
-  const columns = columnsOf(point, baselineLabel, stage);
+  const columns = columnsOf(point, baselineLabel, stage, ctx.cpus ?? 1);
   const rows = point.strategies.map((s): SummaryRow => {
     const role: Role = s.label === baselineLabel ? 'baseline' : s.label === ctx.control ? 'control' : 'candidate';
     const sum = hasStage(s, stage) ? s.merged[stage]!.summary : undefined;
@@ -452,6 +461,7 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
       );
     }
     out.push(...t.notes.map(termSafe));
+    out.push(...netLines(point).map(termSafe));
     out.push(termSafe(t.deltaNote));
     if (!opts.wide) out.push(...tailVerdictNotes(point, results.baseline, t.stage, ctx.control).map(termSafe));
     const until = untilLine(point);

@@ -6,6 +6,7 @@
  * extra cost per hand-off, then sweeps the interrupt rate (and, as a what-if, the 1024
  * trigger) to find where workqueue's regression against inline reaches 10%.
  */
+import { tcpLatOptions } from '../config/defaults.js';
 import type { CommandRules } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { KernelName } from '../kernel/profiles.js';
@@ -106,10 +107,7 @@ export async function runRandomRegression(
   sizes: RegressionSizes = DEFAULT_SIZES,
 ): Promise<number> {
   const c = ctx.config;
-  const wl =
-    c.workload.kind === 'tcp_lat'
-      ? c.workload
-      : { kind: 'tcp_lat' as const, msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4 << 20 };
+  const wl = c.workload.kind === 'tcp_lat' ? c.workload : tcpLatOptions();
   const sweep = c.sweep ?? { param: 'msg_size' as const, values: sizes.msgSizes };
   const maxMsg = Math.max(...(sweep.param === 'msg_size' ? sweep.values : []), wl.msgSize);
   const ringBytes = Math.max(wl.ringBytes, 2 ** Math.ceil(Math.log2(maxMsg * 4 + 64)));

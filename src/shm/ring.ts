@@ -135,6 +135,14 @@ export class SpscRing {
     return this.base + SLOTS + (head & this.mask) * this.recordWords;
   }
 
+  /**
+   * Index of the record at free-running position `pos`, for a reader that walks the published
+   * records ahead of head with a cursor of its own (NAPI over a packet ring: src/net/).
+   * The record is valid while `pos` is between head and tail.
+   */
+  slotAt(pos: number): number {
+    return this.base + SLOTS + (pos & this.mask) * this.recordWords;
+  }
   /** Consumer: done with the record from peek(); its slot goes back to the producer. */
   release(): void {
     const head = Atomics.load(this.i32, this.base + HEAD);

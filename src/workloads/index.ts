@@ -23,7 +23,7 @@ function tasksOnly(kind: string, w: WorkloadOptions, describe: string): Workload
 const REGISTRY: {
   [K in WorkloadOptions['kind']]: (w: Extract<WorkloadOptions, { kind: K }>, o: MachineOptions) => Workload;
 } = {
-  tcp_lat: (w) => tcpLat(w),
+  tcp_lat: (w, o) => tcpLat(w, o.cpus),
   cross_cpu: (w, o) => crossCpu(w, o.cpus),
   irq_only: (w) => tasksOnly('irq_only', w, 'background interrupts only'),
   custom: (w) => tasksOnly('custom', w, `tasks: ${w.tasks.map((t) => `${t.kind} on CPU ${t.cpu}`).join(', ')}`),

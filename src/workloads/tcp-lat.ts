@@ -1,166 +1,335 @@
 /**
- * tcp_lat: qperf's TCP latency test re-enacted on the emulated machine.
+ * tcp_lat: qperf's TCP latency test re-enacted on the emulated machine, over the network path
+ * of src/net/ (NIC profiles, wire time, interrupt moderation, NAPI, ACKs).
  *
- * A client task on one CPU and a server task on another exchange messages of `msgSize` bytes,
- * one in flight at a time, as qperf does. Sending copies the message into a shared ring (the
- * wire and the receiver's DMA buffer), then raises a NIC interrupt on the receiving CPU. Its
- * hard-IRQ handler runs add_interrupt_randomness (and maybe a strategy hand-off) and raises
- * NET_RX; the NET_RX softirq marks the message delivered and wakes the receiving task, which
- * sleeps in recv between messages; the task copies the message out. One-way latency is the
- * round trip / 2, as qperf reports it.
+ * `instances` client/server pairs; pair i's client runs on CPU (clientCpu + i) mod cpus and its
+ * server on (serverCpu + i) mod cpus, so pairs spread over the CPUs and share them when there
+ * are more pairs than CPUs (seed 000's "8 qperf processes"). Each pair exchanges messages of
+ * `msgSize` bytes, one in flight at a time, as qperf's stream_client_lat / stream_server_lat:
+ * send_full then recv_full, the server echoing each message.
  *
- * Region legend ("tcp:ring0" client→server, "tcp:ring1" server→client: SpscRing, see
- * src/shm/ring.ts; the producer is the sending task, the consumer the receiving task):
- *   slot words: 0 seq, 1 length in bytes, 2..3 send time (lo, hi), then the payload words.
- * "tcp:state" (Int32 words):
- *   DELIVERED+d  Atomics.store by the receiving CPU's owner in NET_RX (the ring's tail it has
- *                delivered up to); Atomics.load by the receiving task. d = direction 0/1.
- *   SEQ          plain, written only by the client task: messages sent.
+ * send_full (the sender's tcp_sendmsg down to the NIC): the message is cut into MSS-sized
+ * segments; each is written into a slot of the link's packet ring (the payload generated as it
+ * is written: a counting pattern per message that lets the receiver check every word, standing
+ * for copy_from_user; with the sum computed on the way where the profile computes checksums in
+ * software), stamped with its arrival time (the link is busy until the previous packet has left:
+ * wire time from ./net/profiles.ts), and posted: the receiving CPU's NIC fires when its
+ * moderation says. Copies go in 4 KiB chunks with a preemption point between chunks, as
+ * copy_from_user and copy_to_user let interrupts in.
+ * recv_full (qperf's loop of read()): copy out whatever NAPI has delivered, chunk by chunk;
+ * sleep in sk_wait_data until NET_RX delivers more; a message is done when all its words are
+ * read, checked against its sequence, offsets and sum (bad ones counted in the link's L_BAD).
+ * One-way latency is the round trip / 2, as qperf reports it.
+ *
+ * Not modelled: TCP's windows and congestion control (the sender never waits for an ACK), Nagle
+ * and TSO deferral, GRO and the receive-queue coalescing, delayed ACK timers (a message's last
+ * partial segment is acknowledged by the reply's data, as ping-pong traffic is).
+ * Shared memory: src/net/layout.ts.
  */
 
-import { Vector } from '../machine/irqchip.js';
-import { CpuCounter, GlobalCounter, Phase } from '../machine/layout.js';
-import type { WorkloadOptions } from '../machine/options.js';
+import { GlobalCounter, Phase } from '../machine/layout.js';
+import type { TcpLatOptions } from '../machine/options.js';
 import type { Runtime } from '../machine/runtime.js';
 import type { HostedTask } from '../machine/tasks.js';
 import { St } from '../machine/trace.js';
+import {
+  ACK_RECORD_WORDS,
+  ackRegion,
+  dataRegion,
+  L_BAD,
+  L_POLLED,
+  L_READ,
+  L_SENT,
+  linkRegion,
+  NIC_WORDS,
+  nicRegion,
+  P_BYTES,
+  P_CSUM,
+  P_DUE_LO,
+  P_LAST,
+  P_OFFSET,
+  P_SEQ,
+  P_WORDS,
+  PACKET_HEADER_WORDS,
+  putTime,
+  TXC_RECORD_WORDS,
+  txcRegion,
+} from '../net/layout.js';
+import { type LinkSpec, Nic, netCapacities, payloadWords } from '../net/nic.js';
+import { describeNic, NIC_PROFILE, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
 import type { Workload, WorkloadAttachment } from './workload.js';
 
-const HDR = 4;
-const DELIVERED = 0;
-/** IRQ numbers of the two NIC queues (fed to add_interrupt_randomness). */
-const NIC_IRQ = 40;
-const TWO_32 = 4294967296;
+/** Words copied between preemption points: a page, as copy_{from,to}_user's fault-in granularity. */
+export const COPY_CHUNK_WORDS = 1024;
+/** The payload pattern's per-message stride (golden-ratio constant): word k of message s. */
+const PATTERN = 0x9e3779b1 | 0;
 
-export function tcpSlotWords(msgSize: number): number {
-  return HDR + Math.ceil(msgSize / 4);
+/** Word `k` of message `seq`'s payload. */
+export function patternWord(seq: number, k: number): number {
+  return (Math.imul(seq, PATTERN) + k) | 0;
 }
 
-/** Ring capacity for `ringBytes` of slots: a power of two, at least 2. */
-export function tcpRingCapacity(msgSize: number, ringBytes: number): number {
-  const slots = Math.max(2, Math.floor(ringBytes / (tcpSlotWords(msgSize) * 4)));
-  return 2 ** Math.floor(Math.log2(slots));
+/** The 32-bit sum of message `seq`'s `words` payload words. */
+export function patternSum(seq: number, words: number): number {
+  const tri = ((words * (words - 1)) / 2) % 4294967296;
+  return (Math.imul(words, Math.imul(seq, PATTERN)) + tri) | 0;
 }
 
-export function tcpRegions(msgSize: number, ringBytes: number): Record<string, number> {
-  const cap = tcpRingCapacity(msgSize, ringBytes);
-  const words = SpscRing.wordsFor(cap, tcpSlotWords(msgSize));
-  return { 'tcp:ring0': words, 'tcp:ring1': words, 'tcp:state': LINE_WORDS };
+/** The CPUs of pair `i`. */
+export function pairCpus(w: TcpLatOptions, cpus: number, i: number): { client: number; server: number } {
+  return { client: (w.clientCpu + i) % cpus, server: (w.serverCpu + i) % cpus };
 }
 
-export function tcpInit(
+/** Links per CPU at most (each end of each pair sends on one). */
+function linksPerCpu(w: TcpLatOptions, cpus: number): number {
+  const n = new Array<number>(cpus).fill(0);
+  for (let i = 0; i < w.instances; i++) {
+    const p = pairCpus(w, cpus, i);
+    n[p.client]++;
+    n[p.server]++;
+  }
+  return Math.max(1, ...n);
+}
+
+export function tcpRegions(w: TcpLatOptions, cpus: number): Record<string, number> {
+  const cap = netCapacities(w.nic, w.msgSize, w.ringBytes, linksPerCpu(w, cpus));
+  const r: Record<string, number> = { [nicRegion]: NIC_WORDS * cpus };
+  for (let c = 0; c < cpus; c++) r[txcRegion(c)] = SpscRing.wordsFor(cap.txc, TXC_RECORD_WORDS);
+  for (let i = 0; i < w.instances; i++) {
+    for (let d = 0; d < 2; d++) {
+      r[dataRegion(i, d)] = SpscRing.wordsFor(cap.data, PACKET_HEADER_WORDS + payloadWords(w.nic));
+      r[ackRegion(i, d)] = SpscRing.wordsFor(cap.ack, ACK_RECORD_WORDS);
+      r[linkRegion(i, d)] = LINE_WORDS;
+    }
+  }
+  return r;
+}
+
+function tcpInit(
+  w: TcpLatOptions,
+  cpus: number,
   i32: Int32Array,
   regions: Record<string, number>,
-  msgSize: number,
-  ringBytes: number,
   words: (base: number) => number | undefined,
 ): void {
-  const cap = tcpRingCapacity(msgSize, ringBytes);
-  SpscRing.init(i32, regions['tcp:ring0'], cap, tcpSlotWords(msgSize), words(regions['tcp:ring0']));
-  SpscRing.init(i32, regions['tcp:ring1'], cap, tcpSlotWords(msgSize), words(regions['tcp:ring1']));
-  i32.fill(0, regions['tcp:state'], regions['tcp:state'] + LINE_WORDS);
+  const cap = netCapacities(w.nic, w.msgSize, w.ringBytes, linksPerCpu(w, cpus));
+  Nic.init(i32, new Float64Array(i32.buffer), regions[nicRegion], cpus, w.nic);
+  for (let c = 0; c < cpus; c++)
+    SpscRing.init(i32, regions[txcRegion(c)], cap.txc, TXC_RECORD_WORDS, words(regions[txcRegion(c)]));
+  for (let i = 0; i < w.instances; i++) {
+    for (let d = 0; d < 2; d++) {
+      const data = regions[dataRegion(i, d)];
+      SpscRing.init(i32, data, cap.data, PACKET_HEADER_WORDS + payloadWords(w.nic), words(data));
+      SpscRing.init(i32, regions[ackRegion(i, d)], cap.ack, ACK_RECORD_WORDS, words(regions[ackRegion(i, d)]));
+      i32.fill(0, regions[linkRegion(i, d)], regions[linkRegion(i, d)] + LINE_WORDS);
+    }
+  }
 }
 
-/** One end of the connection, shared by the client and the server. */
+const SENT = 0;
+const PREEMPTED = 1;
+const DONE = 0;
+const NEED_DATA = 2;
+
+/** One end of a connection: its sending half (link txDir) and receiving half (the other). */
 class Endpoint {
-  readonly tx: SpscRing;
-  readonly rx: SpscRing;
-  private readonly buf: Int32Array;
+  private readonly tx: SpscRing;
+  private readonly rx: SpscRing;
+  private readonly txLink: number;
+  private readonly rxLink: number;
   private readonly words: number;
+  private readonly pw: number;
+  private readonly softCsum: boolean;
+  /** recv's user buffer. */
+  private readonly buf: Int32Array;
+  /** The link is busy until then (ns): the next packet starts on the wire after it. */
+  private linkFree = 0;
+  // send_full's progress through the current message.
+  private sSeq = 0;
+  private sOff = 0;
+  private sIdx = -1;
+  private sPos = 0;
+  private sSum = 0;
+  // recv_full's progress.
+  private rSeq = 1;
+  private rOff = 0;
+  private rPos = 0;
+  private rSum = 0;
+  private rBad = false;
+
   constructor(
     protected readonly rt: Runtime,
-    readonly msgSize: number,
-    readonly txDir: number,
-    protected readonly state: number,
-    readonly peerCpu: number,
+    private readonly nic: Nic,
+    w: TcpLatOptions,
+    instance: number,
+    txDir: number,
+    private readonly peerCpu: number,
   ) {
     const r = rt.R.workload;
-    this.tx = new SpscRing(rt.i32, r[`tcp:ring${txDir}`]);
-    this.rx = new SpscRing(rt.i32, r[`tcp:ring${1 - txDir}`]);
-    this.words = Math.ceil(msgSize / 4);
+    this.tx = new SpscRing(rt.i32, r[dataRegion(instance, txDir)]);
+    this.rx = new SpscRing(rt.i32, r[dataRegion(instance, 1 - txDir)]);
+    this.txLink = r[linkRegion(instance, txDir)];
+    this.rxLink = r[linkRegion(instance, 1 - txDir)];
+    this.words = Math.ceil(w.msgSize / 4);
+    this.pw = payloadWords(w.nic);
+    this.softCsum = NIC_PROFILE[w.nic.profile].txChecksumSoftware;
     this.buf = new Int32Array(this.words);
-    for (let i = 0; i < this.words; i++) this.buf[i] = (i * 2654435761) | 0;
+    this.bytes = w.msgSize;
+    this.wire = (ip: number) => wireNs(w.nic, ip);
   }
+  private readonly bytes: number;
+  private readonly wire: (ipBytes: number) => number;
 
-  /** A message is delivered and not yet read. */
+  /** Data delivered by NAPI and not yet read. */
   readable(): boolean {
-    const delivered = Atomics.load(this.rt.i32, this.state + DELIVERED + (1 - this.txDir));
-    return delivered !== this.rx.consumed();
+    return Atomics.load(this.rt.i32, this.rxLink + L_POLLED) !== this.rx.consumed();
   }
 
-  /** send(): copy into the wire ring, raise the NIC interrupt on the peer. Returns false if the ring is full. */
-  send(seq: number, t: number): boolean {
-    const idx = this.tx.claim();
-    if (idx < 0) return false;
-    const i32 = this.rt.i32;
-    i32[idx] = seq;
-    i32[idx + 1] = this.msgSize;
-    i32[idx + 2] = (t % TWO_32) | 0;
-    i32[idx + 3] = Math.floor(t / TWO_32);
-    const buf = this.buf;
-    const base = idx + HDR;
-    for (let i = 0; i < this.words; i++) i32[base + i] = buf[i];
-    this.tx.publish();
-    this.rt.chip.raise(this.peerCpu, Vector.Net, NIC_IRQ + this.txDir, t);
-    return true;
+  /** Start sending message `seq` (the drain counts it from here). */
+  begin(seq: number): void {
+    this.sSeq = seq;
+    this.sOff = 0;
+    this.sIdx = -1;
+    Atomics.add(this.rt.i32, this.txLink + L_SENT, 1);
   }
 
-  /** recv(): copy the oldest delivered message out. Returns its send time, or -1 if none. */
-  recv(): number {
-    if (!this.readable()) return -1;
-    const idx = this.rx.peek();
-    if (idx < 0) return -1;
-    const i32 = this.rt.i32;
-    const t = (i32[idx + 2] >>> 0) + i32[idx + 3] * TWO_32;
-    const buf = this.buf;
-    const base = idx + HDR;
-    let x = 0;
-    for (let i = 0; i < this.words; i++) {
-      const v = i32[base + i];
-      buf[i] = v;
-      x ^= v;
+  /** send_full, continued: SENT when the whole message is on the wire, PREEMPTED when the task
+   *  lost the CPU at a preemption point (call again when it runs). */
+  pump(): number {
+    const rt = this.rt;
+    const i32 = rt.i32;
+    for (;;) {
+      if (this.sIdx < 0) {
+        const idx = this.tx.claim();
+        if (idx < 0)
+          throw new Error('tcp_lat: packet ring full with one message in flight (ring smaller than a message)');
+        const n = Math.min(this.pw, this.words - this.sOff);
+        i32[idx + P_SEQ] = this.sSeq;
+        i32[idx + P_OFFSET] = this.sOff;
+        i32[idx + P_WORDS] = n;
+        i32[idx + P_BYTES] = this.sOff + n === this.words ? this.bytes - this.sOff * 4 : n * 4;
+        i32[idx + P_LAST] = this.sOff + n === this.words ? 1 : 0;
+        this.sIdx = idx;
+        this.sPos = 0;
+        this.sSum = 0;
+      }
+      const idx = this.sIdx;
+      const n = i32[idx + P_WORDS];
+      const p = idx + PACKET_HEADER_WORDS;
+      while (this.sPos < n) {
+        const end = Math.min(n, this.sPos + COPY_CHUNK_WORDS);
+        const base = Math.imul(this.sSeq, PATTERN) + this.sOff;
+        let sum = this.sSum;
+        for (let k = this.sPos; k < end; k++) {
+          const v = (base + k) | 0;
+          i32[p + k] = v;
+          sum = (sum + v) | 0;
+        }
+        this.sSum = sum;
+        this.sPos = end;
+        if (end < n && !rt.poll()) return PREEMPTED;
+      }
+      i32[idx + P_CSUM] = this.softCsum ? this.sSum : 0;
+      const ip = i32[idx + P_BYTES] + TCP_IP_HEADER_BYTES;
+      const now = rt.now();
+      const due = Math.max(now, this.linkFree) + this.wire(ip);
+      this.linkFree = due;
+      putTime(i32, idx + P_DUE_LO, due);
+      this.tx.publish();
+      this.sIdx = -1;
+      this.sOff += n;
+      this.nic.posted(rt.cpu, this.peerCpu, due, ip);
+      if (this.sOff === this.words) return SENT;
+      if (!rt.poll()) return PREEMPTED;
     }
-    this.rx.release();
-    return t + (x & 0); // x keeps the copy observable
+  }
+
+  /** recv_full, continued: DONE when a whole message has been read, NEED_DATA when nothing is
+   *  delivered (sleep until NET_RX wakes the task), PREEMPTED as for pump(). */
+  recv(): number {
+    const rt = this.rt;
+    const i32 = rt.i32;
+    const buf = this.buf;
+    for (;;) {
+      if (!this.readable()) return NEED_DATA;
+      const idx = this.rx.peek();
+      const n = i32[idx + P_WORDS];
+      if (this.rPos === 0 && (i32[idx + P_SEQ] !== this.rSeq || i32[idx + P_OFFSET] !== this.rOff)) this.rBad = true;
+      const p = idx + PACKET_HEADER_WORDS;
+      const o = this.rOff;
+      while (this.rPos < n) {
+        const end = Math.min(n, this.rPos + COPY_CHUNK_WORDS);
+        let sum = this.rSum;
+        for (let k = this.rPos; k < end; k++) {
+          const v = i32[p + k];
+          buf[o + k] = v;
+          sum = (sum + v) | 0;
+        }
+        this.rSum = sum;
+        this.rPos = end;
+        if (end < n && !rt.poll()) return PREEMPTED;
+      }
+      const last = i32[idx + P_LAST] === 1;
+      this.rx.release();
+      this.rOff += n;
+      this.rPos = 0;
+      if (last || this.rOff >= this.words) {
+        if (this.rOff !== this.words || this.rSum !== patternSum(this.rSeq, this.words) || !last) this.rBad = true;
+        if (this.rBad) Atomics.add(i32, this.rxLink + L_BAD, 1);
+        Atomics.add(i32, this.rxLink + L_READ, 1);
+        this.rSeq++;
+        this.rOff = 0;
+        this.rSum = 0;
+        this.rBad = false;
+        return DONE;
+      }
+      if (!rt.poll()) return PREEMPTED;
+    }
   }
 }
 
 const active = (p: Phase) => p === Phase.Warmup || p === Phase.Measure;
 
+const IDLE = 0;
+const SENDING = 1;
+const RECEIVING = 2;
+
 class ClientTask extends Endpoint implements HostedTask {
   readonly startsOnPhase = true;
-  private waiting = false;
+  private state = IDLE;
   private sentAt = 0;
   private seq = 0;
   private readonly recheckReply: () => boolean;
   private readonly recheckPhase: () => boolean;
   constructor(
     rt: Runtime,
+    nic: Nic,
+    w: TcpLatOptions,
+    instance: number,
     readonly id: number,
-    msgSize: number,
-    state: number,
     peerCpu: number,
   ) {
-    super(rt, msgSize, 0, state, peerCpu);
+    super(rt, nic, w, instance, 0, peerCpu);
     this.recheckReply = () => this.readable() || rt.isStopping();
     this.recheckPhase = () => active(rt.phase) || rt.isStopping();
-  }
-  /** Messages in flight (for drain checks). */
-  get inFlight(): boolean {
-    return this.waiting;
   }
   run(): void {
     const rt = this.rt;
     for (;;) {
       if (!rt.poll() || rt.isStopping()) return;
-      if (this.waiting) {
-        const t = this.recv();
-        if (t >= 0) {
-          const now = rt.now();
-          rt.tracer.record(St.OneWay, (now - this.sentAt) / 2);
-          this.waiting = false;
+      if (this.state === SENDING) {
+        if (this.pump() === PREEMPTED) return;
+        this.state = RECEIVING;
+        continue;
+      }
+      if (this.state === RECEIVING) {
+        const r = this.recv();
+        if (r === PREEMPTED) return;
+        if (r === DONE) {
+          rt.tracer.record(St.OneWay, (rt.now() - this.sentAt) / 2);
+          this.state = IDLE;
           continue;
         }
         if (rt.sched.sleepCurrent(this.recheckReply)) return;
@@ -170,42 +339,48 @@ class ClientTask extends Endpoint implements HostedTask {
         if (rt.sched.sleepCurrent(this.recheckPhase)) return;
         continue;
       }
-      // A generation step (C_GEN_INFLIGHT): a message is sent only if the phase, read again
-      // after entering, still generates, so none is sent after the drain looked.
+      // A generation step (C_GEN_INFLIGHT): a message starts only if the phase, read again after
+      // entering, still generates; once begun (L_SENT) the drain waits for its reply.
       if (!rt.genEnter()) continue;
-      const now = rt.now();
-      this.sentAt = now;
-      const sent = this.send(++this.seq, now);
+      this.sentAt = rt.now();
+      this.begin(++this.seq);
       rt.genExit();
-      if (!sent) throw new Error('tcp_lat: client ring full with one message in flight');
       rt.globalCount(GlobalCounter.app_messages);
-      this.waiting = true;
+      this.state = SENDING;
     }
   }
 }
 
 class ServerTask extends Endpoint implements HostedTask {
+  private sending = false;
+  private seq = 0;
   private readonly recheck: () => boolean;
   constructor(
     rt: Runtime,
+    nic: Nic,
+    w: TcpLatOptions,
+    instance: number,
     readonly id: number,
-    msgSize: number,
-    state: number,
     peerCpu: number,
   ) {
-    super(rt, msgSize, 1, state, peerCpu);
+    super(rt, nic, w, instance, 1, peerCpu);
     this.recheck = () => this.readable() || rt.isStopping();
   }
   run(): void {
     const rt = this.rt;
     for (;;) {
       if (!rt.poll() || rt.isStopping()) return;
-      const t = this.recv();
-      if (t >= 0) {
+      if (this.sending) {
+        if (this.pump() === PREEMPTED) return;
+        this.sending = false;
+        continue;
+      }
+      const r = this.recv();
+      if (r === PREEMPTED) return;
+      if (r === DONE) {
         // Echo at once, as qperf's server does.
-        while (!this.send(0, rt.now())) {
-          if (!rt.poll()) return;
-        }
+        this.begin(++this.seq);
+        this.sending = true;
         continue;
       }
       if (rt.sched.sleepCurrent(this.recheck)) return;
@@ -213,53 +388,87 @@ class ServerTask extends Endpoint implements HostedTask {
   }
 }
 
-type TcpOptions = Extract<WorkloadOptions, { kind: 'tcp_lat' }>;
-
 /** tcp_lat as a Workload (src/workloads/workload.ts). */
-export function tcpLat(w: TcpOptions): Workload {
+export function tcpLat(w: TcpLatOptions, cpus: number): Workload {
+  const pairs = w.instances === 1 ? '' : `${w.instances} pairs, `;
   return {
     kind: 'tcp_lat',
-    describe: () => `tcp_lat ${w.msgSize} B between CPU ${w.clientCpu} and CPU ${w.serverCpu}`,
-    regions: () => tcpRegions(w.msgSize, w.ringBytes),
-    init: (i32, regions, words) => tcpInit(i32, regions, w.msgSize, w.ringBytes, words),
-    tasks: () => [
-      { kind: 'tcp_client', cpu: w.clientCpu, peerCpu: w.serverCpu },
-      { kind: 'tcp_server', cpu: w.serverCpu, peerCpu: w.clientCpu },
-    ],
-    attach: (rt) => tcpAttach(rt, w),
-    // An exchange ends when the client consumes the reply, in NET_RX after the reply's
-    // interrupt was handled (and its hand-off published): requests sent = replies consumed.
+    describe: () =>
+      w.instances === 1
+        ? `tcp_lat ${w.msgSize} B between CPU ${w.clientCpu} and CPU ${w.serverCpu} over ${describeNic(w.nic)}`
+        : `tcp_lat ${w.msgSize} B, ${pairs}spread over ${cpus} CPUs, over ${describeNic(w.nic)}`,
+    regions: () => tcpRegions(w, cpus),
+    init: (i32, regions, words) => tcpInit(w, cpus, i32, regions, words),
+    tasks: () => {
+      const out = [];
+      for (let i = 0; i < w.instances; i++) {
+        const p = pairCpus(w, cpus, i);
+        out.push({ kind: 'tcp_client' as const, cpu: p.client, peerCpu: p.server, instance: i });
+        out.push({ kind: 'tcp_server' as const, cpu: p.server, peerCpu: p.client, instance: i });
+      }
+      return out;
+    },
+    attach: (rt) => tcpAttach(rt, w, cpus),
+    // A message is in flight from its first packet (L_SENT) until its reader has it all (L_READ),
+    // and ACKs and send completions still in a NIC's rings are not done either.
     busy(i32, regions) {
-      const req = new SpscRing(i32, regions['tcp:ring0']);
-      const rep = new SpscRing(i32, regions['tcp:ring1']);
-      return req.produced() !== rep.consumed() ? 'a tcp_lat message is in flight' : '';
+      for (let i = 0; i < w.instances; i++) {
+        for (let d = 0; d < 2; d++) {
+          const l = regions[linkRegion(i, d)];
+          if (Atomics.load(i32, l + L_SENT) !== Atomics.load(i32, l + L_READ)) return 'a tcp_lat message is in flight';
+          if (new SpscRing(i32, regions[ackRegion(i, d)]).length() > 0) return 'a TCP ACK is in flight';
+        }
+      }
+      for (let c = 0; c < cpus; c++)
+        if (new SpscRing(i32, regions[txcRegion(c)]).length() > 0) return 'a send completion is pending';
+      return '';
     },
   };
 }
 
-/** Per-thread attachment: hosted tasks for this thread and the NET_RX action. */
-function tcpAttach(rt: Runtime, w: TcpOptions): WorkloadAttachment {
-  const state = rt.R.workload['tcp:state'];
-  const rings = [new SpscRing(rt.i32, rt.R.workload['tcp:ring0']), new SpscRing(rt.i32, rt.R.workload['tcp:ring1'])];
-  const client = rt.plan.tasks.find((t) => t.app?.kind === 'tcp_client');
-  const server = rt.plan.tasks.find((t) => t.app?.kind === 'tcp_server');
-  if (!client || !server) throw new Error('tcp_lat: client or server task missing from the plan');
+/** Messages read corrupt, out of order or twice, summed over links (conservation checks). */
+export function tcpBadMessages(w: TcpLatOptions, i32: Int32Array, regions: Record<string, number>): number {
+  let n = 0;
+  for (let i = 0; i < w.instances; i++)
+    for (let d = 0; d < 2; d++) n += Atomics.load(i32, regions[linkRegion(i, d)] + L_BAD);
+  return n;
+}
+
+/** Per-thread attachment: the NIC, hosted tasks for this thread and the NET_RX action. */
+function tcpAttach(rt: Runtime, w: TcpLatOptions, cpus: number): WorkloadAttachment {
+  const links: LinkSpec[] = [];
+  const clients: number[] = [];
+  const servers: number[] = [];
+  for (let i = 0; i < w.instances; i++) {
+    const c = rt.plan.tasks.find((t) => t.app?.kind === 'tcp_client' && t.app.instance === i);
+    const s = rt.plan.tasks.find((t) => t.app?.kind === 'tcp_server' && t.app.instance === i);
+    if (!c || !s) throw new Error(`tcp_lat: pair ${i}'s client or server task missing from the plan`);
+    clients.push(c.id);
+    servers.push(s.id);
+    links.push({ instance: i, dir: 0, fromCpu: c.cpu, toCpu: s.cpu, receiver: s.id });
+    links.push({ instance: i, dir: 1, fromCpu: s.cpu, toCpu: c.cpu, receiver: c.id });
+  }
+  const nic = new Nic(
+    rt.ctx,
+    w.nic,
+    rt.R.workload,
+    links,
+    rt.softirqs,
+    rt.sched,
+    (irq, t) => rt.driver.interrupt(irq, t),
+    () => rt.pollIrq(),
+    (cpu, bit) => rt.chip.flag(cpu, bit),
+  );
   return {
-    // NET_RX: deliver what arrived for the task of this CPU and wake it (napi poll → sock → wake).
+    nic,
     netRx(rt2: Runtime) {
-      const c = rt2.cpu;
-      const dir = c === w.serverCpu ? 0 : c === w.clientCpu ? 1 : -1;
-      if (dir < 0) return;
-      const tail = rings[dir].produced();
-      const prev = Atomics.load(rt2.i32, state + DELIVERED + dir);
-      if (tail === prev) return;
-      Atomics.store(rt2.i32, state + DELIVERED + dir, tail);
-      rt2.count(CpuCounter.net_rx_packets, (tail - prev) | 0);
-      rt2.sched.wakeUp(dir === 0 ? server.id : client.id);
+      nic.netRx(rt2.cpu);
     },
     task(id: number) {
-      if (id === client.id) return new ClientTask(rt, id, w.msgSize, state, w.serverCpu);
-      if (id === server.id) return new ServerTask(rt, id, w.msgSize, state, w.clientCpu);
+      const ci = clients.indexOf(id);
+      if (ci >= 0) return new ClientTask(rt, nic, w, ci, id, pairCpus(w, cpus, ci).server);
+      const si = servers.indexOf(id);
+      if (si >= 0) return new ServerTask(rt, nic, w, si, id, pairCpus(w, cpus, si).client);
       return undefined;
     },
   };

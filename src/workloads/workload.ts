@@ -9,9 +9,12 @@ import type { Phase } from '../machine/layout.js';
 import type { AppTaskSpec } from '../machine/options.js';
 import type { Runtime } from '../machine/runtime.js';
 import type { HostedTask } from '../machine/tasks.js';
+import type { Nic } from '../net/nic.js';
 
 /** What a workload adds to one thread's kernel. */
 export interface WorkloadAttachment {
+  /** The NIC model the runtime takes interrupts from (src/net/nic.ts), if the workload has one. */
+  nic?: Nic;
   /** The NET_RX softirq action on the runtime's current CPU. */
   netRx?(rt: Runtime): void;
   /** The NET_TX softirq action. */

@@ -6,6 +6,7 @@
  * an interrupt being handled when the phase flips must still be waited for.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { tcpLatOptions } from '../../src/config/defaults.js';
 import { builtin, Machine, options, Phase, sleep } from './helpers.js';
 
 let m: Machine | undefined;
@@ -23,7 +24,7 @@ describe('drain', () => {
       m = await Machine.boot(
         options({
           irq: { rate: 50_000, pattern: 'poisson', burstSize: 8, cpus: [0, 1] },
-          workload: { kind: 'tcp_lat', msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 1 << 16 },
+          workload: tcpLatOptions({ ringBytes: 1 << 16 }),
           strategies: [builtin(name)],
         }),
       );

@@ -6,6 +6,7 @@
  * twice: after draining, mixes == hand-offs and no duplicate run was seen.
  */
 import { afterEach, expect, it } from 'vitest';
+import { tcpLatOptions } from '../../src/config/defaults.js';
 import { CPU_ON_CPU, CPU_WORDS } from '../../src/machine/layout.js';
 import { builtin, drain, Machine, options, Phase, sleep } from './helpers.js';
 
@@ -27,7 +28,7 @@ it('no CPU ever has two owners, and every hand-off runs exactly once, under stre
   m = await Machine.boot(
     options({
       irq: { rate: 40000, pattern: 'poisson', burstSize: 8, cpus: [0, 1] },
-      workload: { kind: 'tcp_lat', msgSize: 256, clientCpu: 0, serverCpu: 1, ringBytes: 1 << 16 },
+      workload: tcpLatOptions({ msgSize: 256, ringBytes: 1 << 16 }),
       strategies,
     }),
   );

@@ -1,0 +1,108 @@
+/**
+ * Shared-memory layout of the network path (src/net/): one NIC per emulated CPU (its RX queue
+ * and send queue, the interrupt vectors affine to that CPU), and per tcp_lat connection two
+ * directed links (0: client → server, 1: server → client), each a packet ring with its ACK ring.
+ *
+ * Ownership codes as in src/machine/layout.ts: O = written only by whoever owns the CPU named
+ * (ownership hand-off orders it), R = read by other threads (their loads say which pairing).
+ *
+ * NIC region "net:nic", NIC_WORDS per CPU:
+ *   line 0 (Int32)
+ *     N_SCHED       O  NAPI instances scheduled on this CPU (bit NAPI_RX, NAPI_TX). A scheduled
+ *                      NAPI's interrupt is masked (the hard IRQ masks it and schedules the poll;
+ *                      napi_complete unmasks it).
+ *     N_LIST_LEN,   O  sd->poll_list: NAPI ids in poll order (at most two).
+ *     N_LIST0..1
+ *     N_ITR_US      O  the vector's interrupt throttle interval (µs; ixgbe's EITR).
+ *     N_RX_ITR..    O  ixgbe_update_itr's two ring containers: itr (µs | LATENCY), packets and
+ *     N_NEXT_UPDATE    bytes since the last update, and the jiffy by which the next must come.
+ *   line 1 (Float64 from (base + LINE_WORDS) / 2)
+ *     NF_RX_DUE     O  when the RX vector fires next (ns; +Infinity: masked or nothing pending).
+ *     NF_TX_DUE     O  the same for the send-completion vector ('vector' profiles).
+ *     NF_LAST_IRQ   O  when the RX (or shared) vector last fired: ITR's interval starts there.
+ *   The earlier of the two dues is also kept in the CPU's CPUF_NIC_DUE (machine layout), which
+ *   every preemption point and the idle task read (the owner's own loads: no ordering needed).
+ *
+ * Packet ring "net:data<i>.<d>" (SpscRing, src/shm/ring.ts): producer = the sending task (on
+ * its CPU's thread), consumer = the receiving task, which releases a slot once it has copied
+ * the payload out. Between them NAPI on the receiving CPU walks the ring with the link's
+ * L_POLLED cursor: a slot is the NIC's RX descriptor until polled, the socket's until read.
+ *   slot words: P_SEQ message number, P_OFFSET word offset in the message, P_WORDS payload
+ *   words, P_BYTES payload bytes, P_DUE_LO/HI arrival time at the receiving NIC (ns: the wire
+ *   model), P_LAST 1 on a message's last segment, P_CSUM the payload's checksum (a 32-bit word
+ *   sum) when the sender computes checksums in software; then the payload words.
+ * ACK ring "net:ack<i>.<d>" (SpscRing): ACKs for link (i, d)'s data, produced by NET_RX on the
+ *   data's receiving CPU, consumed by NAPI on the data's sending CPU. Record: due lo, hi, bytes.
+ * Send-completion ring "net:txc<c>" (SpscRing): one record (due lo, hi, bytes) per packet CPU c
+ *   put on the wire; producer = tasks on CPU c and its NET_RX (ACKs), all on the CPU's owner;
+ *   consumer = NAPI on CPU c.
+ * Link words "net:link<i>.<d>" (one line):
+ *   L_POLLED  O of the receiving CPU (Atomics.store after the packet is processed); Atomics.load
+ *             by the receiving task (what it may copy) and by the drain.
+ *   L_SEGS    O of the receiving CPU: full segments received since the last ACK.
+ *   L_SENT    Atomics.add by the sending task when a message's first packet is claimed;
+ *   L_READ    Atomics.add by the receiving task when it has read a whole message. The drain
+ *             (Atomics.load) waits for L_SENT = L_READ on every link.
+ *   L_BAD     Atomics.add by the receiving task: messages that arrived corrupt, out of order or
+ *             twice (sequence, offset or checksum wrong). Conservation tests read it.
+ */
+import { LINE_WORDS } from '../shm/layout.js';
+
+export const NIC_WORDS = 2 * LINE_WORDS;
+export const N_SCHED = 0;
+export const N_LIST_LEN = 1;
+export const N_LIST0 = 2;
+export const N_ITR_US = 4;
+export const N_RX_ITR = 5;
+export const N_RX_PKTS = 6;
+export const N_RX_BYTES = 7;
+export const N_TX_ITR = 8;
+export const N_TX_PKTS = 9;
+export const N_TX_BYTES = 10;
+export const N_NEXT_UPDATE = 11;
+export const NF_RX_DUE = 0;
+export const NF_TX_DUE = 1;
+export const NF_LAST_IRQ = 2;
+
+/** NAPI instance ids (bits of N_SCHED). */
+export const NAPI_RX = 1;
+export const NAPI_TX = 2;
+
+export const P_SEQ = 0;
+export const P_OFFSET = 1;
+export const P_WORDS = 2;
+export const P_BYTES = 3;
+export const P_DUE_LO = 4;
+export const P_DUE_HI = 5;
+export const P_LAST = 6;
+export const P_CSUM = 7;
+export const PACKET_HEADER_WORDS = 8;
+
+export const ACK_RECORD_WORDS = 3;
+export const TXC_RECORD_WORDS = 3;
+
+export const L_POLLED = 0;
+export const L_SEGS = 1;
+export const L_SENT = 2;
+export const L_READ = 3;
+export const L_BAD = 4;
+
+export const TWO_32 = 4294967296;
+
+/** Write a time (ns) as two words at `idx`. */
+export function putTime(i32: Int32Array, idx: number, t: number): void {
+  i32[idx] = (t % TWO_32) | 0;
+  i32[idx + 1] = Math.floor(t / TWO_32);
+}
+
+/** Read a time (ns) written by {@link putTime}. */
+export function getTime(i32: Int32Array, idx: number): number {
+  return (i32[idx] >>> 0) + i32[idx + 1] * TWO_32;
+}
+
+/** Region names. */
+export const nicRegion = 'net:nic';
+export const dataRegion = (i: number, d: number) => `net:data${i}.${d}`;
+export const ackRegion = (i: number, d: number) => `net:ack${i}.${d}`;
+export const linkRegion = (i: number, d: number) => `net:link${i}.${d}`;
+export const txcRegion = (c: number) => `net:txc${c}`;

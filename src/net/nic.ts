@@ -1,0 +1,573 @@
+/**
+ * The NIC of each emulated CPU, its interrupts and NAPI (net/core/dev.c's net_rx_action), over
+ * the shared layout of ./layout.ts.
+ *
+ * An interrupt is a device event the CPU's owner evaluates itself, as it does the irq thread's
+ * arrivals: packets carry the time they finish arriving (the wire model, ./profiles.ts), and
+ * the NIC's vectors fire at the time their moderation rule gives (NF_RX_DUE, NF_TX_DUE; the
+ * earlier in CPUF_NIC_DUE). A sender that posts a packet sets NicPost in the receiving CPU's
+ * flags (kicking it if idle); its owner then recomputes the dues, and takes the interrupt at
+ * its first preemption point at or after the due time (raise time = due time, so irq_entry
+ * measures the machine). Nobody spins.
+ *
+ *   hard IRQ (take):   add_interrupt_randomness (the driver; maybe a strategy's hand-off),
+ *                      mask the vector, napi_schedule: onto the poll list, raise NET_RX
+ *   NET_RX (netRx):    net_rx_action: each listed NAPI polled once, up to its weight; budget
+ *                      netdev_budget (300) and 2 jiffies (netdev_budget_usecs = 2 s / HZ), then
+ *                      time_squeeze and a re-raise; a NAPI that used its whole weight stays on
+ *                      the list (re-raise); one that did less completes and unmasks
+ *   NAPI RX poll:      the earliest arrived packet of any link into this CPU (data or ACK), one
+ *                      at a time: the checksum pass where the profile does it in software, the
+ *                      TCP receive (cursor, ACK every second full segment, sk_data_ready's wake)
+ *   NAPI TX poll:      send completions whose time has come ('vector': send CQ with its own
+ *                      interrupt and NAPI; 'shared': cleaned first in the RX vector's poll)
+ *
+ * Context: the CPU's owner (hard IRQ, softirq), any thread that owns a CPU; never allocates.
+ */
+import type { CpuContext } from '../kernel/context.js';
+import type { Scheduler } from '../kernel/sched/core.js';
+import type { Softirqs } from '../kernel/softirq.js';
+import { CPU_FLAGS, CPUF_NIC_DUE, CpuCounter, CpuFlag, Softirq, TaskState } from '../machine/layout.js';
+import { St } from '../machine/trace.js';
+import { LINE_WORDS } from '../shm/layout.js';
+import { SpscRing } from '../shm/ring.js';
+import {
+  ackRegion,
+  dataRegion,
+  getTime,
+  L_POLLED,
+  L_SEGS,
+  linkRegion,
+  N_ITR_US,
+  N_LIST_LEN,
+  N_LIST0,
+  N_NEXT_UPDATE,
+  N_RX_BYTES,
+  N_RX_ITR,
+  N_RX_PKTS,
+  N_SCHED,
+  N_TX_BYTES,
+  N_TX_ITR,
+  N_TX_PKTS,
+  NAPI_RX,
+  NAPI_TX,
+  NF_LAST_IRQ,
+  NF_RX_DUE,
+  NF_TX_DUE,
+  NIC_WORDS,
+  nicRegion,
+  P_BYTES,
+  P_CSUM,
+  P_DUE_LO,
+  P_WORDS,
+  PACKET_HEADER_WORDS,
+  putTime,
+  txcRegion,
+} from './layout.js';
+import {
+  ITR_INITIAL_USECS,
+  type ItrContainer,
+  itrMode,
+  mss,
+  NIC_PROFILE,
+  type NicOptions,
+  type NicProfile,
+  TCP_IP_HEADER_BYTES,
+  updateItr,
+  vectorItr,
+  wireNs,
+} from './profiles.js';
+
+/** netdev_budget (net/core/dev.c): packets one net_rx_action run may process. */
+export const NETDEV_BUDGET = 300;
+/** netdev_budget_usecs = 2 * USEC_PER_SEC / HZ: 2 jiffies, as a jiffies deadline. */
+export const NETDEV_BUDGET_JIFFIES = 2;
+
+/** IRQ numbers fed to add_interrupt_randomness: the RX (or shared) vector and the send CQ's. */
+export function nicIrq(cpu: number, napi: number): number {
+  return 64 + 2 * cpu + (napi === NAPI_TX ? 1 : 0);
+}
+
+/** One directed link of a connection, as its two ends see it. */
+export interface LinkSpec {
+  instance: number;
+  dir: number;
+  /** CPU of the sending task and of the receiving task. */
+  fromCpu: number;
+  toCpu: number;
+  /** Task id of the receiving task (NET_RX wakes it). */
+  receiver: number;
+}
+
+/** Packets in a message, ACKs per message, send completions: ring capacities (powers of two). */
+export function netCapacities(o: NicOptions, msgBytes: number, ringBytes: number, linksPerCpu: number) {
+  const pkts = Math.ceil(Math.ceil(msgBytes / 4) / payloadWords(o));
+  const pow2 = (n: number) => 2 ** Math.ceil(Math.log2(Math.max(2, n)));
+  const slotBytes = (PACKET_HEADER_WORDS + payloadWords(o)) * 4;
+  const data = Math.max(pow2(pkts), 2 ** Math.floor(Math.log2(Math.max(2, ringBytes / slotBytes))));
+  return {
+    packets: pkts,
+    data: Math.min(data, 1 << 20),
+    ack: pow2(pkts / 2 + 2),
+    txc: pow2(2 * pkts * linksPerCpu + 8),
+  };
+}
+
+/** Payload words per packet: the MSS in whole words. */
+export function payloadWords(o: NicOptions): number {
+  return Math.max(1, Math.floor(mss(o) / 4));
+}
+
+interface RxSource {
+  ring: SpscRing;
+  /** Link words (data sources) or -1 (ACK rings). */
+  link: number;
+  receiver: number;
+  /** The ACK ring this data link's receiver answers into, and the CPU it goes to. */
+  ack: SpscRing | null;
+  ackCpu: number;
+}
+
+export class Nic {
+  readonly profile: NicProfile;
+  private readonly adaptive: boolean;
+  private readonly itrOff: boolean;
+  private readonly nic: number;
+  private readonly rx: RxSource[][] = [];
+  private readonly txc: SpscRing[] = [];
+  private readonly fullWords: number;
+  private readonly ackWireNs: number;
+  private readonly rxContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
+  private readonly txContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
+  /** nthRx's merge cursors, one per RX source of a CPU. */
+  private readonly cursors: Int32Array;
+
+  constructor(
+    private readonly ctx: CpuContext,
+    readonly opts: NicOptions,
+    regions: Record<string, number>,
+    links: readonly LinkSpec[],
+    private readonly softirqs: Softirqs,
+    private readonly sched: Scheduler,
+    /** add_interrupt_randomness and the hand-off: the random driver's interrupt(). */
+    private readonly deviceInterrupt: (irq: number, t: number) => void,
+    /** Take pending hard interrupts (between packets: they are enabled in softirq context). */
+    private readonly pollIrq: () => void,
+    /** Set `bit` in a CPU's flags and kick it if it idles (the irqchip's flag()). */
+    private readonly flagCpu: (cpu: number, bit: number) => void,
+  ) {
+    this.profile = NIC_PROFILE[opts.profile];
+    const mode = itrMode(opts);
+    this.adaptive = this.profile.moderation === 'itr' && mode === 'adaptive';
+    this.itrOff = this.profile.moderation === 'itr' && mode === 'off';
+    this.nic = regions[nicRegion];
+    this.fullWords = payloadWords(opts);
+    this.ackWireNs = wireNs(opts, TCP_IP_HEADER_BYTES);
+    const i32 = ctx.i32;
+    for (let c = 0; c < ctx.nrCpus; c++) {
+      this.rx.push([]);
+      this.txc.push(new SpscRing(i32, regions[txcRegion(c)]));
+    }
+    for (const l of links) {
+      const ack = new SpscRing(i32, regions[ackRegion(l.instance, l.dir)]);
+      this.rx[l.toCpu].push({
+        ring: new SpscRing(i32, regions[dataRegion(l.instance, l.dir)]),
+        link: regions[linkRegion(l.instance, l.dir)],
+        receiver: l.receiver,
+        ack,
+        ackCpu: l.fromCpu,
+      });
+      this.rx[l.fromCpu].push({ ring: ack, link: -1, receiver: -1, ack: null, ackCpu: -1 });
+    }
+    this.cursors = new Int32Array(Math.max(1, ...this.rx.map((r) => r.length)));
+  }
+
+  /** Lay out the NIC words. Context: main thread, before workers start. */
+  static init(i32: Int32Array, f64: Float64Array, nicBase: number, cpus: number, o: NicOptions): void {
+    const p = NIC_PROFILE[o.profile];
+    for (let c = 0; c < cpus; c++) {
+      const b = nicBase + c * NIC_WORDS;
+      i32.fill(0, b, b + NIC_WORDS);
+      const itr =
+        p.moderation !== 'itr'
+          ? 0
+          : itrMode(o) === 'adaptive'
+            ? ITR_INITIAL_USECS
+            : itrMode(o) === 'off'
+              ? 0
+              : o.rxUsecs;
+      i32[b + N_ITR_US] = itr;
+      i32[b + N_RX_ITR] = itr;
+      i32[b + N_TX_ITR] = itr;
+      const f = (b + LINE_WORDS) >> 1;
+      f64[f + NF_RX_DUE] = Number.POSITIVE_INFINITY;
+      f64[f + NF_TX_DUE] = Number.POSITIVE_INFINITY;
+      f64[f + NF_LAST_IRQ] = Number.NEGATIVE_INFINITY;
+    }
+  }
+
+  private w(c: number, word: number): number {
+    return this.nic + c * NIC_WORDS + word;
+  }
+  private f(c: number, word: number): number {
+    return ((this.nic + c * NIC_WORDS + LINE_WORDS) >> 1) + word;
+  }
+
+  // =========================================================================================
+  // Sending side (called by the sending task on its CPU, or by NET_RX for an ACK)
+  // =========================================================================================
+
+  /** A packet of `ipBytes` left CPU `c` for CPU `to` arriving at `due`: its send completion, and
+   *  the receiving CPU told to look at its NIC. Context: the owner of CPU `c`. */
+  posted(c: number, to: number, due: number, ipBytes: number): void {
+    const ring = this.txc[c];
+    const idx = ring.claim();
+    if (idx >= 0) {
+      putTime(this.ctx.i32, idx, due);
+      this.ctx.i32[idx + 2] = ipBytes;
+      ring.publish();
+    }
+    this.ctx.count(CpuCounter.nic_tx_packets);
+    this.flagCpu(to, CpuFlag.NicPost);
+    // Our own send-completion vector may fire for it: recompute at the next preemption point.
+    Atomics.or(this.ctx.i32, this.ctx.cw(c, CPU_FLAGS), CpuFlag.NicPost);
+  }
+
+  // =========================================================================================
+  // Interrupts
+  // =========================================================================================
+
+  /** The NIC's vectors on CPU `c` after something changed: when does each fire next? Context: owner of `c`. */
+  recompute(c: number): void {
+    const i32 = this.ctx.i32;
+    const f64 = this.ctx.f64;
+    const sched = i32[this.w(c, N_SCHED)];
+    const shared = this.profile.txCompletion === 'shared';
+    let rx = Number.POSITIVE_INFINITY;
+    let tx = Number.POSITIVE_INFINITY;
+    if ((sched & NAPI_RX) === 0) {
+      let first = this.firstRx(c);
+      if (shared) first = Math.min(first, this.firstTx(c));
+      rx = this.moderate(c, first);
+    }
+    if (!shared && (sched & NAPI_TX) === 0) tx = this.firstTx(c);
+    f64[this.f(c, NF_RX_DUE)] = rx;
+    f64[this.f(c, NF_TX_DUE)] = tx;
+    f64[this.ctx.cf(c, CPUF_NIC_DUE)] = Math.min(rx, tx);
+  }
+
+  /** When the vector fires for events pending since `first`, by the profile's moderation. */
+  private moderate(c: number, first: number): number {
+    if (first === Number.POSITIVE_INFINITY) return first;
+    const o = this.opts;
+    if (this.profile.moderation === 'itr') {
+      if (this.itrOff) return first;
+      const earliest = this.ctx.f64[this.f(c, NF_LAST_IRQ)] + this.ctx.i32[this.w(c, N_ITR_US)] * 1000;
+      return Math.max(first, earliest);
+    }
+    if (o.rxUsecs === 0 && o.rxFrames <= 1) return first;
+    const byTime = first + o.rxUsecs * 1000;
+    return o.rxFrames > 1 ? Math.min(byTime, this.nthRx(c, o.rxFrames)) : byTime;
+  }
+
+  /** Arrival time of the earliest packet waiting for CPU `c`'s RX poll (+Infinity: none). */
+  private firstRx(c: number): number {
+    const src = this.rx[c];
+    let first = Number.POSITIVE_INFINITY;
+    for (let k = 0; k < src.length; k++) {
+      const idx = this.headOf(src[k]);
+      if (idx < 0) continue;
+      const due = getTime(this.ctx.i32, src[k].link >= 0 ? idx + P_DUE_LO : idx);
+      if (due < first) first = due;
+    }
+    return first;
+  }
+
+  /** The arrival time of the n-th waiting packet, over all links (+Infinity: fewer wait). */
+  private nthRx(c: number, n: number): number {
+    const src = this.rx[c];
+    const i32 = this.ctx.i32;
+    const cur = this.cursors;
+    for (let k = 0; k < src.length; k++) {
+      const s = src[k];
+      cur[k] = s.link >= 0 ? Atomics.load(i32, s.link + L_POLLED) : s.ring.consumed();
+    }
+    // Each link's packets arrive in order: merge, advancing the earliest cursor each step.
+    let due = Number.POSITIVE_INFINITY;
+    for (let taken = 0; taken < n; taken++) {
+      let best = Number.POSITIVE_INFINITY;
+      let bestK = -1;
+      for (let k = 0; k < src.length; k++) {
+        const s = src[k];
+        if (cur[k] === s.ring.produced()) continue;
+        const idx = s.ring.slotAt(cur[k]);
+        const d = getTime(i32, s.link >= 0 ? idx + P_DUE_LO : idx);
+        if (d < best) {
+          best = d;
+          bestK = k;
+        }
+      }
+      if (bestK < 0) return Number.POSITIVE_INFINITY;
+      cur[bestK] = (cur[bestK] + 1) | 0;
+      due = best;
+    }
+    return due;
+  }
+
+  /** The earliest send completion waiting on CPU `c` (+Infinity: none). */
+  private firstTx(c: number): number {
+    const idx = this.txc[c].peek();
+    return idx < 0 ? Number.POSITIVE_INFINITY : getTime(this.ctx.i32, idx);
+  }
+
+  /** The record a source's poll would take next, or -1. */
+  private headOf(s: RxSource): number {
+    if (s.link < 0) return s.ring.peek();
+    const pos = Atomics.load(this.ctx.i32, s.link + L_POLLED);
+    return pos === s.ring.produced() ? -1 : s.ring.slotAt(pos);
+  }
+
+  /**
+   * The hard IRQ of each vector due at `now` on CPU `c`: add_interrupt_randomness (and the
+   * hand-off), mask, napi_schedule. Context: hardirq on the owner of `c`.
+   */
+  takeIrq(c: number, now: number): void {
+    const ctx = this.ctx;
+    const f64 = ctx.f64;
+    const rxDue = f64[this.f(c, NF_RX_DUE)];
+    const txDue = f64[this.f(c, NF_TX_DUE)];
+    if (rxDue <= now) this.vector(c, NAPI_RX, rxDue);
+    if (txDue <= now) this.vector(c, NAPI_TX, txDue);
+    this.recompute(c);
+  }
+
+  private vector(c: number, napi: number, due: number): void {
+    const ctx = this.ctx;
+    const t = ctx.now();
+    ctx.count(CpuCounter.irq_entries);
+    ctx.count(CpuCounter.nic_irqs);
+    ctx.tracer.record(St.IrqEntry, t - due);
+    if (napi === NAPI_RX) ctx.f64[this.f(c, NF_LAST_IRQ)] = t;
+    this.deviceInterrupt(nicIrq(c, napi), t);
+    this.schedule(c, napi);
+    if (ctx.tracer.on) ctx.tracer.record(St.Hardirq, ctx.now() - t);
+  }
+
+  /** napi_schedule: mask (the bit), onto the poll list, raise NET_RX. */
+  private schedule(c: number, napi: number): void {
+    const i32 = this.ctx.i32;
+    const s = this.w(c, N_SCHED);
+    if ((i32[s] & napi) !== 0) return;
+    i32[s] |= napi;
+    const len = this.w(c, N_LIST_LEN);
+    i32[this.w(c, N_LIST0) + i32[len]] = napi;
+    i32[len]++;
+    this.softirqs.raise(Softirq.NetRx);
+  }
+
+  // =========================================================================================
+  // NET_RX
+  // =========================================================================================
+
+  /** net_rx_action on CPU `c`. Context: softirq on the owner of `c`. */
+  netRx(c: number): void {
+    const ctx = this.ctx;
+    const i32 = ctx.i32;
+    const len = this.w(c, N_LIST_LEN);
+    const l0 = this.w(c, N_LIST0);
+    // The list is taken (list_splice_init); NAPIs scheduled meanwhile go onto a fresh one.
+    const n = i32[len];
+    const a = i32[l0];
+    const b = i32[l0 + 1];
+    i32[len] = 0;
+    const limit = ctx.jiffies() + NETDEV_BUDGET_JIFFIES;
+    let budget = NETDEV_BUDGET;
+    let repoll0 = 0;
+    let repoll1 = 0;
+    let left0 = 0;
+    for (let k = 0; k < n; k++) {
+      const napi = k === 0 ? a : b;
+      const weight = napi === NAPI_RX ? this.profile.rxWeight : this.profile.txWeight;
+      ctx.count(CpuCounter.napi_polls);
+      const work = napi === NAPI_RX ? this.pollRx(c, weight) : this.pollTxNapi(c, weight);
+      budget -= work;
+      if (work >= weight) {
+        ctx.count(CpuCounter.napi_full_weight);
+        if (repoll0 === 0) repoll0 = napi;
+        else repoll1 = napi;
+      }
+      if (budget <= 0 || ctx.jiffies() - limit >= 0) {
+        ctx.count(CpuCounter.net_time_squeeze);
+        if (k === 0 && n > 1) left0 = b;
+        break;
+      }
+    }
+    // Unpolled ones first, then those scheduled meanwhile, then the repoll list.
+    const fresh = i32[len];
+    const f0 = fresh > 0 ? i32[l0] : 0;
+    const f1 = fresh > 1 ? i32[l0 + 1] : 0;
+    let m = 0;
+    if (left0 !== 0) i32[l0 + m++] = left0;
+    if (f0 !== 0) i32[l0 + m++] = f0;
+    if (f1 !== 0) i32[l0 + m++] = f1;
+    if (repoll0 !== 0) i32[l0 + m++] = repoll0;
+    if (repoll1 !== 0) i32[l0 + m++] = repoll1;
+    i32[len] = m;
+    if (m > 0) {
+      ctx.count(CpuCounter.net_rx_reraises);
+      this.softirqs.mark(c, Softirq.NetRx);
+    }
+  }
+
+  /** The RX NAPI's poll (with ixgbe's TX clean first where completions share the vector). */
+  private pollRx(c: number, weight: number): number {
+    const ctx = this.ctx;
+    const shared = this.profile.txCompletion === 'shared';
+    let txLeft = false;
+    if (shared) txLeft = this.cleanTx(c, this.profile.txWeight) >= this.profile.txWeight;
+    let work = 0;
+    const src = this.rx[c];
+    const i32 = ctx.i32;
+    while (work < weight) {
+      const now = ctx.now();
+      let best: RxSource | null = null;
+      let bestIdx = -1;
+      let bestDue = now;
+      for (let k = 0; k < src.length; k++) {
+        const idx = this.headOf(src[k]);
+        if (idx < 0) continue;
+        const due = getTime(i32, src[k].link >= 0 ? idx + P_DUE_LO : idx);
+        if (due <= bestDue) {
+          best = src[k];
+          bestIdx = idx;
+          bestDue = due;
+        }
+      }
+      if (best === null) break;
+      if (best.link >= 0) this.receive(c, best, bestIdx, now);
+      else this.ackReceived(c, best);
+      work++;
+      this.pollIrq();
+    }
+    if (work < weight && !txLeft) this.complete(c, NAPI_RX);
+    return shared && txLeft ? weight : work;
+  }
+
+  /** A data packet: the checksum pass (software profiles), TCP's receive, the ACK, the wake. */
+  private receive(c: number, s: RxSource, idx: number, now: number): void {
+    const ctx = this.ctx;
+    const i32 = ctx.i32;
+    const words = i32[idx + P_WORDS];
+    if (this.profile.rxChecksumSoftware) {
+      let sum = 0;
+      const p = idx + PACKET_HEADER_WORDS;
+      for (let k = 0; k < words; k++) sum = (sum + i32[p + k]) | 0;
+      if (sum !== i32[idx + P_CSUM]) ctx.count(CpuCounter.net_csum_errors);
+    }
+    const bytes = i32[idx + P_BYTES];
+    i32[this.w(c, N_RX_PKTS)]++;
+    i32[this.w(c, N_RX_BYTES)] += bytes + TCP_IP_HEADER_BYTES;
+    const pos = Atomics.load(i32, s.link + L_POLLED);
+    Atomics.store(i32, s.link + L_POLLED, (pos + 1) | 0);
+    ctx.count(CpuCounter.net_rx_packets);
+    // __tcp_ack_snd_check: ACK once more than one full segment is unacknowledged.
+    if (words === this.fullWords && ++i32[s.link + L_SEGS] >= 2) {
+      i32[s.link + L_SEGS] = 0;
+      this.sendAck(c, s, now, bytes);
+    }
+    // sk_data_ready → sock_def_readable: wake the reader if it sleeps (Dekker pair with
+    // sleepCurrent's store of Sleeping and its re-check of L_POLLED).
+    if (this.sched.rqs.state(s.receiver) === TaskState.Sleeping) this.sched.wakeUp(s.receiver);
+  }
+
+  private sendAck(c: number, s: RxSource, now: number, bytes: number): void {
+    const ring = s.ack as SpscRing;
+    const idx = ring.claim();
+    if (idx < 0) return; // a full ACK ring: the next ACK covers it (ACKs are cumulative)
+    const due = now + this.ackWireNs;
+    putTime(this.ctx.i32, idx, due);
+    this.ctx.i32[idx + 2] = bytes;
+    ring.publish();
+    this.ctx.count(CpuCounter.tcp_acks_sent);
+    this.posted(c, s.ackCpu, due, TCP_IP_HEADER_BYTES);
+  }
+
+  /** tcp_ack on the data's sender: the ACK is consumed (no window is modelled). */
+  private ackReceived(c: number, s: RxSource): void {
+    const i32 = this.ctx.i32;
+    i32[this.w(c, N_RX_PKTS)]++;
+    i32[this.w(c, N_RX_BYTES)] += TCP_IP_HEADER_BYTES;
+    s.ring.release();
+    this.ctx.count(CpuCounter.net_rx_packets);
+  }
+
+  /** The send CQ's NAPI ('vector' profiles). */
+  private pollTxNapi(c: number, weight: number): number {
+    const work = this.cleanTx(c, weight);
+    if (work < weight) this.complete(c, NAPI_TX);
+    return work;
+  }
+
+  /** Free up to `limit` send completions whose time has come. */
+  private cleanTx(c: number, limit: number): number {
+    const ctx = this.ctx;
+    const i32 = ctx.i32;
+    const ring = this.txc[c];
+    const now = ctx.now();
+    let n = 0;
+    while (n < limit) {
+      const idx = ring.peek();
+      if (idx < 0 || getTime(i32, idx) > now) break;
+      i32[this.w(c, N_TX_PKTS)]++;
+      i32[this.w(c, N_TX_BYTES)] += i32[idx + 2];
+      ring.release();
+      n++;
+    }
+    if (n > 0) ctx.count(CpuCounter.nic_tx_completions, n);
+    return n;
+  }
+
+  /** napi_complete_done: off the poll list's bit, ITR update (ixgbe), unmask (recompute). */
+  private complete(c: number, napi: number): void {
+    const i32 = this.ctx.i32;
+    i32[this.w(c, N_SCHED)] &= ~napi;
+    if (this.adaptive && napi === NAPI_RX) this.setItr(c);
+    this.recompute(c);
+  }
+
+  /** ixgbe_set_itr: both containers updated, the vector's interval the smaller. */
+  private setItr(c: number): void {
+    const i32 = this.ctx.i32;
+    const j = this.ctx.jiffies();
+    const rx = this.rxContainer;
+    const tx = this.txContainer;
+    const cur = i32[this.w(c, N_ITR_US)];
+    rx.itr = i32[this.w(c, N_RX_ITR)];
+    rx.packets = i32[this.w(c, N_RX_PKTS)];
+    rx.bytes = i32[this.w(c, N_RX_BYTES)];
+    rx.nextUpdate = i32[this.w(c, N_NEXT_UPDATE)];
+    tx.itr = i32[this.w(c, N_TX_ITR)];
+    tx.packets = i32[this.w(c, N_TX_PKTS)];
+    tx.bytes = i32[this.w(c, N_TX_BYTES)];
+    tx.nextUpdate = rx.nextUpdate;
+    updateItr(tx, cur, j);
+    updateItr(rx, cur, j);
+    i32[this.w(c, N_RX_ITR)] = rx.itr;
+    i32[this.w(c, N_TX_ITR)] = tx.itr;
+    i32[this.w(c, N_RX_PKTS)] = 0;
+    i32[this.w(c, N_RX_BYTES)] = 0;
+    i32[this.w(c, N_TX_PKTS)] = 0;
+    i32[this.w(c, N_TX_BYTES)] = 0;
+    i32[this.w(c, N_NEXT_UPDATE)] = rx.nextUpdate;
+    i32[this.w(c, N_ITR_US)] = vectorItr(rx, tx);
+  }
+
+  /** Packets still waiting in CPU `c`'s NIC (racy; for the drain). */
+  waiting(c: number): number {
+    let n = this.txc[c].length();
+    for (const s of this.rx[c]) {
+      n += s.link >= 0 ? (s.ring.produced() - Atomics.load(this.ctx.i32, s.link + L_POLLED)) | 0 : s.ring.length();
+    }
+    return n;
+  }
+}
