@@ -78,8 +78,6 @@ import {
   wireNs,
 } from './profiles.js';
 
-/** netdev_budget (net/core/dev.c): packets one net_rx_action run may process. */
-export const NETDEV_BUDGET = 300;
 /** netdev_budget_usecs = 2 * USEC_PER_SEC / HZ: 2 jiffies, as a jiffies deadline. */
 export const NETDEV_BUDGET_JIFFIES = 2;
 
@@ -381,7 +379,7 @@ export class Nic {
     const b = i32[l0 + 1];
     i32[len] = 0;
     const limit = ctx.jiffies() + NETDEV_BUDGET_JIFFIES;
-    let budget = NETDEV_BUDGET;
+    let budget = this.opts.netdevBudget;
     let repoll0 = 0;
     let repoll1 = 0;
     let left0 = 0;

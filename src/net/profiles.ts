@@ -133,7 +133,12 @@ export interface NicOptions {
   linkGbps: number;
   rxUsecs: number;
   rxFrames: number;
+  /** net.core.netdev_budget (sysctl; net/core/dev.c: 300): packets per net_rx_action run. */
+  netdevBudget: number;
 }
+
+/** netdev_budget's default (net/core/dev.c). */
+export const NETDEV_BUDGET = 300;
 
 export function nicOptions(profile: NicProfileName, over: Partial<Omit<NicOptions, 'profile'>> = {}): NicOptions {
   const p = NIC_PROFILE[profile];
@@ -143,6 +148,7 @@ export function nicOptions(profile: NicProfileName, over: Partial<Omit<NicOption
     linkGbps: over.linkGbps ?? p.linkGbps,
     rxUsecs: over.rxUsecs ?? p.rxUsecs,
     rxFrames: over.rxFrames ?? p.rxFrames,
+    netdevBudget: over.netdevBudget ?? NETDEV_BUDGET,
   };
 }
 
