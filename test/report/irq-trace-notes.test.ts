@@ -3,27 +3,21 @@
  * rate as recorded and as replayed, and when a trace played once ran out. From results alone.
  */
 import { describe, expect, it } from 'vitest';
-import type { IrqTraceMeta } from '../../src/irq/replay.js';
+import { type IrqTraceMeta, irqTraceMeta } from '../../src/irq/replay.js';
+import { parseIrqTrace } from '../../src/irq/trace-file.js';
 import { irqTraceNotes } from '../../src/report/irq-trace-notes.js';
 import { setupLine } from '../../src/report/setup-line.js';
 import type { RunResults } from '../../src/report/types.js';
 
-const TRACE: IrqTraceMeta = {
-  file: 'nic.perf.txt',
-  format: 'perf',
-  events: 300,
-  perCpu: [200, 100],
-  mapping: [
-    { host: 3, cpu: 0 },
-    { host: 5, cpu: 1 },
-  ],
-  dropped: 0,
-  spanNs: 500e6,
-  periodNs: 600e6,
+// 300 arrivals over 500 ms, host CPU 3 (200 of them) before host CPU 5: CPU 0 and CPU 1.
+const CSV = Array.from({ length: 300 }, (_, i) => `${Math.round((i * 500e6) / 299)},${i % 3 === 2 ? 5 : 3},45`);
+const TRACE: IrqTraceMeta = irqTraceMeta(parseIrqTrace(CSV.join('\n'), 'nic.csv', { cpus: 2 }), {
+  file: 'nic.csv',
+  path: '/nic.csv',
+  map: null,
   loop: false,
   scale: 1,
-  mapGiven: false,
-};
+});
 
 /** Results of one strategy's two 1 s trials, with `replayed` arrivals in each. */
 function results(trace: Partial<IrqTraceMeta>, warmupMs: number, replayed = 250): Pick<RunResults, 'meta' | 'points'> {
@@ -59,13 +53,13 @@ describe('a replayed trace in the report', () => {
   it('the setup line names the trace, its map, loop and scale instead of the generator', () => {
     const line = setupLine(results({ loop: true, scale: 2 }, 300)) ?? '';
     expect(line).toContain(
-      'background interrupts replayed from nic.perf.txt (perf, 300 arrivals in 500 ms; host CPUs 3:0,5:1 by first arrival; looped; time ×2)',
+      'background interrupts replayed from nic.csv (csv, 300 arrivals in 500 ms; host CPUs 3:0,5:1 by first arrival; looped; time ×2)',
     );
     expect(line).not.toContain('20k/s');
   });
 
   it('gives the rate as recorded (per loop period) and as replayed in the measured phases', () => {
-    expect(irqTraceNotes(results({ loop: true }, 300))).toEqual([
+    expect(irqTraceNotes(results({ loop: true, periodNs: 600e6 }, 300))).toEqual([
       'irq trace: 300 arrivals per 600 ms pass (500/s as recorded); replayed 250/s in the measured phases (irqs_replayed), 2 skipped late, 0 dropped',
     ]);
   });
