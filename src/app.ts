@@ -24,6 +24,8 @@ import { runDemo } from './harness/demo.js';
 import { estimateLine } from './harness/estimate.js';
 import { strategyRefs } from './harness/options.js';
 import { runExperiment } from './harness/run.js';
+import { loadIrqTrace } from './irq/replay.js';
+import { IrqTraceError, type IrqTracePlan } from './irq/trace-file.js';
 import { DEFAULT_KERNEL, KERNEL_NAMES, KERNEL_PROFILES } from './kernel/profiles.js';
 import type { StrategyRef } from './machine/options.js';
 import {
@@ -57,6 +59,21 @@ async function validateStrategies(refs: StrategyRef[], signal: AbortSignal): Pro
     return true;
   } catch (e) {
     if (e instanceof ValidationInterrupted) return false;
+    throw e;
+  }
+}
+
+/**
+ * Read the run's `--irq-trace` once, before anything runs: a missing file, a malformed line (its
+ * number named), a trace with no arrival or a map the machine cannot take costs one line, exit 2.
+ */
+async function readIrqTrace(config: ResolvedConfig): Promise<IrqTracePlan | undefined> {
+  const trace = config.irq.trace;
+  if (!trace) return undefined;
+  try {
+    return await loadIrqTrace(trace, config.cpus);
+  } catch (e) {
+    if (e instanceof IrqTraceError) throw new DeferlabError('E_IRQ_TRACE', `irq trace ${e.message}`, EXIT_BAD_INPUT);
     throw e;
   }
 }
@@ -139,6 +156,7 @@ function isResultsError(e: unknown): boolean {
 
 export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
   const run = async (config: ResolvedConfig, io: CliIo): Promise<number> => {
+    const irqTrace = await readIrqTrace(config);
     if (!(await validateStrategies(strategyRefs(config), signal))) {
       sayStopped(io, 'interrupted', INTERRUPTED_EARLY);
       return EXIT_INTERRUPTED;
@@ -151,7 +169,12 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     const progress = progressFor(io);
     let results: RunResults;
     try {
-      results = await runExperiment(config, { progress, signal, command: ['deferlab', ...argv] });
+      results = await runExperiment(config, {
+        progress,
+        signal,
+        command: ['deferlab', ...argv],
+        ...(irqTrace ? { irqTrace } : {}),
+      });
     } catch (e) {
       if (progress) io.stderr('\r\x1b[2K');
       await removeIfEmpty(created); // nothing was measured: leave no empty directory behind

@@ -8,8 +8,9 @@
  * - {@link DeferlabError} and its subclasses are complete, one-line messages for the user. The
  *   CLI prints one as `deferlab: <message>` and exits with its `exitStatus`; no stack trace.
  * - The others ({@link MachineFaultError}, {@link KernelBug}, {@link OutDirError},
- *   {@link ReportError}) are facts the caller puts into words: `src/app.ts` adds where a fault
- *   happened, or names the flag an output directory came from, then throws a DeferlabError.
+ *   {@link ReportError}, and IrqTraceError in src/irq/trace-file.ts) are facts the caller puts
+ *   into words: `src/app.ts` adds where a fault happened, names the flag an output directory
+ *   came from, or says a trace's problem is the irq trace's, then throws a DeferlabError.
  *   One that reaches the CLI unmapped is a failed run (exit 1) with a pointer to DEFERLAB_DEBUG.
  *
  * Codes are stable (tests and scripts may match on them); messages may be reworded.
@@ -49,6 +50,8 @@ export type ErrorCode =
   | 'E_STRATEGY_LOAD'
   /** {@link StrategyOptionError} */
   | 'E_STRATEGY_OPTION'
+  /** IrqTraceError, put into words: a missing, empty or malformed `--irq-trace` file (exit 2). */
+  | 'E_IRQ_TRACE'
   /** {@link Interrupted} and its subclasses */
   | 'E_INTERRUPTED';
 

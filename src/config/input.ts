@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { DeferlabError } from '../errors.js';
+import { MAX_SCALE, MIN_SCALE, parseIrqTraceMap } from '../irq/trace-file.js';
 import { NIC_PROFILES, type NicProfileName } from '../net/profiles.js';
 import {
   FAST_MIX_VARIANTS,
@@ -85,6 +86,14 @@ export interface PartialConfig {
     burstSize?: NumberInput;
     /** `all`, a list, or a string like `0,1` / `0-3`. */
     cpus?: readonly number[] | string;
+    /** `--irq-trace`: a perf script or CSV trace whose arrivals replace the generator's; null: none. */
+    trace?: string | null;
+    /** `--irq-trace-map`: host CPU to emulated CPU, `3:0,5:1`. */
+    traceMap?: string;
+    /** `--irq-trace-loop`: repeat the trace. */
+    traceLoop?: boolean;
+    /** `--irq-trace-scale`: time stretch factor, `2` (half the rate) or `0.5`. */
+    traceScale?: NumberInput;
   };
   seed?: NumberInput;
   notify?: NotifyPolicy;
@@ -230,11 +239,40 @@ export const WORKLOAD_FIELDS: Readonly<Record<WorkloadKind, readonly (keyof type
   irq_only: [],
 };
 
+/** A trace file's path (not empty), or null: no trace. */
+const traceFileInput = (input: unknown): Parsed<string | null> => {
+  if (input === null) return ok(null);
+  if (typeof input !== 'string' || input.trim() === '')
+    return fail('must name a trace file (perf script output of irq:irq_handler_entry, or CSV time_ns,cpu,irq)', {
+      fix: 'like examples/irq-trace.perf.txt',
+    });
+  return ok(input);
+};
+
+/** `HOST:CPU` pairs, `3:0,5:1`; the CPUs are checked against the machine's once it is known. */
+const traceMapInput = (input: unknown): Parsed<string> => {
+  if (typeof input !== 'string') return fail('must be HOST:CPU pairs separated by commas, like "3:0,5:1"');
+  const parsed = parseIrqTraceMap(input);
+  return parsed.ok ? ok(input.trim()) : fail(parsed.problem);
+};
+
+/** A time stretch factor from MIN_SCALE to MAX_SCALE (trace-file.ts). */
+const traceScaleInput = (input: unknown): Parsed<number> => {
+  const n = parsePlainNumber(input);
+  return n !== undefined && n >= MIN_SCALE && n <= MAX_SCALE
+    ? ok(n)
+    : fail(`must be a number from ${MIN_SCALE} to ${MAX_SCALE} (2 replays at half the rate, 0.5 at twice)`);
+};
+
 const IRQ_SHAPE = {
   rate: field(rateIn(LIMITS.irqRate.min, LIMITS.irqRate.max, 'interrupts per second per CPU')).optional(),
   pattern: z.enum(IRQ_PATTERNS, { error: oneOf(IRQ_PATTERNS) }).optional(),
   burstSize: field(integerIn(LIMITS.burstSize.min, LIMITS.burstSize.max)).optional(),
   cpus: field(cpuSelection(LIMITS.cpuId.max)).optional(),
+  trace: field(traceFileInput).optional(),
+  traceMap: field(traceMapInput).optional(),
+  traceLoop: z.boolean({ error: 'must be true or false' }).optional(),
+  traceScale: field(traceScaleInput).optional(),
 };
 
 const FAST_POOL_SHAPE = {

@@ -8,6 +8,7 @@
  */
 
 import { resolve as resolvePath } from 'node:path';
+import type { IrqTraceConfig } from '../irq/replay.js';
 import { kernelProfile } from '../kernel/profiles.js';
 import type { NicOptions } from '../net/profiles.js';
 import {
@@ -36,6 +37,7 @@ import {
 } from './defaults.js';
 import { conflict } from './errors.js';
 import { type ParsedPartial, type PartialConfig, validateLayer } from './input.js';
+import { resolveIrqTrace } from './irq-trace.js';
 import { type Layer, Origins, type Source } from './origins.js';
 import type { CommandRulesFor } from './rules.js';
 import type { StrategySpec } from './strategy-spec.js';
@@ -86,6 +88,8 @@ export interface IrqConfig {
   /** Interrupts per burst when `pattern` is 'bursts'. */
   readonly burstSize: number;
   readonly cpus: readonly number[] | 'all';
+  /** `--irq-trace`: arrivals replayed from a recorded trace instead (src/irq/replay.ts); absent: none. */
+  readonly trace?: IrqTraceConfig;
 }
 
 export interface FastPoolConfig {
@@ -273,6 +277,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
 
   const sweep = m.sweep ?? null;
   if (sweep) checkSweep(origins, sweep, workload);
+  const trace = resolveIrqTrace(origins, m.irq, { cpus, cpusText, cwd: input.cwd, sweep, rules: input.rules });
 
   const control = m.control ? controlLabel(baseline) : null;
   if (control) {
@@ -305,7 +310,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     strategies,
     baseline,
     workload,
-    irq: { ...irq, cpus: irq.cpus === 'all' ? 'all' : [...irq.cpus] },
+    irq: { ...irq, cpus: irq.cpus === 'all' ? 'all' : [...irq.cpus], ...(trace ? { trace: { ...trace } } : {}) },
     seed: m.seed ?? Math.floor(random() * 2 ** 32) >>> 0,
     notify: m.notify ?? DEFAULTS.notify,
     topology: {

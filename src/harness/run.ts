@@ -24,6 +24,8 @@ import { encodeIntoCompressedBase64 } from 'hdr-histogram-js';
 import { autoIdle, autoIdleFreeCores, LIMITS, primeAutoIdle, UNTIL_MIN_ROUNDS } from '../config/defaults.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { Interrupted, MachineFaultError } from '../errors.js';
+import { irqTraceMeta, loadIrqTrace } from '../irq/replay.js';
+import type { IrqTracePlan } from '../irq/trace-file.js';
 import { Phase } from '../machine/layout.js';
 import { Machine, type MachineFault } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
@@ -78,6 +80,8 @@ export interface RunHooks {
   trialDone?(info: { label: string; round: number; threadHeaps: { thread: string; heap: ThreadHeap }[] }): void;
   /** Change the machine a point boots (scenarios: a hog, a driver payload, cross-CPU queues). */
   adjust?: (opts: MachineOptions, params: PointParams) => MachineOptions;
+  /** `config.irq.trace`, already read (the CLI reads it before anything runs); else read here. */
+  irqTrace?: IrqTracePlan;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -94,6 +98,8 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
   const refs = strategyRefs(config);
   const descriptions = await Promise.all(refs.map((r) => describe(r)));
   const host = Machine.hostInfo();
+  const trace = config.irq.trace;
+  const irqTrace = trace ? (hooks.irqTrace ?? (await loadIrqTrace(trace, config.cpus))) : undefined;
   // --idle auto: look at how idle the host is now, before anything of this run loads it.
   if (config.idle === 'auto') await primeAutoIdle(config.cpus);
   const results: RunResults = {
@@ -119,6 +125,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
       command: hooks.command ?? [],
       topology: config.topology,
       options: config,
+      ...(trace && irqTrace ? { irqTrace: irqTraceMeta(irqTrace, trace) } : {}),
     },
     baseline: config.baseline,
     ...(config.control ? { control: config.control } : {}),
@@ -136,7 +143,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
   }
   try {
     for (const params of sweepPoints(config)) {
-      const point = await runPoint(config, params, descriptions, results, hooks, say);
+      const point = await runPoint(config, params, descriptions, results, { ...hooks, irqTrace }, say);
       results.points.push(point);
       if (results.status !== 'completed') break;
     }
@@ -158,7 +165,10 @@ async function runPoint(
   hooks: RunHooks,
   say: (l: string) => void,
 ): Promise<PointResult> {
-  const base = machineOptions(config, params);
+  const base: MachineOptions = {
+    ...machineOptions(config, params),
+    ...(hooks.irqTrace ? { irqTrace: hooks.irqTrace } : {}),
+  };
   const opts = hooks.adjust ? hooks.adjust(base, params) : base;
   const point: PointResult = { params: { ...params } as Record<string, number>, strategies: [] };
   const accs: StrategyAcc[] = opts.strategies.map((r, i) => ({

@@ -15,15 +15,21 @@
  * are therefore up to ~0.1 ms late, and arrivals are published far enough ahead not to care).
  * Arrivals more than IRQ_MAX_LAG_NS behind when generated (the thread was descheduled) are
  * skipped and counted, not burst out.
+ *
+ * With `--irq-trace` the arrivals come from a recorded trace instead (src/irq/replay.ts,
+ * TraceReplay: due times and irq numbers as recorded, offset 0 at each trial's start), published
+ * the same way and counted the same way, plus `irqs_replayed`.
  */
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { initClock, nowNs } from '../clock.js';
+import { TraceReplay } from '../irq/replay.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { attachShm } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
 import { ARRIVAL_FIRST, ARRIVAL_FULL, Arrivals, IrqChip } from './irqchip.js';
 import {
+  C_EPOCH,
   C_IRQ_CPU_NS,
   C_JIFFIES,
   C_PHASE,
@@ -86,15 +92,20 @@ export async function startIrqThread(data: StartupData): Promise<void> {
     const n = opts.cpus;
     const hz = opts.hz;
     const tickNs = 1e9 / hz;
-    const targets = opts.irq.cpus.filter((c) => c < n);
+    // --irq-trace: the trace's arrivals replace the generator's.
+    const replay = opts.irqTrace ? new TraceReplay(opts.irqTrace) : undefined;
+    const targets = replay ? replay.targets : opts.irq.cpus.filter((c) => c < n);
     const rate = opts.irq.rate;
     const gap = rate > 0 ? 1e9 / rate : Number.POSITIVE_INFINITY;
     const next = new Float64Array(n).fill(Number.POSITIVE_INFINITY);
     const burstLeft = new Int32Array(n);
     let lastJ = -1;
     let wasActive = false;
+    /** The collect epoch the current stretch of arrivals started in: a new trial is a new stretch. */
+    let stretchEpoch = -1;
 
     const advance = (c: number, t: number): number => {
+      if (replay) return replay.advance(c);
       switch (opts.irq.pattern) {
         case 'poisson':
           return t - Math.log(1 - rand()) * gap;
@@ -139,8 +150,15 @@ export async function startIrqThread(data: StartupData): Promise<void> {
         }
       }
       // Device interrupts: publish every target's arrivals up to the horizon.
-      const active = (phase === Phase.Warmup || phase === Phase.Measure) && rate > 0;
-      if (active && !wasActive) for (const c of targets) next[c] = now + rand() * gap;
+      const active = (phase === Phase.Warmup || phase === Phase.Measure) && (rate > 0 || replay !== undefined);
+      // A stretch starts with each trial's warm-up (a new epoch, should the pause between two
+      // trials pass while this thread slept).
+      const epoch = Atomics.load(i32, R.control + C_EPOCH);
+      if (active && (!wasActive || epoch !== stretchEpoch)) {
+        stretchEpoch = epoch;
+        replay?.start(now);
+        for (const c of targets) next[c] = replay ? replay.due(c) : now + rand() * gap;
+      }
       wasActive = active;
       // A generation step (C_GEN_INFLIGHT): the phase is read again after entering, so nothing
       // is published after the drain has checked the rings.
@@ -148,13 +166,14 @@ export async function startIrqThread(data: StartupData): Promise<void> {
         const until = now + ARRIVAL_HORIZON_NS;
         for (const c of targets) {
           if (now - next[c] > IRQ_MAX_LAG_NS) {
-            Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_skipped, Math.floor((now - next[c]) / gap));
-            next[c] = now;
+            const behind = replay ? replay.skipBefore(c, now) : Math.floor((now - next[c]) / gap);
+            Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_skipped, behind);
+            next[c] = replay ? replay.due(c) : now;
           }
           let published = 0;
           let first = false;
           while (next[c] <= until) {
-            const r = arrivals.publish(c, next[c], IRQ_BASE + c);
+            const r = arrivals.publish(c, next[c], replay ? replay.irq(c) : IRQ_BASE + c);
             if (r === ARRIVAL_FULL) {
               Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_dropped, 1);
             } else {
@@ -164,6 +183,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
             next[c] = advance(c, next[c]);
           }
           if (published) Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_raised, published);
+          if (published && replay) Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_replayed, published);
           // The CPU may sleep with no deadline (its ring was empty): wake it to see the new ones.
           if (first) chip.kick(c);
         }

@@ -306,6 +306,7 @@ export const GLOBAL_COUNTER_NAMES = [
   'items_produced', // cross_cpu items queued
   'items_consumed', // cross_cpu items drained
   'items_refused', // cross_cpu pushes refused by a full ring (the producer retries later)
+  'irqs_replayed', // device interrupts published from an --irq-trace replay (counted in irqs_raised too)
 ] as const;
 export type GlobalCounterName = (typeof GLOBAL_COUNTER_NAMES)[number];
 export const GlobalCounter = Object.fromEntries(GLOBAL_COUNTER_NAMES.map((n, i) => [n, i])) as Record<

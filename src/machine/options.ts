@@ -2,6 +2,8 @@
  * What the machine needs to know to boot: the emulated hardware and what runs on it.
  * The harness maps the user's resolved configuration onto this; tests build it directly.
  */
+
+import type { IrqTracePlan } from '../irq/trace-file.js';
 import { type KernelName, kernelProfile } from '../kernel/profiles.js';
 import type { FairPolicyName } from '../kernel/sched/fair.js';
 import type { NicOptions } from '../net/profiles.js';
@@ -125,6 +127,12 @@ export interface MachineOptions {
   /** What a hand-off defers; default random.c's mix. */
   payload?: PayloadOptions;
   strategies: StrategyRef[];
+  /**
+   * Device-interrupt arrivals replayed from a recorded trace (`--irq-trace`, src/irq/replay.ts)
+   * instead of generated at `irq.rate`; its arrays on a SharedArrayBuffer (shareIrqTrace), so
+   * every thread shares one copy. Offset 0 is the start of each trial's warm-up.
+   */
+  irqTrace?: IrqTracePlan;
 }
 
 export function defaultTopology(cpus: number): Topology {

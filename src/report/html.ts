@@ -17,6 +17,7 @@ import { createHash } from 'node:crypto';
 import type { Histogram } from 'hdr-histogram-js';
 import { decodeHistogram } from './decode.js';
 import { calibrationRows } from './host-calibration.js';
+import { irqTraceNotes } from './irq-trace-notes.js';
 import { setupLine } from './setup-line.js';
 import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext, untilLine } from './table.js';
 import type { PointResult, RunResults, StageName } from './types.js';
@@ -245,6 +246,7 @@ function metaSection(results: RunResults): string {
   const setup = setupLine(results);
   const items: Array<[string, string]> = [
     ...(setup ? ([['setup', setup]] as Array<[string, string]>) : []),
+    ...irqTraceNotes(results).map((line): [string, string] => ['irq trace', line]),
     ['status', results.status],
     ['baseline', results.baseline],
     ['sweep', results.sweep ? `${results.sweep.param}: ${results.sweep.values.join(', ')}` : 'none'],

@@ -80,7 +80,9 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
 
   const irq = obj(o.irq);
   const rate = num(irq.rate);
-  if (!custom && (rate !== undefined || swept === 'irq_rate')) {
+  const trace = irqTraceText(results.meta, obj(irq.trace));
+  if (!custom && trace) parts.push(trace);
+  else if (!custom && (rate !== undefined || swept === 'irq_rate')) {
     if (rate === 0 && swept !== 'irq_rate') parts.push('no background interrupts');
     else {
       const burst = num(irq.burstSize);
@@ -119,6 +121,32 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
     );
   }
   return parts.length ? parts.join('; ') : undefined;
+}
+
+/**
+ * `background interrupts replayed from trace.txt (perf, 290 arrivals in 10.8 ms; host CPUs 3:0,5:1
+ * by first arrival; looped; time ×2)`: where the arrivals came from under `--irq-trace`, from the
+ * resolved `irq.trace` and `meta.irqTrace`. Undefined without a trace.
+ */
+function irqTraceText(meta: RunResults['meta'], trace: Record<string, unknown>): string | undefined {
+  if (typeof trace.file !== 'string') return undefined;
+  const m = meta.irqTrace;
+  const what = m ? `${m.format}, ${plural(m.events, 'arrival')} in ${nsText(m.spanNs)}; ` : '';
+  const map = m
+    ? `host CPUs ${m.mapping.map((x) => `${x.host}:${x.cpu}`).join(',')}${m.mapGiven ? '' : ' by first arrival'}`
+    : typeof trace.map === 'string'
+      ? `host CPUs ${trace.map}`
+      : 'host CPUs by first arrival';
+  const loop = trace.loop === true ? '; looped' : '';
+  const scale = typeof trace.scale === 'number' && trace.scale !== 1 ? `; time ×${trace.scale}` : '';
+  return `background interrupts replayed from ${trace.file} (${what}${map}${loop}${scale})`;
+}
+
+/** `10.8 ms`, `2.5 s`, `750 µs`: a trace's span. */
+export function nsText(ns: number): string {
+  if (ns >= 1e9) return `${+(ns / 1e9).toFixed(2)} s`;
+  if (ns >= 1e6) return `${+(ns / 1e6).toFixed(1)} ms`;
+  return `${+(ns / 1e3).toFixed(1)} µs`;
 }
 
 /** `seed 123456 (replay: --seed 123456)`: the seed every random choice of the run came from. */

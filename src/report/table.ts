@@ -9,6 +9,7 @@
 import { plural } from '../text.js';
 import { fmtDelta, fmtRate, fmtUs, type Marker, markerOf, verdictText } from './format-cells.js';
 import { calibrationLine } from './host-calibration.js';
+import { irqTraceNotes } from './irq-trace-notes.js';
 import { netLines } from './net-lines.js';
 import {
   handoffsLostWarnings,
@@ -433,6 +434,7 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
   const out: string[] = [statusLine(results)];
   const setup = setupLine(results);
   if (setup) out.push(termSafe(setup));
+  out.push(...irqTraceNotes(results).map(termSafe));
   const ctx = tableContext(results);
   results.points.forEach((point, pi) => {
     const t = summaryTable(point, results.baseline, ctx);

@@ -11,6 +11,8 @@
  * `null` and read back as NaN (see `readResults`).
  */
 
+import type { IrqTraceMeta } from '../irq/replay.js';
+
 export const SCHEMA_VERSION = 1;
 
 /** The stages (trace points) a run can measure, in pipeline order (the order reports use). */
@@ -197,6 +199,8 @@ export interface RunMeta {
   calibration?: Calibration;
   /** When `options.idle` was `auto`: the policy the CPUs ran and why, e.g. `poll (auto: 1.9 of 2 cores free)`. */
   idlePolicy?: string;
+  /** With `--irq-trace`: the trace replayed instead of the generator (src/irq/replay.ts). */
+  irqTrace?: IrqTraceMeta;
 }
 
 /**

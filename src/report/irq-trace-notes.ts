@@ -1,0 +1,60 @@
+/**
+ * The lines under the setup line of a run that replayed `--irq-trace`: how fast the trace's
+ * arrivals came as recorded and as replayed in the measured phases (`irqs_replayed`, with those
+ * skipped and dropped, the counters the generator reports too), and, for a trace played once,
+ * that it ran out before the trials ended. Pure; nothing here prints.
+ */
+import { fmtRate } from './format-cells.js';
+import { nsText } from './setup-line.js';
+import type { RunResults } from './types.js';
+
+/** `1.2 s`, `300 ms`. */
+function msText(ms: number): string {
+  return ms >= 1000 ? `${+(ms / 1000).toFixed(2)} s` : `${ms} ms`;
+}
+
+/**
+ * `irq trace: 290 arrivals per 10.9 ms pass (26.6k/s as recorded); replayed 26.5k/s in the measured
+ * phases (irqs_replayed), 0 skipped late, 0 dropped`, and a `note:` when a trace played once
+ * ended before the trials did. Empty without a trace. Context: main thread; pure.
+ */
+export function irqTraceNotes(results: Pick<RunResults, 'meta' | 'points'>): string[] {
+  const m = results.meta.irqTrace;
+  if (!m) return [];
+  const out: string[] = [];
+  let replayed = 0;
+  let skipped = 0;
+  let dropped = 0;
+  let ns = 0;
+  for (const p of results.points)
+    for (const s of p.strategies)
+      for (const t of s.trials) {
+        replayed += t.counters.irqs_replayed ?? 0;
+        skipped += t.counters.irqs_skipped ?? 0;
+        dropped += t.counters.irqs_dropped ?? 0;
+        ns += t.durationNs;
+      }
+  const passNs = m.loop ? m.periodNs : m.spanNs;
+  const recorded = passNs > 0 ? ` (${fmtRate((m.events / passNs) * 1e9)}/s as recorded)` : '';
+  const measured =
+    ns > 0
+      ? `; replayed ${fmtRate((replayed / ns) * 1e9)}/s in the measured phases (irqs_replayed), ` +
+        `${skipped} skipped late, ${dropped} dropped`
+      : '';
+  out.push(`irq trace: ${m.events} arrivals per ${nsText(passNs)} pass${recorded}${measured}`);
+
+  const o = (results.meta.options ?? {}) as { warmupMs?: unknown; trialMs?: unknown };
+  const warmupMs = typeof o.warmupMs === 'number' ? o.warmupMs : 0;
+  const trialMs = typeof o.trialMs === 'number' ? o.trialMs : undefined;
+  if (!m.loop && trialMs !== undefined && m.spanNs < (warmupMs + trialMs) * 1e6) {
+    const ends = `the irq trace ends ${nsText(m.spanNs)} into each trial (it starts with the trial's warm-up)`;
+    const inWarmup = m.spanNs < warmupMs * 1e6;
+    out.push(
+      inWarmup
+        ? `note: ${ends}, within the ${msText(warmupMs)} warm-up: the measured phases had no trace arrivals; --irq-trace-loop repeats it`
+        : `note: ${ends}, ${nsText(m.spanNs - warmupMs * 1e6)} into the ${msText(trialMs)} measured phase: ` +
+            'arrivals stopped for the rest; --irq-trace-loop repeats it',
+    );
+  }
+  return out;
+}
