@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { machineDefaults } from '../../src/config/defaults.js';
+import { machineDefaults, tcpLatOptions } from '../../src/config/defaults.js';
 import { DEFAULTS, type PartialConfig, resolveConfig } from '../../src/config/schema.js';
 import { DeferlabError } from '../../src/errors.js';
 import { machineOptions, strategyRefs } from '../../src/harness/options.js';
@@ -51,7 +51,7 @@ describe('defaults', () => {
         'bh_workqueue',
       ],
       baseline: 'inline',
-      workload: { kind: 'tcp_lat', msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4 * 1024 * 1024 },
+      workload: tcpLatOptions({ msgSize: 64, clientCpu: 0, serverCpu: 1, ringBytes: 4 * 1024 * 1024 }),
       irq: { rate: 20000, pattern: 'constant', burstSize: 32, cpus: 'all' },
       seed: 2 ** 31,
       notify: 'if-idle',
@@ -223,7 +223,7 @@ describe('layers', () => {
     );
     expect(c.trials).toBe(7);
     expect(c.hz).toBe(100);
-    expect(c.workload).toEqual({ kind: 'tcp_lat', msgSize: 1024, clientCpu: 0, serverCpu: 1, ringBytes: 65536 });
+    expect(c.workload).toEqual(tcpLatOptions({ msgSize: 1024, ringBytes: 65536 }));
   });
 
   it('a preset sits between the defaults and the file', () => {
