@@ -51,7 +51,17 @@ const verdictLines = (text: string) => text.split('\n').filter((l) => l.startsWi
 describe('scenarios at a tiny size', () => {
   it('random-regression emits its verdicts', async () => {
     const { ctx, out } = ctxFor('random-regression');
-    const code = await runRandomRegression(ctx, { msgSizes: [4096], rates: [20000], triggers: [16], beside: ['6.1'] });
+    const code = await runRandomRegression(ctx, {
+      msgSizes: [4096],
+      rates: [20000],
+      triggers: [16],
+      beside: ['6.1'],
+      net: [
+        { nic: 'ipoib-cm', instances: 1, trigger: 16, msgSizes: [200_000], observation: 'ipoib' },
+        { nic: 'ixgbe', instances: 1, trigger: 16, msgSizes: [4096], observation: 'ixgbe' },
+        { nic: 'ipoib-ud', instances: 3, trigger: 16, msgSizes: [4096], observation: 'instances' },
+      ],
+    });
     const v = verdictLines(out());
     expect(code, out()).toBe(0);
     for (const key of [
@@ -61,6 +71,9 @@ describe('scenarios at a tiny size', () => {
       'timer within noise',
       'timer(deferrable=true) within noise',
       "reaches the seed's 10%",
+      'seed 000: workqueue regresses tcp_lat against inline over IPoIB with one qperf',
+      'seed 000: no such regression over ixgbe Ethernet',
+      'seed 000: no such regression with 8 qperf pairs',
     ]) {
       expect(
         v.some((l) => l.includes(key)),
@@ -79,7 +92,11 @@ describe('scenarios at a tiny size', () => {
     expect(out()).toMatch(/^point +strategy +hand-offs\/s +kthread switches per hand-off +hand-off call p50/m);
     expect(out()).not.toContain('+ctx switches');
     expect(out()).not.toMatch(/^\* negative/m);
-  });
+    // Part 2's table: every group's points, with where the hand-offs landed.
+    expect(out()).toMatch(/^ipoib-cm +1 +16 +200000 /m);
+    expect(out()).toMatch(/^ixgbe +1 +16 +4K /m);
+    expect(out()).toMatch(/^ipoib-ud +3 +16 +4K /m);
+  }, 180_000);
 
   it('ipi-storm with one trial: its verdicts, no NaN, its seed, and ipi-storm.json with seed, command and status', async () => {
     const dir = join(tmp, 'ipi');
