@@ -44,18 +44,16 @@ import {
   NIC_WORDS,
   nicRegion,
   P_BYTES,
-  P_CSUM,
-  P_DUE_LO,
   P_LAST,
   P_OFFSET,
   P_SEQ,
   P_WORDS,
   PACKET_HEADER_WORDS,
-  putTime,
   TXC_RECORD_WORDS,
   txcRegion,
 } from '../net/layout.js';
 import { type LinkSpec, Nic, netCapacities, payloadWords } from '../net/nic.js';
+import { fillPayload, patternSum, sealPacket, writeHeader } from '../net/packet.js';
 import { describeNic, NIC_PROFILE, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
@@ -63,20 +61,6 @@ import type { Workload, WorkloadAttachment } from './workload.js';
 
 /** Words copied between preemption points: a page, as copy_{from,to}_user's fault-in granularity. */
 export const COPY_CHUNK_WORDS = 1024;
-/** The payload pattern's per-message stride (golden-ratio constant): word k of message s. */
-const PATTERN = 0x9e3779b1 | 0;
-
-/** Word `k` of message `seq`'s payload. */
-export function patternWord(seq: number, k: number): number {
-  return (Math.imul(seq, PATTERN) + k) | 0;
-}
-
-/** The 32-bit sum of message `seq`'s `words` payload words. */
-export function patternSum(seq: number, words: number): number {
-  const tri = ((words * (words - 1)) / 2) % 4294967296;
-  return (Math.imul(words, Math.imul(seq, PATTERN)) + tri) | 0;
-}
-
 /** The CPUs of pair `i`. */
 export function pairCpus(w: TcpLatOptions, cpus: number, i: number): { client: number; server: number } {
   return { client: (w.clientCpu + i) % cpus, server: (w.serverCpu + i) % cpus };
@@ -205,38 +189,23 @@ class Endpoint {
         const idx = this.tx.claim();
         if (idx < 0)
           throw new Error('tcp_lat: packet ring full with one message in flight (ring smaller than a message)');
-        const n = Math.min(this.pw, this.words - this.sOff);
-        i32[idx + P_SEQ] = this.sSeq;
-        i32[idx + P_OFFSET] = this.sOff;
-        i32[idx + P_WORDS] = n;
-        i32[idx + P_BYTES] = this.sOff + n === this.words ? this.bytes - this.sOff * 4 : n * 4;
-        i32[idx + P_LAST] = this.sOff + n === this.words ? 1 : 0;
+        writeHeader(i32, idx, this.sSeq, this.sOff, this.pw, this.words, this.bytes);
         this.sIdx = idx;
         this.sPos = 0;
         this.sSum = 0;
       }
       const idx = this.sIdx;
       const n = i32[idx + P_WORDS];
-      const p = idx + PACKET_HEADER_WORDS;
       while (this.sPos < n) {
         const end = Math.min(n, this.sPos + COPY_CHUNK_WORDS);
-        const base = Math.imul(this.sSeq, PATTERN) + this.sOff;
-        let sum = this.sSum;
-        for (let k = this.sPos; k < end; k++) {
-          const v = (base + k) | 0;
-          i32[p + k] = v;
-          sum = (sum + v) | 0;
-        }
-        this.sSum = sum;
+        this.sSum = fillPayload(i32, idx, this.sPos, end, this.sSum);
         this.sPos = end;
         if (end < n && !rt.poll()) return PREEMPTED;
       }
-      i32[idx + P_CSUM] = this.softCsum ? this.sSum : 0;
       const ip = i32[idx + P_BYTES] + TCP_IP_HEADER_BYTES;
-      const now = rt.now();
-      const due = Math.max(now, this.linkFree) + this.wire(ip);
+      const due = Math.max(rt.now(), this.linkFree) + this.wire(ip);
       this.linkFree = due;
-      putTime(i32, idx + P_DUE_LO, due);
+      sealPacket(i32, idx, this.softCsum ? this.sSum : 0, due);
       this.tx.publish();
       this.sIdx = -1;
       this.sOff += n;

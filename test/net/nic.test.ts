@@ -17,21 +17,9 @@ import {
   TaskState,
 } from '../../src/machine/layout.js';
 import { KsoftirqdTask } from '../../src/machine/tasks.js';
-import {
-  dataRegion,
-  L_POLLED,
-  linkRegion,
-  P_BYTES,
-  P_CSUM,
-  P_DUE_LO,
-  P_LAST,
-  P_OFFSET,
-  P_SEQ,
-  P_WORDS,
-  PACKET_HEADER_WORDS,
-  putTime,
-} from '../../src/net/layout.js';
+import { dataRegion, L_POLLED, linkRegion, P_BYTES } from '../../src/net/layout.js';
 import { payloadWords } from '../../src/net/nic.js';
+import { fillPayload, patternSum, sealPacket, writeHeader } from '../../src/net/packet.js';
 import {
   itrContainer,
   type NicOptions,
@@ -43,7 +31,6 @@ import {
 } from '../../src/net/profiles.js';
 import { SpscRing } from '../../src/shm/ring.js';
 import { workloadOf } from '../../src/workloads/index.js';
-import { patternWord } from '../../src/workloads/tcp-lat.js';
 import { oneThreadKernel } from '../kernel/helpers.js';
 
 const MiB = 1 << 20;
@@ -76,24 +63,12 @@ function server(nic: NicOptions, msgSize = MiB) {
     const dues: number[] = [];
     let free = t0;
     for (let off = 0; off < words; off += pw) {
-      const n = Math.min(pw, words - off);
       const idx = ring.claim();
       expect(idx).toBeGreaterThanOrEqual(0);
-      const bytes = off + n === words ? msgSize - off * 4 : n * 4;
-      i32[idx + P_SEQ] = seq;
-      i32[idx + P_OFFSET] = off;
-      i32[idx + P_WORDS] = n;
-      i32[idx + P_BYTES] = bytes;
-      i32[idx + P_LAST] = off + n === words ? 1 : 0;
-      let sum = 0;
-      for (let j = 0; j < n; j++) {
-        const v = patternWord(seq, off + j);
-        i32[idx + PACKET_HEADER_WORDS + j] = v;
-        sum = (sum + v) | 0;
-      }
-      i32[idx + P_CSUM] = sum;
-      free += wireNs(nic, bytes + TCP_IP_HEADER_BYTES);
-      putTime(i32, idx + P_DUE_LO, free);
+      const n = writeHeader(i32, idx, seq, off, pw, words, msgSize);
+      const sum = fillPayload(i32, idx, 0, n, 0);
+      free += wireNs(nic, i32[idx + P_BYTES] + TCP_IP_HEADER_BYTES);
+      sealPacket(i32, idx, sum, free);
       ring.publish();
       dues.push(free);
     }
@@ -237,6 +212,25 @@ describe('NAPI and net_rx_action', () => {
     deliver(s, dues);
     const full = Math.floor(MiB / 4 / payloadWords(nicOf('ixgbe')));
     expect(s.counter('tcp_acks_sent')).toBe(Math.floor(full / 2));
+  });
+});
+
+describe('the payload pattern', () => {
+  it("a message's words, written packet by packet, sum to patternSum (the reader's check)", () => {
+    const i32 = new Int32Array(64 + 1000);
+    for (const [seq, words] of [
+      [1, 1],
+      [7, 999],
+      [123456789, 1000],
+    ]) {
+      let sum = 0;
+      for (let off = 0; off < words; off += 100) {
+        const n = writeHeader(i32, 0, seq, off, 100, words, words * 4);
+        sum = fillPayload(i32, 0, 0, n, sum);
+      }
+      expect(sum).toBe(patternSum(seq, words));
+      expect(patternSum(seq + 1, words)).not.toBe(sum);
+    }
   });
 });
 
