@@ -145,6 +145,9 @@ export const LIMITS = Object.freeze({
   untilPct: { min: 0.1, max: 100 },
   /** --max-time, per sweep point. */
   maxTimeMs: { min: 1000, max: 86_400_000 },
+  /** --timeline-window: the last part of each trial the timeline keeps (the rings hold ~1500
+   *  records a ms per thread, at most 262144: src/machine/timeline.ts). */
+  timelineWindowMs: { min: 1, max: 1000 },
 });
 
 /** Freeze a value and everything it holds. */
@@ -183,6 +186,9 @@ export const DEFAULTS = deepFreeze({
   /** --max-time: ten minutes of extra rounds per point, at most. */
   maxTimeMs: 600_000,
   wide: false,
+  timeline: false,
+  /** --timeline-window: the last 50 ms of each trial. */
+  timelineWindowMs: 50,
 });
 
 /** The seed of {@link machineDefaults}: a run draws a random one when it is resolved. */
