@@ -85,7 +85,7 @@ function draw(){
     g.strokeStyle='#ddd';g.beginPath();g.moveTo(0,r.y+r.h-2);g.lineTo(W,r.y+r.h-2);g.stroke();}
   g.save();g.beginPath();g.rect(PAD,0,W-PAD,Hh);g.clip();
   for(const s of cur.ss){if(s[2]+s[3]<t0||s[2]>t1)continue;const r=cur.rows[s[1]];const x=X(s[2]),w=Math.max(1,X(s[2]+s[3])-x),y=r.y+s.d*H;
-    g.fillStyle=colour(s);g.fillRect(x,y,w,H-2);if(w>30){g.fillStyle='#111';g.fillText(String(s[4]).slice(0,Math.floor(w/6)),x+2,y+11);}}
+    g.fillStyle=colour(s);g.fillRect(x,y,w,H-2);const lx=Math.max(x,PAD),lw=x+w-lx;if(lw>30){g.fillStyle='#111';g.fillText(String(s[4]).slice(0,Math.floor(lw/6)),lx+2,y+11);}}
   for(const s of D.instants){if(s[0]!==cur.pid||s[2]<t0||s[2]>t1)continue;const r=cur.rows[s[1]];if(!r)continue;const x=X(s[2]);g.strokeStyle=String(s[3]).startsWith('measured')?'#000':'#2a9d8f';g.beginPath();g.moveTo(x,r.y);g.lineTo(x,r.y+r.h-6);g.stroke();}
   g.strokeStyle='#333';g.fillStyle='#333';
   for(const f of D.flows){if(f[0]!==cur.pid)continue;if(f[2]>t1||f[4]<t0)continue;const a=cur.rows[f[1]],b=cur.rows[f[3]];if(!a||!b)continue;

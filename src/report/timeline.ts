@@ -204,7 +204,14 @@ export function buildTrial(
   const emit = (tid: number, b: TlRecord, endNs: number) => {
     if (endNs < from) return;
     const start = Math.max(b.ts, from);
-    const ev: TraceEvent = { ...sliceName(plan, w, b), ph: 'X', pid, tid, ts: us(start), dur: us(endNs) - us(start) };
+    const ev: TraceEvent = {
+      ...sliceName(plan, w, b),
+      ph: 'X',
+      pid,
+      tid,
+      ts: us(start),
+      dur: (Math.round(endNs) - Math.round(start)) / 1000,
+    };
     out.push(ev);
     if (b.what === TlWhat.Work) flowEnds.push({ key: `${b.arg}:${b.aux}`, ts: ev.ts!, tid });
   };
@@ -265,7 +272,11 @@ export function buildTrial(
     tid: genTid,
     ts: us(w.measureEndNs),
   });
-  return out;
+  // Each track in time order, a parent before the slices it holds.
+  const isMeta = (e: TraceEvent) => e.ph === 'M';
+  const body = out.filter((e) => !isMeta(e));
+  body.sort((a, b) => a.tid - b.tid || a.ts! - b.ts! || (b.dur ?? 0) - (a.dur ?? 0));
+  return [...out.filter(isMeta), ...body];
 }
 
 const VECTOR_NAMES: Record<number, string> = { [Vector.Device]: 'irq', [Vector.Net]: 'NIC rx', [Vector.Ipi]: 'IPI' };
