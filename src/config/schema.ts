@@ -296,8 +296,9 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     );
   }
   if (m.timeline && m.outDir === null) {
+    const noOut = origins.layerOf(['outDir'])?.source.kind === 'flags' ? '--no-output' : origins.name(['outDir']);
     throw conflict(
-      `${origins.name(['timeline'])} writes timeline.json into the results directory, but ${origins.name(['outDir'])} writes no files`,
+      `${origins.name(['timeline'])} writes timeline.json into the results directory, but ${noOut} writes no files`,
       'drop one of them',
       origins.layerOf(['timeline'])?.source.kind === 'flags',
     );

@@ -157,7 +157,7 @@ describe('--timeline', () => {
     [['--timeline', '--timeline-window', '0'], /--timeline-window.*1ms/],
     [['--timeline', '--timeline-window', 'soon'], /--timeline-window.*duration/],
     [['--timeline-window', '10ms'], /--timeline-window.*--timeline is not given/],
-    [['--timeline', '--no-output'], /--timeline.*writes no files/],
+    [['--timeline', '--no-output'], /--timeline.*--no-output writes no files/],
   ])('refuses %j in one line, exit 2', async (args, message) => {
     const r = await runCli(['run', ...args]);
     expect(r.code).toBe(2);
