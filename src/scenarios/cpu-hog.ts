@@ -16,6 +16,7 @@ import type { StrategyResult } from '../report/types.js';
 import {
   ms,
   NO_SWEEP,
+  NO_TIMELINE,
   needsTracing,
   noTcpLat,
   printResults,
@@ -36,6 +37,7 @@ const NOT_RANDOM = "each interrupt queues the driver's 20 µs work item, not ran
 const RULES: CommandRules = {
   minCpus: { count: 2, why: 'whose hog holds CPU 0 while the unbound worker runs on another CPU' },
   fixed: {
+    ...NO_TIMELINE,
     strategies: { kind: 'sets', why: 'it compares workqueue:wq=system with unbound:scope=system' },
     baseline: { kind: 'sets', why: 'it compares unbound:scope=system against workqueue:wq=system' },
     'workload.kind': { kind: 'sets', why: 'its workload is a CPU hog and a driver, both on CPU 0' },

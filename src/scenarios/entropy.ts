@@ -9,6 +9,7 @@ import { type KernelName, kernelProfile } from '../kernel/profiles.js';
 import type { RunResults } from '../report/types.js';
 import {
   ms,
+  NO_TIMELINE,
   noTcpLat,
   printResults,
   printVerdicts,
@@ -30,6 +31,7 @@ const RULES: CommandRules = {
     why: 'whose irq_work(target=next) and unbound strategies need a second CPU to run a mix off its own',
   },
   fixed: {
+    ...NO_TIMELINE,
     strategies: {
       kind: 'sets',
       why: 'it compares inline, workqueue, tasklet, timer, timer:deferrable=true, unbound, irq_work:target=next and (from kernel 6.9) bh_workqueue',

@@ -23,6 +23,7 @@ import { setCrossCpuPolicy } from '../workloads/cross-cpu.js';
 import {
   effect,
   NO_SWEEP,
+  NO_TIMELINE,
   noTcpLat,
   printVerdicts,
   type ScenarioContext,
@@ -41,6 +42,7 @@ const NO_FAST_POOL: FixedSetting = {
 const RULES: CommandRules = {
   minCpus: { count: 2, why: 'whose producer runs on CPU 0 and consumer on CPU 1' },
   fixed: {
+    ...NO_TIMELINE,
     strategies: {
       kind: 'unused',
       why: 'it compares two IPI policies, always and if-idle, not deferral strategies',

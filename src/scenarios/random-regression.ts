@@ -13,6 +13,7 @@ import type { RunResults, StrategyResult } from '../report/types.js';
 import {
   comparison,
   effect,
+  NO_TIMELINE,
   needsTracing,
   type Outcome,
   pct,
@@ -38,6 +39,7 @@ import {
 const RULES: CommandRules = {
   minCpus: { count: 2, why: "whose tcp_lat client and server need a CPU each (the seed's qperf)" },
   fixed: {
+    ...NO_TIMELINE,
     strategies: {
       kind: 'sets',
       why: 'it compares inline, workqueue, workqueue:wq=system, tasklet, timer and timer:deferrable=true, then inline with workqueue',

@@ -158,8 +158,10 @@ describe('--timeline', () => {
     [['--timeline', '--timeline-window', 'soon'], /--timeline-window.*duration/],
     [['--timeline-window', '10ms'], /--timeline-window.*--timeline is not given/],
     [['--timeline', '--no-output'], /--timeline.*--no-output writes no files/],
+    [['scenario', 'cpu-hog', '--timeline'], /scenario cpu-hog takes no --timeline/],
+    [['demo', '--timeline'], /demo takes no --timeline/],
   ])('refuses %j in one line, exit 2', async (args, message) => {
-    const r = await runCli(['run', ...args]);
+    const r = await runCli(['run', 'scenario', 'demo'].includes(args[0]) ? args : ['run', ...args]);
     expect(r.code).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines[0]).toMatch(message);
