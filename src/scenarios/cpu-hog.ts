@@ -37,7 +37,6 @@ const NOT_RANDOM = "each interrupt queues the driver's 20 µs work item, not ran
 const RULES: CommandRules = {
   minCpus: { count: 2, why: 'whose hog holds CPU 0 while the unbound worker runs on another CPU' },
   fixed: {
-    ...NO_TIMELINE,
     strategies: { kind: 'sets', why: 'it compares workqueue:wq=system with unbound:scope=system' },
     baseline: { kind: 'sets', why: 'it compares unbound:scope=system against workqueue:wq=system' },
     'workload.kind': { kind: 'sets', why: 'its workload is a CPU hog and a driver, both on CPU 0' },
@@ -47,6 +46,7 @@ const RULES: CommandRules = {
     'fastPool.variant': { kind: 'unused', why: NOT_RANDOM },
     sweep: NO_SWEEP,
     tracing: needsTracing('its verdicts read the traced queue → start delays'),
+    ...NO_TIMELINE,
   },
 };
 

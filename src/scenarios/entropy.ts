@@ -31,7 +31,6 @@ const RULES: CommandRules = {
     why: 'whose irq_work(target=next) and unbound strategies need a second CPU to run a mix off its own',
   },
   fixed: {
-    ...NO_TIMELINE,
     strategies: {
       kind: 'sets',
       why: 'it compares inline, workqueue, tasklet, timer, timer:deferrable=true, unbound, irq_work:target=next and (from kernel 6.9) bh_workqueue',
@@ -44,6 +43,7 @@ const RULES: CommandRules = {
       why: `it sweeps the rate: ${ENTROPY_RATES.join(', ')} per CPU per second`,
       instead: 'choose the rates with --sweep irq_rate:V1,V2,...',
     },
+    ...NO_TIMELINE,
   },
   sweeps: { params: ['irq_rate'], why: 'which compares the strategies across interrupt rates' },
 };

@@ -42,7 +42,6 @@ const NO_FAST_POOL: FixedSetting = {
 const RULES: CommandRules = {
   minCpus: { count: 2, why: 'whose producer runs on CPU 0 and consumer on CPU 1' },
   fixed: {
-    ...NO_TIMELINE,
     strategies: {
       kind: 'unused',
       why: 'it compares two IPI policies, always and if-idle, not deferral strategies',
@@ -66,6 +65,7 @@ const RULES: CommandRules = {
     until: { kind: 'unused', why: 'it runs --trials rounds of its own', allows: null },
     maxTimeMs: { kind: 'unused', why: 'it runs --trials rounds of its own' },
     wide: { kind: 'unused', why: 'it prints its own table, which has no hidden columns', allows: false },
+    ...NO_TIMELINE,
   },
 };
 

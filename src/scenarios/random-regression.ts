@@ -39,7 +39,6 @@ import {
 const RULES: CommandRules = {
   minCpus: { count: 2, why: "whose tcp_lat client and server need a CPU each (the seed's qperf)" },
   fixed: {
-    ...NO_TIMELINE,
     strategies: {
       kind: 'sets',
       why: 'it compares inline, workqueue, workqueue:wq=system, tasklet, timer and timer:deferrable=true, then inline with workqueue',
@@ -52,6 +51,7 @@ const RULES: CommandRules = {
       instead: 'choose the sizes with --sweep msg_size:4K:1M:*2',
     },
     tracing: needsTracing('its verdicts compare traced one-way latencies'),
+    ...NO_TIMELINE,
   },
 };
 
