@@ -39,6 +39,7 @@ import { readCompareInputs, writeCompareDir } from './report/compare-files.js';
 import { renderCompareHtml } from './report/compare-html.js';
 import { errnoText, prepareOutputDir, removeIfEmpty } from './report/outdir.js';
 import { renderTable } from './report/table.js';
+import { timelineCollectorFor, writeTimeline } from './report/timeline-files.js';
 import type { RunResults } from './report/types.js';
 import { reportFromDir, writeFileAtomic, writeResults } from './report/write.js';
 import { SCENARIOS } from './scenarios/index.js';
@@ -167,12 +168,14 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     const estimate = estimateLine(config);
     if (estimate) io.stderr(`${estimate}\n`);
     const progress = progressFor(io);
+    const timeline = timelineCollectorFor(config);
     let results: RunResults;
     try {
       results = await runExperiment(config, {
         progress,
         signal,
         command: ['deferlab', ...argv],
+        timeline,
         ...(irqTrace ? { irqTrace } : {}),
       });
     } catch (e) {
@@ -198,6 +201,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         io.stdout(
           `results: ${config.outDir} (${paths.length} files: results.json, results.csv, report.html, .hgrm per stage)\n`,
         );
+        if (timeline) io.stdout(`${await writeTimeline(config.outDir, timeline)}\n`);
       } catch (e) {
         // The table is printed above; writeResults saved a copy of results.json elsewhere if
         // it could, and its message says where.

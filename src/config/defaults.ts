@@ -162,6 +162,9 @@ export const LIMITS = Object.freeze({
   rxFrames: { min: 0, max: 65_535 },
   /** tcp_lat client/server pairs (seed 000's experiment used 8). */
   instances: { min: 1, max: 16 },
+  /** --timeline-window: the last part of each trial the timeline keeps (the rings hold ~1500
+   *  records a ms per thread, at most 262144: src/machine/timeline.ts). */
+  timelineWindowMs: { min: 1, max: 1000 },
 });
 
 /** Freeze a value and everything it holds. */
@@ -207,6 +210,9 @@ export const DEFAULTS = deepFreeze({
   /** --max-time: ten minutes of extra rounds per point, at most. */
   maxTimeMs: 600_000,
   wide: false,
+  timeline: false,
+  /** --timeline-window: the last 50 ms of each trial. */
+  timelineWindowMs: 50,
 });
 
 /**

@@ -407,6 +407,23 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     default: 'tracing on',
   },
   {
+    flag: '--timeline',
+    path: 'timeline',
+    sets: true,
+    help: 'write timeline.json into the results directory: a Chrome trace (Perfetto, chrome://tracing) of the last part of each trial, one track per CPU (hard IRQs, softirqs, the task on the CPU, hand-off → work arrows) and one for the interrupt generator; `deferlab timeline DIR` renders it as timeline.html',
+    accepts: '',
+    default: 'no timeline',
+  },
+  {
+    flag: '--timeline-window',
+    path: 'timelineWindowMs',
+    value: 'TIME',
+    example: '10ms',
+    help: "with --timeline: how much of the end of each trial's measured phase the timeline keeps (and the drain after it)",
+    accepts: '1ms..1000ms, as 20, 20ms or 0.02s',
+    default: '50ms',
+  },
+  {
     flag: '--out',
     path: 'outDir',
     value: 'DIR',

@@ -125,6 +125,10 @@ export interface PartialConfig {
   maxTimeMs?: NumberInput;
   /** Every column in the terminal table. */
   wide?: boolean;
+  /** Write timeline.json (a Chrome trace of each trial's last `timelineWindowMs`). */
+  timeline?: boolean;
+  /** With `timeline`: the window kept of each trial, ms or a duration string. */
+  timelineWindowMs?: NumberInput;
 }
 
 /**
@@ -317,6 +321,8 @@ const CONFIG_SHAPE = {
   until: field(untilInput).optional(),
   maxTimeMs: field(durationMsIn(LIMITS.maxTimeMs.min, LIMITS.maxTimeMs.max)).optional(),
   wide: z.boolean({ error: 'must be true or false' }).optional(),
+  timeline: z.boolean({ error: 'must be true or false' }).optional(),
+  timelineWindowMs: field(durationMsIn(LIMITS.timelineWindowMs.min, LIMITS.timelineWindowMs.max)).optional(),
 };
 
 export const partialConfigSchema = z.strictObject(CONFIG_SHAPE);

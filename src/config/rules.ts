@@ -76,5 +76,7 @@ export const DEMO_RULES: CommandRules = {
     until: { kind: 'unused', why: 'it runs once, for --duration', allows: null },
     maxTimeMs: { kind: 'unused', why: 'it runs once, for --duration' },
     wide: { kind: 'unused', why: 'it prints counters, not the summary table', allows: false },
+    timeline: { kind: 'unused', why: 'it writes no files, it prints its counters', allows: false },
+    timelineWindowMs: { kind: 'unused', why: 'it writes no timeline' },
   },
 };

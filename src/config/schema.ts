@@ -136,6 +136,13 @@ export interface ResolvedConfig {
   readonly until: UntilConfig | null;
   /** `--wide`: every column in the terminal table. */
   readonly wide: boolean;
+  /** `--timeline [--timeline-window T]`: write timeline.json; null: off. */
+  readonly timeline: TimelineConfig | null;
+}
+
+export interface TimelineConfig {
+  /** The last part of each trial's measured phase kept (and the drain after it), ms. */
+  readonly windowMs: number;
 }
 
 export interface UntilConfig {
@@ -294,6 +301,22 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     );
   }
 
+  if (!m.timeline && m.timelineWindowMs !== undefined) {
+    throw conflict(
+      `${origins.name(['timelineWindowMs'])} sets how much of each trial the timeline keeps, but --timeline is not given`,
+      'add --timeline, or drop it',
+      origins.layerOf(['timelineWindowMs'])?.source.kind === 'flags',
+    );
+  }
+  if (m.timeline && m.outDir === null) {
+    const noOut = origins.layerOf(['outDir'])?.source.kind === 'flags' ? '--no-output' : origins.name(['outDir']);
+    throw conflict(
+      `${origins.name(['timeline'])} writes timeline.json into the results directory, but ${noOut} writes no files`,
+      'drop one of them',
+      origins.layerOf(['timeline'])?.source.kind === 'flags',
+    );
+  }
+
   const unboundWorkers = m.unboundWorkers ?? machine.unboundWorkers;
   const random = input.random ?? Math.random;
   const outDir =
@@ -334,5 +357,6 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     control,
     until: untilPct === null ? null : { pct: untilPct, maxTimeMs: m.maxTimeMs ?? DEFAULTS.maxTimeMs },
     wide: m.wide ?? DEFAULTS.wide,
+    timeline: m.timeline ? { windowMs: m.timelineWindowMs ?? DEFAULTS.timelineWindowMs } : null,
   } satisfies ResolvedConfig);
 }

@@ -2,6 +2,7 @@
 import { autoIdle } from '../config/defaults.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
+import { timelineRecordsFor } from '../machine/timeline.js';
 import { strategyRef } from '../strategies/ref.js';
 
 export interface PointParams {
@@ -39,6 +40,7 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     kernel: config.kernel,
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },
     tracing: config.tracing,
+    ...(config.timeline ? { timelineRecords: timelineRecordsFor(config.timeline.windowMs) } : {}),
     watchdogMs: config.watchdogMs,
     seed: config.seed,
     irq: {

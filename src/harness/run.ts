@@ -32,6 +32,7 @@ import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
 import { newHistogram, type Stage } from '../machine/trace.js';
 import { summarize, withComparisons } from '../report/stats.js';
+import type { TrialWindow } from '../report/timeline.js';
 import type {
   Calibration,
   PointResult,
@@ -78,6 +79,8 @@ export interface RunHooks {
   command?: string[];
   /** After each measured trial: the machine threads' V8 heaps (the soak watches them). */
   trialDone?(info: { label: string; round: number; threadHeaps: { thread: string; heap: ThreadHeap }[] }): void;
+  /** After each measured trial, drained (`--timeline`: src/report/timeline.ts reads the rings). */
+  timeline?: { trialEnd(m: Machine, w: TrialWindow): void };
   /** Change the machine a point boots (scenarios: a hog, a driver payload, cross-CPU queues). */
   adjust?: (opts: MachineOptions, params: PointParams) => MachineOptions;
   /** `config.irq.trace`, already read (the CLI reads it before anything runs); else read here. */
@@ -274,6 +277,13 @@ async function runPoint(
         const c1 = m.counters();
         const t1 = m.nowNs();
         const hist = await endTrial(m, acc.result.label, drainTimeoutMs(config.watchdogMs));
+        hooks.timeline?.trialEnd(m, {
+          point: results.points.length,
+          label: acc.result.label,
+          round: r,
+          measureStartNs: t0,
+          measureEndNs: t1,
+        });
         const counters: Record<string, number> = {};
         for (const k of Object.keys(c1)) counters[k] = c1[k] - c0[k];
         const ready = m.inputPoolReadyAtNs();

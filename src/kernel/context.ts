@@ -21,6 +21,7 @@ import {
   POOL_WORDS,
   TIMER_BASE_WORDS,
 } from '../machine/layout.js';
+import { Timeline } from '../machine/timeline.js';
 import type { Tracer } from '../machine/trace.js';
 
 /** Execution context as the kernel's preempt_count tells it. */
@@ -45,6 +46,8 @@ export class CpuContext {
   inStrategy = -1;
   /** Where the first exception was thrown (context and CPU), kept as the stack unwinds. */
   faultAt: { context: 'hardirq' | 'softirq'; cpu: number } | undefined;
+  /** This thread's timeline recorder (`--timeline`; src/machine/timeline.ts); off by default. */
+  timeline: Timeline = Timeline.off();
 
   constructor(
     readonly sab: SharedArrayBuffer,

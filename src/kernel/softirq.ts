@@ -28,6 +28,7 @@ import {
   TaskState,
   Where,
 } from '../machine/layout.js';
+import { TlWhat } from '../machine/timeline.js';
 import { St } from '../machine/trace.js';
 import type { CpuContext } from './context.js';
 import type { Scheduler } from './sched/core.js';
@@ -133,8 +134,10 @@ export class Softirqs {
         for (let nr = 0; nr < NR_SOFTIRQS; nr++) {
           if ((pending & (1 << nr)) === 0) continue;
           ctx.setWhere(c, Where.Softirq + nr);
+          ctx.timeline.begin(TlWhat.Softirq, c, nr);
           const acts = this.actions[nr];
           for (let k = 0; k < acts.length; k++) acts[k](c);
+          ctx.timeline.end(TlWhat.Softirq, c, nr);
           ctx.setWhere(c, Where.Softirq);
           this.pollIrq();
         }

@@ -33,6 +33,7 @@ import {
   TIMER_BASE_WORDS,
   timerNone,
 } from '../machine/layout.js';
+import { TlWhat } from '../machine/timeline.js';
 import { ShmLock } from '../shm/lock.js';
 import type { CpuContext } from './context.js';
 import { KernelBug, type Objects } from './objects.js';
@@ -62,11 +63,13 @@ export class Timers {
    */
   tick(c: number): void {
     const ctx = this.ctx;
+    ctx.timeline.begin(TlWhat.Tick, c);
     ctx.count(CpuCounter.ticks);
     const j = ctx.jiffies();
     ctx.i32[ctx.cw(c, CPU_LAST_TICK)] = j;
     if (j - Atomics.load(ctx.i32, ctx.cw(c, CPU_NEXT_TIMER_ANY)) >= 0) this.softirqs.raise(Softirq.Timer);
     this.sched.tick(c);
+    ctx.timeline.end(TlWhat.Tick, c);
   }
 
   /** Recompute a base's next-expiry words. Under its lock. */

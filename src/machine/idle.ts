@@ -26,6 +26,7 @@ import { availableParallelism } from 'node:os';
 import { C_IDLE_POLLERS, CPU_FLAGS, CPU_WORDS, CpuCounter } from './layout.js';
 import type { Runtime } from './runtime.js';
 import type { HostedTask } from './tasks.js';
+import { TlWhat } from './timeline.js';
 import { St } from './trace.js';
 
 export type IdlePolicyName = 'poll' | 'halt' | 'haltpoll';
@@ -175,6 +176,7 @@ export class IdleTask implements HostedTask {
     rt.count(CpuCounter.idle_halts);
     bell.sleep(due === Number.POSITIVE_INFINITY ? due : Math.max(0, due - early - t0) / 1e6);
     const t1 = rt.now();
+    rt.ctx.timeline.span(TlWhat.Halt, this.id, 0, t0, t1);
     if (this.policy === 'haltpoll') this.pollLimitNs = adjustPollLimit(this.pollLimitNs, t1 - t0, this.maxPollNs);
     if (due <= t1) {
       rt.tracer.record(St.IdleExit, t1 - due);

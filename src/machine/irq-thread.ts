@@ -46,6 +46,7 @@ import {
   Phase,
 } from './layout.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
+import { TlWhat, timelineOf } from './timeline.js';
 
 /** How far ahead arrivals are published: two refill periods, so a late refill never starves a CPU. */
 export const ARRIVAL_HORIZON_NS = 4_000_000;
@@ -119,6 +120,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
     };
 
     const arrivals = new Arrivals(i32, R.arrivals);
+    const tl = timelineOf(i32, new Float64Array(sab), R, threadId, nowNs);
     post({ type: 'ready', thread: threadId, objects: [], wasm: false, clockErrorNs: 0 });
     const f64 = new Float64Array(sab);
     let lastSample = Number.NEGATIVE_INFINITY;
@@ -126,6 +128,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
     for (;;) {
       if (Atomics.load(i32, R.control + C_STOP) !== 0) return;
       const phase = Atomics.load(i32, R.control + C_PHASE) as Phase;
+      tl.phase(phase);
       const now = nowNs();
       if (phase !== lastPhase || now - lastSample > IRQ_CPU_SAMPLE_NS) {
         f64[(R.control + C_IRQ_CPU_NS) / 2] = threadCpuNs();
@@ -137,6 +140,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
       if (j !== lastJ) {
         lastJ = j;
         Atomics.store(i32, R.control + C_JIFFIES, j);
+        tl.instant(TlWhat.Jiffy, -1, j, 0, now);
         if (phase !== Phase.Boot) {
           for (let c = 0; c < n; c++) {
             const idle = Atomics.load(i32, R.cpu + c * CPU_WORDS + CPU_OWNER) === c;
@@ -163,6 +167,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
       // A generation step (C_GEN_INFLIGHT): the phase is read again after entering, so nothing
       // is published after the drain has checked the rings.
       if (active && genEnter(i32, R.control)) {
+        tl.begin(TlWhat.GenStep, -1, 0, 0, now);
         const until = now + ARRIVAL_HORIZON_NS;
         for (const c of targets) {
           if (now - next[c] > IRQ_MAX_LAG_NS) {
@@ -184,10 +189,12 @@ export async function startIrqThread(data: StartupData): Promise<void> {
           }
           if (published) Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_raised, published);
           if (published && replay) Atomics.add(i32, R.globalCounters + GlobalCounter.irqs_replayed, published);
+          tl.instant(TlWhat.Refill, -1, c, published, now);
           // The CPU may sleep with no deadline (its ring was empty): wake it to see the new ones.
           if (first) chip.kick(c);
         }
         genExit(i32, R.control);
+        tl.end(TlWhat.GenStep, -1);
       }
       // Sleep until the next tick boundary or refill.
       const wake = Math.min((j + 1) * tickNs, active ? now + ARRIVAL_REFILL_NS : Number.POSITIVE_INFINITY);

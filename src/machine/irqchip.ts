@@ -11,10 +11,10 @@
  *     or(flags, IRQ_PENDING)                   drain ring until peek() == -1
  *     owner is idle (or policy 'always')? ring the CPU thread's doorbell
  *
- * A full ring refuses a device interrupt, counted as dropped (irqs_dropped). A NIC interrupt is
- * coalesced instead (irqs_coalesced: a flag bit that makes the next entry raise NET_RX), since
- * its data waits in the NIC's ring and a lost wakeup would strand it. An IPI into a full ring is
- * counted (ipis_dropped) and the sender's irq_work stays pending. Nothing is lost silently.
+ * A full ring refuses a device interrupt, counted as dropped (irqs_dropped). An IPI into a full
+ * ring is counted (ipis_dropped) and the sender's irq_work stays pending. Nothing is lost
+ * silently. (NIC interrupts do not come through here: the CPU's owner evaluates its NIC itself,
+ * src/net/nic.ts.)
  */
 import type { Doorbell, NotifyPolicy } from '../shm/doorbell.js';
 import { type MpscRing, SpscRing } from '../shm/ring.js';
@@ -24,10 +24,13 @@ import { CPU_FLAGS, CPU_OWNER, CPU_WORDS, CpuFlag, GlobalCounter, IRQ_RECORD_WOR
 export enum Vector {
   /** A device interrupt raised on time (arg: irq number); the irq thread publishes arrivals instead. */
   Device = 1,
-  /** A NIC receive interrupt (arg: the NIC queue id); the handler raises NET_RX. */
+  /** A NIC's RX (or shared) vector; timeline records only: the owner takes NIC interrupts
+   *  itself (src/net/nic.ts), not through this ring. */
   Net = 2,
   /** CALL_FUNCTION_SINGLE IPI: run this CPU's irq_work list (arg: sender CPU). */
   Ipi = 3,
+  /** A NIC's send-completion vector (timeline records only, as Net). */
+  NetTx = 4,
 }
 
 const TWO_32 = 4294967296;
@@ -51,12 +54,6 @@ export class IrqChip {
     const ring = this.rings[cpu];
     const idx = ring.claim();
     if (idx < 0) {
-      if (vector === Vector.Net) {
-        // Never lose a NIC's wakeup: coalesce it (the data is in the NIC's own ring).
-        Atomics.add(this.i32, this.globalCounters + GlobalCounter.irqs_coalesced, 1);
-        this.flag(cpu, CpuFlag.IrqPending | CpuFlag.NetCoalesced);
-        return true;
-      }
       Atomics.add(
         this.i32,
         this.globalCounters + (vector === Vector.Ipi ? GlobalCounter.ipis_dropped : GlobalCounter.irqs_dropped),

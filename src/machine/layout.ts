@@ -36,8 +36,8 @@ export const MAX_OBJECTS = 256;
 export const MAX_RQ_TASKS = 32;
 /** Pending timers per CPU. */
 export const MAX_TIMERS_PER_CPU = MAX_OBJECTS;
-/** Interrupt records a CPU's IRQ ring holds; a raise into a full ring is counted as dropped
- *  (a NIC's is coalesced instead: see CpuFlag.NetCoalesced). 8192 absorbs ~8 ms of a 1M/s
+/** Interrupt records a CPU's IRQ ring holds; a raise into a full ring is counted as dropped.
+ *  8192 absorbs ~8 ms of a 1M/s
  *  stream while the host deschedules the CPU's thread for a time slice. */
 export const IRQ_RING_CAPACITY = 8192;
 /** Words per interrupt record: vector, arg, raise time low 32 bits, raise time high bits. */
@@ -204,9 +204,6 @@ export enum CpuFlag {
   IrqWork = 8,
   /** A thread should look at the control region (stop, collect). */
   Control = 16,
-  /** A NIC interrupt found the IRQ ring full: it is coalesced into this bit, and the next
-   *  interrupt entry raises NET_RX anyway (as a NIC's interrupt moderation would). */
-  NetCoalesced = 32,
   /** A packet was posted to this CPU's NIC (src/net/): the owner recomputes when its NIC fires. */
   NicPost = 64,
 }
@@ -299,7 +296,6 @@ export const GLOBAL_COUNTER_NAMES = [
   'irqs_raised', // device interrupts raised by the irq thread and by NICs
   'irqs_dropped', // raises refused by a full IRQ ring
   'irqs_skipped', // device interrupts the generator skipped because it fell > 10 ms behind
-  'irqs_coalesced', // NIC interrupts folded into a pending one because the IRQ ring was full
   'ipis_dropped',
   'deferred_pending_at_stop',
   'app_messages', // tcp_lat messages sent
@@ -418,6 +414,48 @@ export const POOL_WORDS = LOCK_WORDS + LINE_WORDS;
 export const P_NR_RUNNING = LOCK_WORDS;
 
 // ---------------------------------------------------------------------------------------------
+// Timeline rings (--timeline; src/machine/timeline.ts): one per thread, reserved only when the
+// option is on. A flight recorder: the thread writes fixed-size records and overwrites the
+// oldest; the main thread reads the tail after each trial and keeps the records in its window.
+// ---------------------------------------------------------------------------------------------
+/** Words of a timeline record: 8 Int32 words (32 bytes), so that its two doubles are 8-byte
+ *  aligned (a ring's records start on a cache line). Fields: TL_* below. */
+export const TL_RECORD_WORDS = 8;
+/** Words of a ring's header: one line of its own (the head is stored at every record; the
+ *  records after it are written by the same thread, read by the main thread). */
+export const TL_HEADER_WORDS = LINE_WORDS;
+/**
+ * Header word: records written since boot (the next record goes to slot head & (capacity − 1)).
+ * Written only by the ring's own thread: it writes the record's words plainly, THEN
+ * Atomics.store(head + 1), which publishes them. Read by the main thread with Atomics.load: the
+ * records below a head it loaded are complete, except those the writer may have overwritten
+ * since; the reader loads head again after copying and drops every record older than
+ * (second head − capacity) as possibly torn, counted as overwritten.
+ */
+export const TLH_HEAD = 0;
+/** I: the ring's capacity in records (a power of two). */
+export const TLH_CAPACITY = 1;
+/** Record word: (what << 2) | op (TlOp, TlWhat in timeline.ts). Plain, ring's thread only, like
+ *  every record word; published by the TLH_HEAD store. */
+export const TL_KIND = 0;
+/** Record word: the emulated CPU the event happened on; −1 for the irq generator's events. */
+export const TL_CPU = 1;
+/** Record word: the event's argument (task id, softirq vector, irq number, ...: see TlWhat). */
+export const TL_ARG = 2;
+/** Record word: a second argument (see TlWhat). */
+export const TL_ARG2 = 3;
+/** Record double (f64 index (record + TL_TS) / 2): the event's time, ns since the run's epoch. */
+export const TL_TS = 4;
+/** Record double (f64 index (record + TL_AUX) / 2): a hand-off's identity for flow arrows (the
+ *  CPUF_HANDOFF_NS of the job it hands off or runs); 0 otherwise. */
+export const TL_AUX = 6;
+
+/** Words of one thread's timeline ring of `capacity` records. */
+export function timelineRingWords(capacity: number): number {
+  return TL_HEADER_WORDS + capacity * TL_RECORD_WORDS;
+}
+
+// ---------------------------------------------------------------------------------------------
 // The plan: which regions exist, for a machine of a given shape.
 // ---------------------------------------------------------------------------------------------
 
@@ -428,6 +466,8 @@ export interface MachineShape {
   pools: number;
   /** Extra named regions a workload needs (name → Int32 words). */
   workloadRegions: Record<string, number>;
+  /** Records per thread of the timeline rings (a power of two); 0: no timeline (none reserved). */
+  timelineRecords?: number;
 }
 
 export interface MachineRegions {
@@ -451,6 +491,7 @@ export interface MachineRegions {
   fastPools: number; // FAST_POOL_WORDS × cpus
   inputPool: number;
   workload: Record<string, number>;
+  timeline: number[]; // a timeline ring per thread (--timeline), else empty
 }
 
 /**
@@ -492,6 +533,7 @@ export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regi
     fastPools: p.reserve('fastPools', FAST_POOL_WORDS * shape.cpus),
     inputPool: p.reserve('inputPool', INPUT_POOL_WORDS),
     workload: {} as Record<string, number>,
+    timeline: [] as number[],
   };
   for (let i = 0; i < shape.pools; i++) r.poolLists.push(p.reserve(`poolList${i}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
   for (let c = 0; c < shape.cpus; c++) {
@@ -502,6 +544,9 @@ export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regi
     r.taskletLists.push(p.reserve(`tasklet${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
   }
   for (const [name, words] of Object.entries(shape.workloadRegions)) r.workload[name] = p.reserve(`wl:${name}`, words);
+  const tlRecords = shape.timelineRecords ?? 0;
+  if (tlRecords > 0)
+    for (let t = 0; t < shape.threads; t++) r.timeline.push(p.reserve(`timeline${t}`, timelineRingWords(tlRecords)));
   const { sab, map } = p.allocate();
   return { sab, regions: { ...r, map } };
 }

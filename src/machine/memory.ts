@@ -57,6 +57,7 @@ import {
 import { assertLayoutSound } from './layout-fields.js';
 import { fairPolicyOf, type MachineOptions } from './options.js';
 import { type MachinePlan, planMachineTasks } from './plan.js';
+import { initTimelineRing } from './timeline.js';
 
 export type Counters = Record<string, number>;
 
@@ -95,6 +96,7 @@ export class MachineMemory {
       threads: plan.threads.length,
       pools: plan.pools.length,
       workloadRegions: workloadOf(opts).regions(),
+      timelineRecords: opts.timelineRecords ?? 0,
     });
     return { plan, sab, R: regions };
   }
@@ -136,6 +138,7 @@ export class MachineMemory {
     }
     for (let o = 0; o < MAX_OBJECTS; o++) i32[R.objects + o * OBJ_WORDS + O_CPU] = -1; // on no CPU
     InputPool.init(i32, R.inputPool);
+    for (const base of R.timeline) initTimelineRing(i32, base, opts.timelineRecords ?? 0);
     this.workload.init(i32, R.workload, words);
     i32[R.control + C_ACTIVE] = 0;
     i32[R.control + C_TRIGGER] = opts.fastPool.trigger;

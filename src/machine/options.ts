@@ -120,6 +120,8 @@ export interface MachineOptions {
   sched?: FairPolicyName;
   fastPool: { trigger: number; variant: '64' | '32' };
   tracing: boolean;
+  /** `--timeline`: records per thread of the timeline rings (src/machine/timeline.ts); absent or 0: off. */
+  timelineRecords?: number;
   watchdogMs: number;
   seed: number;
   irq: IrqOptions;

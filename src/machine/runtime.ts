@@ -50,6 +50,7 @@ import {
 } from './layout.js';
 import { fairPolicyOf, type MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
+import { TlWhat, timelineOf } from './timeline.js';
 import { St, Tracer } from './trace.js';
 
 /** The flags that mean "take an interrupt". */
@@ -92,6 +93,7 @@ export class Runtime implements KernelParts {
     const ctx = new CpuContext(sab, R, opts.cpus, opts.hz, clock, new Tracer(opts.tracing));
     const profile = kernelProfile(opts.kernel);
     this.ctx = ctx;
+    ctx.timeline = timelineOf(ctx.i32, ctx.f64, R, threadId, clock);
     this.i32 = ctx.i32;
     this.ctl = R.control;
     for (let t = 0; t < plan.threads.length; t++)
@@ -198,6 +200,7 @@ export class Runtime implements KernelParts {
     if (was !== 0) throw new KernelBug(`two owners on CPU ${cpu} at once (task ${task} found ${was} already running)`);
     this.ctx.cpu = cpu;
     this.ctx.task = task;
+    this.ctx.timeline.begin(TlWhat.Task, cpu, task);
     const sw = this.ctx.f64[this.ctx.cf(cpu, CPUF_SWITCH_NS)];
     if (sw > 0) this.ctx.tracer.record(St.CtxSwitch, this.ctx.now() - sw);
   }
@@ -205,6 +208,7 @@ export class Runtime implements KernelParts {
   /** Stop executing on the current CPU without handing it over (run ends). */
   leaveCpu(): void {
     if (this.ctx.cpu < 0) return;
+    this.ctx.timeline.end(TlWhat.Task, this.ctx.cpu, this.ctx.task);
     Atomics.sub(this.i32, this.ctx.cw(this.ctx.cpu, CPU_ON_CPU), 1);
     this.ctx.cpu = -1;
     this.ctx.task = -1;
@@ -213,6 +217,7 @@ export class Runtime implements KernelParts {
   /** Hand CPU `cpu` to `next`: the context switch. The caller stops executing on it. */
   private switchTo(cpu: number, next: number, now: number): void {
     const ctx = this.ctx;
+    ctx.timeline.end(TlWhat.Task, cpu, ctx.task, next, now);
     ctx.f64[ctx.cf(cpu, CPUF_SWITCH_NS)] = now;
     Atomics.sub(this.i32, ctx.cw(cpu, CPU_ON_CPU), 1);
     ctx.cpu = -1;
@@ -298,7 +303,8 @@ export class Runtime implements KernelParts {
   interrupt(): void {
     const ctx = this.ctx;
     const c = ctx.cpu;
-    const old = Atomics.and(this.i32, ctx.cw(c, CPU_FLAGS), ~(IRQ_FLAGS | CpuFlag.NetCoalesced));
+    const old = Atomics.and(this.i32, ctx.cw(c, CPU_FLAGS), ~IRQ_FLAGS);
+    ctx.timeline.begin(TlWhat.Hardirq, c, old);
     ctx.hardirq++;
     const prevWhere = ctx.setWhere(c, Where.Hardirq);
     try {
@@ -309,7 +315,6 @@ export class Runtime implements KernelParts {
         const now = ctx.now();
         if (ctx.f64[ctx.cf(c, CPUF_NIC_DUE)] <= now) nic.takeIrq(c, now);
       }
-      if ((old & CpuFlag.NetCoalesced) !== 0) this.softirqs.raise(Softirq.NetRx);
       if ((old & CpuFlag.IrqWork) !== 0) this.irqWorks.run(c);
       if ((old & CpuFlag.Tick) !== 0) this.timers.tick(c);
     } catch (e) {
@@ -319,6 +324,7 @@ export class Runtime implements KernelParts {
       ctx.hardirq--;
       ctx.setWhere(c, prevWhere);
     }
+    ctx.timeline.end(TlWhat.Hardirq, c);
     this.softirqs.irqExit();
   }
 
@@ -336,18 +342,19 @@ export class Runtime implements KernelParts {
       const arg = i32[idx + 1];
       const raised = recordTime(i32, idx);
       const t = ctx.now();
+      ctx.timeline.begin(TlWhat.Irq, c, vector, arg, t);
       tr.record(St.IrqEntry, t - raised);
       if (vector === Vector.Ipi) {
         ctx.count(CpuCounter.ipis_received);
         this.irqWorks.run(c);
       } else {
         this.driver.interrupt(arg, t);
-        if (vector === Vector.Net) this.softirqs.raise(Softirq.NetRx);
       }
       // Released only once handled: until then the record keeps the ring non-empty, so the
       // drain (Machine.busy) cannot miss an interrupt that is being handled. What the handler
       // left behind (a hand-off's CPU_DEFERRED, a raised softirq) is published before this.
       ring.release();
+      ctx.timeline.end(TlWhat.Irq, c, vector);
       if (tr.on) tr.record(St.Hardirq, ctx.now() - t);
     }
   }
@@ -369,11 +376,13 @@ export class Runtime implements KernelParts {
     // One clock read per arrival: a handler's end is the next one's start.
     let t = now;
     do {
+      ctx.timeline.begin(TlWhat.Irq, c, Vector.Device, i32[idx + 2], t);
       tr.record(St.IrqEntry, t - arr.dueOf(idx));
       this.driver.interrupt(i32[idx + 2], t);
       // Released once handled, like an IRQ ring record: the drain cannot miss it meanwhile.
       arr.release(c);
       const end = ctx.now();
+      ctx.timeline.end(TlWhat.Irq, c, Vector.Device, 0, end);
       if (tr.on) tr.record(St.Hardirq, end - t);
       t = end;
       idx = arr.dueAt(c, now);
@@ -393,6 +402,7 @@ export class Runtime implements KernelParts {
     this.phase = p;
     const tr = this.ctx.tracer;
     tr.on = this.opts.tracing && p === Phase.Measure;
+    this.ctx.timeline.phase(p);
     if (p === Phase.Warmup) tr.reset();
     const th = this.plan.threads[this.threadId];
     if (th.kind !== 'cpu') return;

@@ -27,7 +27,9 @@
 import type { CpuContext } from '../kernel/context.js';
 import type { Scheduler } from '../kernel/sched/core.js';
 import type { Softirqs } from '../kernel/softirq.js';
+import { Vector } from '../machine/irqchip.js';
 import { CPU_FLAGS, CPUF_NIC_DUE, CpuCounter, CpuFlag, Softirq, TaskState } from '../machine/layout.js';
+import { TlWhat } from '../machine/timeline.js';
 import { St } from '../machine/trace.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
@@ -345,10 +347,13 @@ export class Nic {
     ctx.count(CpuCounter.irq_entries);
     ctx.count(CpuCounter.nic_irqs);
     ctx.tracer.record(St.IrqEntry, t - due);
+    ctx.timeline.begin(TlWhat.Irq, c, napi === NAPI_RX ? Vector.Net : Vector.NetTx, nicIrq(c, napi), t);
     if (napi === NAPI_RX) ctx.f64[this.f(c, NF_LAST_IRQ)] = t;
     this.deviceInterrupt(nicIrq(c, napi), t);
     this.schedule(c, napi);
-    if (ctx.tracer.on) ctx.tracer.record(St.Hardirq, ctx.now() - t);
+    const end = ctx.now();
+    if (ctx.tracer.on) ctx.tracer.record(St.Hardirq, end - t);
+    ctx.timeline.end(TlWhat.Irq, c, napi === NAPI_RX ? Vector.Net : Vector.NetTx, 0, end);
   }
 
   /** napi_schedule: mask (the bit), onto the poll list, raise NET_RX. */

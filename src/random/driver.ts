@@ -24,6 +24,7 @@ import {
   Where,
 } from '../machine/layout.js';
 import type { PayloadOptions } from '../machine/options.js';
+import { TlWhat } from '../machine/timeline.js';
 import { St } from '../machine/trace.js';
 import { FAST_POOL_WORDS, FastPool, type FastPoolVariant } from './fastpool.js';
 import { InputPool } from './inputpool.js';
@@ -94,7 +95,9 @@ export class RandomDriver {
     ctx.inStrategy = active;
     const t1 = ctx.tracer.on ? ctx.now() : 0;
     ctx.setWhere(c, Where.Handoff);
+    ctx.timeline.begin(TlWhat.Handoff, c, active);
     const ok = this.callHandoff(s, c);
+    ctx.timeline.handoffEnd(c, ok);
     ctx.setWhere(c, Where.Hardirq);
     if (ctx.tracer.on) ctx.tracer.record(St.HandoffCall, ctx.now() - t1);
     if (!ok) Atomics.sub(i32, dw, 1);
@@ -133,6 +136,7 @@ export class RandomDriver {
     const ctx = this.ctx;
     const i32 = ctx.i32;
     const t0 = ctx.now();
+    ctx.timeline.workBegin(ctx.cpu, poolCpu, t0);
     if (Atomics.sub(i32, ctx.cw(poolCpu, CPU_DEFERRED), 1) <= 0) {
       Atomics.add(i32, ctx.cw(poolCpu, CPU_DEFERRED), 1); // keep the count honest for the rest
       ctx.count(CpuCounter.mixes_duplicate);
@@ -152,6 +156,7 @@ export class RandomDriver {
     const w = this.inputPool.lastWaitNs;
     if (w > 0) ctx.tracer.record(St.LockWait, w);
     ctx.count(CpuCounter.mixes);
+    ctx.timeline.end(TlWhat.Work, ctx.cpu, poolCpu);
     if (ctx.tracer.on) ctx.tracer.record(St.Work, ctx.now() - t0);
     // The application waited for this run: its task is runnable here (preempted or queued).
     if (this.appRunnable(ctx.cpu)) ctx.count(CpuCounter.deferred_us_app_waiting, Math.round((ctx.now() - t0) / 1000));

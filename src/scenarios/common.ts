@@ -48,6 +48,12 @@ export function needsTracing(why: string): FixedSetting {
   return { kind: 'unused', why, allows: true };
 }
 
+/** `--timeline` (run only, for now): a scenario writes no timeline.json. */
+export const NO_TIMELINE: Record<string, FixedSetting> = {
+  timeline: { kind: 'unused', why: "a scenario writes no timeline; use 'deferlab run --timeline'", allows: false },
+  timelineWindowMs: { kind: 'unused', why: 'a scenario writes no timeline' },
+};
+
 /** `--sweep` for scenarios that run at one setting (`null`, no sweep, is what they do). */
 export const NO_SWEEP: FixedSetting = { kind: 'unused', why: 'it runs at one setting', allows: null };
 

@@ -16,6 +16,7 @@ import type { StrategyResult } from '../report/types.js';
 import {
   ms,
   NO_SWEEP,
+  NO_TIMELINE,
   needsTracing,
   noTcpLat,
   printResults,
@@ -45,6 +46,7 @@ const RULES: CommandRules = {
     'fastPool.variant': { kind: 'unused', why: NOT_RANDOM },
     sweep: NO_SWEEP,
     tracing: needsTracing('its verdicts read the traced queue → start delays'),
+    ...NO_TIMELINE,
   },
 };
 

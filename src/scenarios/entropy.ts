@@ -9,6 +9,7 @@ import { type KernelName, kernelProfile } from '../kernel/profiles.js';
 import type { RunResults } from '../report/types.js';
 import {
   ms,
+  NO_TIMELINE,
   noTcpLat,
   printResults,
   printVerdicts,
@@ -42,6 +43,7 @@ const RULES: CommandRules = {
       why: `it sweeps the rate: ${ENTROPY_RATES.join(', ')} per CPU per second`,
       instead: 'choose the rates with --sweep irq_rate:V1,V2,...',
     },
+    ...NO_TIMELINE,
   },
   sweeps: { params: ['irq_rate'], why: 'which compares the strategies across interrupt rates' },
 };

@@ -23,6 +23,7 @@ import { setCrossCpuPolicy } from '../workloads/cross-cpu.js';
 import {
   effect,
   NO_SWEEP,
+  NO_TIMELINE,
   noTcpLat,
   printVerdicts,
   type ScenarioContext,
@@ -64,6 +65,7 @@ const RULES: CommandRules = {
     until: { kind: 'unused', why: 'it runs --trials rounds of its own', allows: null },
     maxTimeMs: { kind: 'unused', why: 'it runs --trials rounds of its own' },
     wide: { kind: 'unused', why: 'it prints its own table, which has no hidden columns', allows: false },
+    ...NO_TIMELINE,
   },
 };
 

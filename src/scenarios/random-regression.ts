@@ -21,6 +21,7 @@ import type { RunResults, StrategyResult } from '../report/types.js';
 import {
   comparison,
   effect,
+  NO_TIMELINE,
   needsTracing,
   type Outcome,
   pct,
@@ -58,6 +59,7 @@ const RULES: CommandRules = {
       instead: 'choose the sizes with --sweep msg_size:4K:1M:*2',
     },
     tracing: needsTracing('its verdicts compare traced one-way latencies'),
+    ...NO_TIMELINE,
   },
 };
 

@@ -352,7 +352,7 @@ describe('help and version', () => {
     const text = h.stdout();
     for (const name of Object.keys(SCENARIOS)) expect(text).toMatch(new RegExp(`^  ${name}\\s+seed`, 'm'));
     expect(text).toMatch(/cpu-hog\s+seed 004[\s\S]*?not: --strategy, --baseline, --workload, --irq-cpus,/);
-    expect(text).toMatch(/entropy[\s\S]*a --sweep of anything but irq_rate; needs 2\+ CPUs/);
+    expect(text).toMatch(/entropy[\s\S]*a --sweep of anything but\s+irq_rate;\s+needs 2\+ CPUs/);
     expect(text).toContain('Every scenario takes --trials, --duration, --warmup, --seed, --hz, --cpus');
     expect(text).toContain('inconclusive');
     expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);

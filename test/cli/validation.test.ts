@@ -409,7 +409,8 @@ const FILE_RULES: [string, string, string, string][] = [
     '{"cpu": 4}',
     'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, hz, trialMs, ' +
       'warmupMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
-      'lockSpins, idle, kthreads, kernel, watchdogMs, tracing, outDir, sweep, control, until, maxTimeMs, wide',
+      'lockSpins, idle, kthreads, kernel, watchdogMs, tracing, outDir, sweep, control, until, maxTimeMs, wide, ' +
+      'timeline, timelineWindowMs',
   ],
   [
     'unknown nested key',

@@ -69,6 +69,7 @@ describe('defaults', () => {
       control: null,
       until: null,
       wide: false,
+      timeline: null,
     });
   });
 
@@ -103,6 +104,14 @@ describe('defaults', () => {
   it('--until takes a percentage, with --max-time or its default of 10 min', () => {
     expect(resolve({ until: '3%' }).until).toEqual({ pct: 3, maxTimeMs: 600_000 });
     expect(resolve({ until: '0.5', maxTimeMs: '90s' }).until).toEqual({ pct: 0.5, maxTimeMs: 90_000 });
+  });
+
+  it('--timeline keeps the last 50 ms of each trial, or --timeline-window; the machine gets rings sized for it', () => {
+    expect(resolve({ timeline: true }).timeline).toEqual({ windowMs: 50 });
+    const c = resolve({ timeline: true, timelineWindowMs: '10ms' });
+    expect(c.timeline).toEqual({ windowMs: 10 });
+    expect(machineOptions(c).timelineRecords).toBe(16384);
+    expect(machineOptions(resolve()).timelineRecords).toBeUndefined();
   });
 
   it('are frozen', () => {

@@ -1,0 +1,33 @@
+/**
+ * The timeline's files in a run's results directory (`--timeline`): timeline.json (the Chrome
+ * trace, src/report/timeline.ts) and timeline.html (the same drawn offline, timeline-html.ts).
+ * Context: main thread.
+ */
+import { join } from 'node:path';
+import type { ResolvedConfig } from '../config/schema.js';
+import { timelineRecordsFor } from '../machine/timeline.js';
+import { VERSION } from '../version.js';
+import { TIMELINE_JSON, TimelineCollector } from './timeline.js';
+import { renderTimelineHtml } from './timeline-html.js';
+import { writeFileAtomic } from './write.js';
+
+export const TIMELINE_HTML = 'timeline.html';
+
+/** The collector a run with `--timeline` hands the harness; undefined without it. */
+export function timelineCollectorFor(config: Pick<ResolvedConfig, 'timeline'>): TimelineCollector | undefined {
+  if (!config.timeline) return undefined;
+  const w = config.timeline.windowMs;
+  return new TimelineCollector(w, timelineRecordsFor(w), `deferlab ${VERSION}`);
+}
+
+/** Write timeline.json and timeline.html into `dir`; returns the line that says so. */
+export async function writeTimeline(dir: string, c: TimelineCollector): Promise<string> {
+  const file = c.file();
+  await writeFileAtomic(join(dir, TIMELINE_JSON), JSON.stringify(file));
+  await writeFileAtomic(join(dir, TIMELINE_HTML), renderTimelineHtml(file));
+  const m = file.otherData;
+  const lost = m.truncatedWindows.length
+    ? `; ${m.truncatedWindows.length} trial windows lost their start to the rings (timeline.json, otherData.truncatedWindows)`
+    : '';
+  return `timeline: ${join(dir, TIMELINE_JSON)} (${m.trials} trials × the last ${m.windowMs} ms; open it in ui.perfetto.dev or chrome://tracing; ${TIMELINE_HTML} draws it offline)${lost}`;
+}
