@@ -27,6 +27,11 @@ const SECTIONS: Section[] = [
   },
   { name: 'tracing', spec: './tracing.js', what: 'what tracing costs tcp_lat (issue #5)' },
   {
+    name: 'net',
+    spec: './net.js',
+    what: 'the network path: per-packet cost, one-way 4K..1M per NIC profile (issue #13)',
+  },
+  {
     name: 'host',
     spec: './host.js',
     what: 'the emulator out of the way: generator CPU, idle policies, kthread hosting (issue #12)',

@@ -50,6 +50,16 @@ export const POLL_SLICE_NS = 1_000_000;
  */
 export const IDLE_WAKE_EARLY_NS = 150_000;
 
+/**
+ * Idle periods known to end sooner than this poll instead of halting, under every policy: the
+ * target residency of the shallowest halt state worth entering (intel_idle's C1E: 20 µs on
+ * Skylake-class parts, drivers/idle/intel_idle.c); the menu and teo governors pick the poll state
+ * for predicted idle times below it. What ends them is known here (a NIC's next packet on the
+ * wire, a due arrival), so the prediction is exact; a timed Atomics.wait would oversleep it by
+ * the host's timer slack (~0.1 ms) instead.
+ */
+export const SHORT_IDLE_NS = 20_000;
+
 /** haltpoll's adjust_poll_limit(): the new poll limit after a halt that lasted `blockNs`. */
 export function adjustPollLimit(limitNs: number, blockNs: number, maxNs = HALTPOLL_MAX_NS): number {
   if (blockNs > limitNs && blockNs <= maxNs) {
@@ -165,6 +175,10 @@ export class IdleTask implements HostedTask {
   private halt(): void {
     const rt = this.rt;
     const bell = rt.bells[rt.threadId];
+    // An idle period known to end within SHORT_IDLE_NS (a NIC's next packet is on the wire) is
+    // not worth a halt: cpuidle picks the poll state below the first halt state's residency.
+    const soon = rt.nextDeviceDue(this.id);
+    if (soon - rt.now() <= SHORT_IDLE_NS && this.pollUntil(soon)) return;
     bell.prepare();
     const t0 = rt.now();
     if (this.work(t0)) {

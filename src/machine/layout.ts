@@ -302,6 +302,7 @@ export const GLOBAL_COUNTER_NAMES = [
   'items_produced', // cross_cpu items queued
   'items_consumed', // cross_cpu items drained
   'items_refused', // cross_cpu pushes refused by a full ring (the producer retries later)
+  'net_events_dropped', // send completions or ACKs not recorded because their NIC ring was full (src/net/)
   'irqs_replayed', // device interrupts published from an --irq-trace replay (counted in irqs_raised too)
 ] as const;
 export type GlobalCounterName = (typeof GLOBAL_COUNTER_NAMES)[number];

@@ -28,7 +28,7 @@ import type { CpuContext } from '../kernel/context.js';
 import type { Scheduler } from '../kernel/sched/core.js';
 import type { Softirqs } from '../kernel/softirq.js';
 import { Vector } from '../machine/irqchip.js';
-import { CPU_FLAGS, CPUF_NIC_DUE, CpuCounter, CpuFlag, Softirq, TaskState } from '../machine/layout.js';
+import { CPU_FLAGS, CPUF_NIC_DUE, CpuCounter, CpuFlag, GlobalCounter, Softirq, TaskState } from '../machine/layout.js';
 import { TlWhat } from '../machine/timeline.js';
 import { St } from '../machine/trace.js';
 import { LINE_WORDS } from '../shm/layout.js';
@@ -226,6 +226,8 @@ export class Nic {
       putTime(this.ctx.i32, idx, due);
       this.ctx.i32[idx + 2] = ipBytes;
       ring.publish();
+    } else {
+      Atomics.add(this.ctx.i32, this.ctx.R.globalCounters + GlobalCounter.net_events_dropped, 1);
     }
     this.ctx.count(CpuCounter.nic_tx_packets);
     this.flagCpu(to, CpuFlag.NicPost);
@@ -486,7 +488,11 @@ export class Nic {
   private sendAck(c: number, s: RxSource, now: number, bytes: number): void {
     const ring = s.ack as SpscRing;
     const idx = ring.claim();
-    if (idx < 0) return; // a full ACK ring: the next ACK covers it (ACKs are cumulative)
+    if (idx < 0) {
+      // A full ACK ring: counted; the next ACK covers it (ACKs are cumulative).
+      Atomics.add(this.ctx.i32, this.ctx.R.globalCounters + GlobalCounter.net_events_dropped, 1);
+      return;
+    }
     const due = now + this.ackWireNs;
     putTime(this.ctx.i32, idx, due);
     this.ctx.i32[idx + 2] = bytes;
