@@ -378,7 +378,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     example: 'cpu',
     help: "where kworker/n and ksoftirqd/n run: thread (threads of their own: every switch into one is a host futex wake) or cpu (on CPU n's thread: a same-thread switch)",
     accepts: 'thread, cpu',
-    default: 'thread',
+    default: 'cpu',
   },
   {
     flag: '--kernel',

@@ -16,10 +16,16 @@ export interface IdleOptions {
   maxPollNs: number;
 }
 
-/** Bound kthreads as threads of their own (a futex wake per switch into one) or on their CPU's thread. */
+/**
+ * Bound kthreads as threads of their own (a futex wake per switch into one) or on their CPU's
+ * thread. The default is `cpu`: a switch into a kworker or ksoftirqd then costs a same-thread
+ * switch (below a kernel's context switch) rather than a host futex wake (several times one),
+ * and a woken kthread needs no host core of its own, which under `--idle poll` on a host with a
+ * core per emulated CPU it would wait milliseconds for (docs/architecture.md, "Idle").
+ */
 export type KthreadHosting = 'thread' | 'cpu';
 export const KTHREAD_HOSTINGS: readonly KthreadHosting[] = ['thread', 'cpu'];
-export const DEFAULT_KTHREADS: KthreadHosting = 'thread';
+export const DEFAULT_KTHREADS: KthreadHosting = 'cpu';
 
 /** The default idle policy (see docs/architecture.md, "Idle", for the measurement behind it). */
 export const DEFAULT_IDLE: IdleOptions = { policy: 'haltpoll', maxPollNs: HALTPOLL_MAX_NS };

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type CliDeps, type CliIo, type CompareRequest, main } from '../../src/cli/main.js';
+import { tcpLatOptions } from '../../src/config/defaults.js';
 import { runFailed } from '../../src/config/errors.js';
 import type { ResolvedConfig, StrategySpec } from '../../src/config/schema.js';
 import { DeferlabError } from '../../src/errors.js';
@@ -84,7 +85,7 @@ describe('dispatch', () => {
     const config = onlyConfig(h.calls);
     expect(config.cpus).toBe(4);
     expect(config.trialMs).toBe(1500);
-    expect(config.workload).toEqual({ kind: 'tcp_lat', msgSize: 4096, clientCpu: 0, serverCpu: 1, ringBytes: 4194304 });
+    expect(config.workload).toEqual(tcpLatOptions({ msgSize: 4096 }));
     expect(config.outDir).toBeNull();
   });
 
@@ -363,7 +364,7 @@ describe('help and version', () => {
     expect(await h.run(['help', 'demo'])).toBe(0);
     const text = h.stdout();
     expect(text).toContain('with the inline strategy and background interrupts only');
-    expect(text).toMatch(/--cpus, --hz, --duration, --irq-rate,/);
+    expect(text).toMatch(/--cpus, --hz, --duration, --nic,/);
     expect(text).toMatch(/Not: --strategy, --baseline, --workload, --trials, --warmup, --sweep, --out/);
     expect(text).not.toContain('narrated');
   });

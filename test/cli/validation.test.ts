@@ -417,7 +417,7 @@ const FILE_RULES: [string, string, string, string][] = [
     'nested.json',
     '{"workload": {"msgsize": 64}}',
     'workload.msgsize in nested.json is not a known setting; did you mean msgSize? ' +
-      'the keys allowed here are kind, msgSize, clientCpu, serverCpu, ringBytes',
+      'the keys allowed here are kind, msgSize, clientCpu, serverCpu, ringBytes, nic, mtu, linkRate, rxUsecs, rxFrames, instances',
   ],
   ['wrong type', 'type.json', '{"tracing": "yes"}', 'tracing in type.json must be true or false (got "yes")'],
   [

@@ -60,7 +60,7 @@ describe('defaults', () => {
       unboundWorkers: 2,
       lockSpins: 200,
       idle: 'auto',
-      kthreads: 'thread',
+      kthreads: 'cpu',
       kernel: '6.9',
       watchdogMs: 2000,
       tracing: true,
