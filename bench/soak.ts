@@ -386,6 +386,8 @@ export async function mainReboots(minutes: number): Promise<RoundFigures[]> {
 interface ProcMemory {
   /** Resident anonymous memory, bytes (RSS less mapped files). */
   anon: number;
+  /** The part of it in glibc's main malloc arena (the brk heap, `[heap]`). */
+  brk: number;
   /** The part of it in glibc's non-main malloc arenas (anonymous mappings at 64 MiB boundaries). */
   arenas: number;
   /** Freed with MADV_FREE but still counted in RSS until the kernel needs the pages. */
@@ -396,25 +398,29 @@ interface ProcMemory {
 function procMemory(): ProcMemory | undefined {
   try {
     let anon = 0;
+    let brk = 0;
     let arenas = 0;
     let lazyFree = 0;
     let inArena = false;
+    let inBrk = false;
     const kib = (line: string, key: string) => Number(line.slice(key.length).trim().split(' ')[0]) * 1024;
     for (const line of readFileSync('/proc/self/smaps', 'latin1').split('\n')) {
       const m = /^([0-9a-f]+)-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
       if (m) {
         // A secondary arena's heap is mmapped aligned to HEAP_MAX_SIZE (64 MiB on 64-bit).
         inArena = m[2] === '0' && m[3] === '' && Number.parseInt(m[1], 16) % (64 * MiB) === 0;
+        inBrk = m[3] === '[heap]';
       } else if (line.startsWith('Anonymous:')) {
         anon += kib(line, 'Anonymous:');
       } else if (line.startsWith('LazyFree:')) {
         lazyFree += kib(line, 'LazyFree:');
-      } else if (inArena && line.startsWith('Rss:')) {
-        arenas += kib(line, 'Rss:');
+      } else if (line.startsWith('Rss:')) {
+        if (inArena) arenas += kib(line, 'Rss:');
+        if (inBrk) brk += kib(line, 'Rss:');
       }
     }
     const threads = Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'latin1'))?.[1]);
-    return { anon, arenas, lazyFree, threads };
+    return { anon, brk, arenas, lazyFree, threads };
   } catch {
     return undefined;
   }
@@ -454,7 +460,7 @@ export async function mainSweep(points: number): Promise<number> {
     const p = procMemory();
     const ab = process.memoryUsage().arrayBuffers;
     say(
-      `  ${tag.padEnd(22)} RSS ${mib(m.rss).padStart(10)}  heap used ${mib(m.heapUsed).padStart(9)}  ArrayBuffers ${mib(ab).padStart(9)}${p ? `  anonymous ${mib(p.anon).padStart(9)}, of it malloc arenas ${mib(p.arenas).padStart(9)}, lazy-free ${mib(p.lazyFree).padStart(8)}  threads ${p.threads}` : ''}`,
+      `  ${tag.padEnd(22)} RSS ${mib(m.rss).padStart(10)}  heap used ${mib(m.heapUsed).padStart(9)}  ArrayBuffers ${mib(ab).padStart(9)}${p ? `  anonymous ${mib(p.anon).padStart(9)}, of it malloc: main arena ${mib(p.brk).padStart(8)}, thread arenas ${mib(p.arenas).padStart(9)}; lazy-free ${mib(p.lazyFree).padStart(8)}  threads ${p.threads}` : ''}`,
     );
     return m;
   };
