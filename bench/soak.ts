@@ -7,7 +7,18 @@
  * shared memory, histograms, listeners) and whether the books balance round after round.
  *
  *   npm run build && node dist/bench/soak.js [--minutes N] [--reboots]     (default 10 minutes)
+ *   node dist/bench/soak.js --sweep [--points N]               (a sweep: one machine per point)
  *   node --expose-gc dist/bench/soak.js ...                    (collects garbage before each reading: steadier)
+ *
+ * With --sweep: ONE runExperiment over a msg_size sweep of N points (default 9: 4K..1M doubling,
+ * the full random-regression sweep; more points fill in between, geometrically), with random-regression's six
+ * strategies, so the harness boots and stops one machine per point exactly as a scenario's
+ * sweep does. RSS is read after the first point (its machine stopped, its threads joined) and
+ * after the last; the bar is the same 10%. Each row also shows what RSS is made of: the main
+ * isolate's heap and ArrayBuffers (the machines' SharedArrayBuffers among them), the resident
+ * anonymous memory and the part of it in glibc's secondary malloc arenas (anonymous 64 MiB-aligned
+ * mappings in /proc/self/smaps), and the process's thread count: they tell memory a terminated
+ * thread's allocator arena kept from a leak (a machine, its threads or its buffer still held).
  *
  * Per round: status (and the error of a failed one), wall time, RSS and heap used after the
  * round, the conservation counters summed over every measured trial of every strategy
@@ -19,6 +30,7 @@
  * The bar: RSS at the end at most 10% above RSS after the first round (the first round pays
  * for code loading and V8's compilation). Figures are printed, nothing is asserted.
  */
+import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { PartialConfig } from '../src/config/input.js';
 import { resolveConfig } from '../src/config/schema.js';
@@ -55,24 +67,50 @@ function memory(): Memory {
   return { rss: m.rss, heapUsed: m.heapUsed, external: m.external };
 }
 
-/** `--minutes N` (a positive number) and `--reboots`; anything else is an error. */
-export function parseArgs(argv: readonly string[]): { minutes: number; reboots: boolean } {
+const USAGE = 'usage: soak.js [--minutes N] [--reboots] | soak.js --sweep [--points N]';
+/** Points of the sweep mode by default: random-regression's full msg_size sweep (4K..1M, doubling). */
+const SWEEP_POINTS = 9;
+/** random-regression's strategies (its main comparison). */
+const SWEEP_STRATEGIES = ['inline', 'workqueue', 'workqueue:wq=system', 'tasklet', 'timer', 'timer:deferrable=true'];
+
+export interface SoakArgs {
+  minutes: number;
+  reboots: boolean;
+  /** Points of the sweep mode; undefined without --sweep. */
+  sweep?: number;
+  help?: boolean;
+}
+
+/** `--minutes N` (a positive number), `--reboots`, `--sweep [--points N]`; anything else is an error. */
+export function parseArgs(argv: readonly string[]): SoakArgs {
   let minutes = DEFAULT_MINUTES;
   let reboots = false;
+  let sweep = false;
+  let points = SWEEP_POINTS;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--reboots') {
-      reboots = true;
+    if (a === '--help' || a === '-h') return { minutes, reboots, help: true };
+    if (a === '--reboots' || a === '--sweep') {
+      if (a === '--reboots') reboots = true;
+      else sweep = true;
       continue;
     }
-    const value = a === '--minutes' ? argv[++i] : a.startsWith('--minutes=') ? a.slice('--minutes='.length) : undefined;
-    if (value === undefined)
-      throw new Error(`soak: unknown argument ${JSON.stringify(a)}; usage: soak.js [--minutes N] [--reboots]`);
-    minutes = Number(value);
-    if (!Number.isFinite(minutes) || minutes <= 0)
+    const flag = a.startsWith('--points') ? '--points' : '--minutes';
+    const value = a === flag ? argv[++i] : a.startsWith(`${flag}=`) ? a.slice(flag.length + 1) : undefined;
+    if (value === undefined) throw new Error(`soak: unknown argument ${JSON.stringify(a)}; ${USAGE}`);
+    const n = Number(value);
+    if (flag === '--points') {
+      if (!Number.isInteger(n) || n < 2 || n > 100)
+        throw new Error(`soak: --points must be an integer from 2 to 100 (got ${JSON.stringify(value)})`);
+      points = n;
+      continue;
+    }
+    if (!Number.isFinite(n) || n <= 0)
       throw new Error(`soak: --minutes must be a positive number (got ${JSON.stringify(value)})`);
+    minutes = n;
   }
-  return { minutes, reboots };
+  if (sweep && reboots) throw new Error(`soak: --sweep and --reboots are different modes; ${USAGE}`);
+  return { minutes, reboots, ...(sweep ? { sweep: points } : {}) };
 }
 
 /**
@@ -81,7 +119,15 @@ export function parseArgs(argv: readonly string[]): { minutes: number; reboots: 
  * interrupts, trial after trial until the time is up; memory is read at every trial.
  */
 export async function main(argv: readonly string[] = process.argv.slice(2)): Promise<void> {
-  const { minutes, reboots } = parseArgs(argv);
+  const { minutes, reboots, sweep, help } = parseArgs(argv);
+  if (help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (sweep !== undefined) {
+    await mainSweep(sweep);
+    return;
+  }
   if (reboots) {
     await mainReboots(minutes);
     return;
@@ -334,6 +380,113 @@ export async function mainReboots(minutes: number): Promise<RoundFigures[]> {
   );
   for (const r of failed) say(`round ${r.round + 1} ${r.status}: ${r.error ?? '(no error recorded)'}`);
   return rounds;
+}
+
+/** What RSS is made of, from /proc/self (undefined off Linux). */
+interface ProcMemory {
+  /** Resident anonymous memory, bytes (RSS less mapped files). */
+  anon: number;
+  /** The part of it in glibc's main malloc arena (the brk heap, `[heap]`). */
+  brk: number;
+  /** The part of it in glibc's non-main malloc arenas (anonymous mappings at 64 MiB boundaries). */
+  arenas: number;
+  /** Freed with MADV_FREE but still counted in RSS until the kernel needs the pages. */
+  lazyFree: number;
+  threads: number;
+}
+
+function procMemory(): ProcMemory | undefined {
+  try {
+    let anon = 0;
+    let brk = 0;
+    let arenas = 0;
+    let lazyFree = 0;
+    let inArena = false;
+    let inBrk = false;
+    const kib = (line: string, key: string) => Number(line.slice(key.length).trim().split(' ')[0]) * 1024;
+    for (const line of readFileSync('/proc/self/smaps', 'latin1').split('\n')) {
+      const m = /^([0-9a-f]+)-[0-9a-f]+ \S+ \S+ \S+ (\d+)\s*(.*)$/.exec(line);
+      if (m) {
+        // A secondary arena's heap is mmapped aligned to HEAP_MAX_SIZE (64 MiB on 64-bit).
+        inArena = m[2] === '0' && m[3] === '' && Number.parseInt(m[1], 16) % (64 * MiB) === 0;
+        inBrk = m[3] === '[heap]';
+      } else if (line.startsWith('Anonymous:')) {
+        anon += kib(line, 'Anonymous:');
+      } else if (line.startsWith('LazyFree:')) {
+        lazyFree += kib(line, 'LazyFree:');
+      } else if (line.startsWith('Rss:')) {
+        if (inArena) arenas += kib(line, 'Rss:');
+        if (inBrk) brk += kib(line, 'Rss:');
+      }
+    }
+    const threads = Number(/^Threads:\s+(\d+)/m.exec(readFileSync('/proc/self/status', 'latin1'))?.[1]);
+    return { anon, brk, arenas, lazyFree, threads };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A sweep in one process, as a scenario runs one: runExperiment over `points` msg_size points,
+ * one machine booted and stopped per point by the harness. Returns the RSS growth from after the
+ * first point to after the last.
+ */
+export async function mainSweep(points: number): Promise<number> {
+  const say = (s: string) => process.stdout.write(`${s}\n`);
+  const gc = typeof (globalThis as { gc?: unknown }).gc === 'function';
+  // 4K..1M, geometric: 9 points are random-regression's doublings, more fill in between.
+  const values = Array.from({ length: points }, (_, i) => 64 * Math.round((4096 * 256 ** (i / (points - 1))) / 64));
+  const maxMsg = Math.max(...values);
+  const config = resolveConfig({
+    flags: {
+      strategies: SWEEP_STRATEGIES,
+      baseline: 'inline',
+      workload: { kind: 'tcp_lat', ringBytes: 2 ** Math.ceil(Math.log2(maxMsg * 4 + 64)) },
+      irq: { rate: '20k', pattern: 'poisson' },
+      trials: 1,
+      trialMs: '200ms',
+      warmupMs: '100ms',
+      seed: 1,
+      outDir: null,
+      sweep: { param: 'msg_size', values },
+    },
+    cwd: process.cwd(),
+  });
+  say(
+    `soak --sweep: one runExperiment, msg_size sweep of ${points} points (one machine per point), ${config.strategies.length} strategies, 1 trial × (100 ms warm-up + 200 ms) each, tcp_lat, 20k Poisson irq/s per CPU (Node ${process.version}${gc ? ', gc before each reading' : ', no --expose-gc: readings include garbage'})`,
+  );
+  const row = (tag: string) => {
+    const m = memory();
+    const p = procMemory();
+    const ab = process.memoryUsage().arrayBuffers;
+    say(
+      `  ${tag.padEnd(22)} RSS ${mib(m.rss).padStart(10)}  heap used ${mib(m.heapUsed).padStart(9)}  ArrayBuffers ${mib(ab).padStart(9)}${p ? `  anonymous ${mib(p.anon).padStart(9)}, of it malloc: main arena ${mib(p.brk).padStart(8)}, thread arenas ${mib(p.arenas).padStart(9)}; lazy-free ${mib(p.lazyFree).padStart(8)}  threads ${p.threads}` : ''}`,
+    );
+    return m;
+  };
+  row('start');
+  const after: Memory[] = [];
+  let booted = 0;
+  const t0 = Date.now();
+  const results = await runExperiment(config, {
+    progress: (line) => {
+      if (!line.startsWith('booting')) return;
+      // The previous point's machine has stopped and its threads have been joined.
+      if (booted > 0) after.push(row(`after point ${booted}`));
+      booted++;
+    },
+  });
+  after.push(row(`after point ${booted}`));
+  const first = after[0];
+  const last = after[after.length - 1];
+  const growth = last.rss / first.rss - 1;
+  say(
+    `status: ${results.status}${results.error ? ` (${results.error.message})` : ''}; ${results.points.length} points in ${((Date.now() - t0) / 1000).toFixed(0)} s`,
+  );
+  say(
+    `RSS after the first point ${mib(first.rss)}, after the last ${mib(last.rss)}: ratio ${(last.rss / first.rss).toFixed(3)} (${pct(growth)}; bar: at most ${pct(RSS_GROWTH_BAR)}) -> ${growth <= RSS_GROWTH_BAR ? 'within the bar' : 'ABOVE THE BAR'}`,
+  );
+  return growth;
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
