@@ -10,9 +10,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../src/cli/main.js';
 import { resolveConfig } from '../src/config/schema.js';
 import { TRACING_OFF_NOTE } from '../src/report/table.js';
-import { effect, printVerdicts, resultsLine, type Verdict } from '../src/scenarios/common.js';
-import { boundVerdict, type Delays, runCpuHog, unboundVerdict } from '../src/scenarios/cpu-hog.js';
-import { runEntropy } from '../src/scenarios/entropy.js';
+import { beyondFloor, effect, pointFloor, printVerdicts, resultsLine, type Verdict } from '../src/scenarios/common.js';
+import { boundVerdict, type Requests, runCpuHog, unboundVerdict } from '../src/scenarios/cpu-hog.js';
+import { runEntropy, starves } from '../src/scenarios/entropy.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
 import { intervalText, ipiRatioText, runIpiStorm } from '../src/scenarios/ipi-storm.js';
 import { kthreadSwitchesPerHandoff, runRandomRegression } from '../src/scenarios/random-regression.js';
@@ -39,7 +39,8 @@ function ctxFor(name: string, extra: Record<string, unknown> = {}, signal = new 
   const preset = SCENARIOS[name];
   const config = resolveConfig({
     preset: { name, config: preset.config },
-    flags: { trials: 2, trialMs: 150, warmupMs: 50, outDir: null, seed: 1, ...extra } as never,
+    // --until off: the presets' default (cpu-hog) would add rounds for up to a minute per sub-run.
+    flags: { trials: 2, trialMs: 150, warmupMs: 50, outDir: null, seed: 1, until: null, ...extra } as never,
     cwd: process.cwd(),
   });
   const { io, out } = capture();
@@ -141,6 +142,9 @@ describe('scenarios at a tiny size', () => {
     expect(code, out()).toBe(0);
     expect(v.filter((l) => l.includes('bound kworker delayed')).length).toBe(2);
     expect(v.filter((l) => l.includes('unbound worker waits')).length).toBe(2);
+    // Its default A/A control (an identical bound kworker): its row, and the floor in the verdicts.
+    expect(out()).toMatch(/^workqueue\(wq=system\) \(control\) /m);
+    expect(out()).toMatch(/^cpu-hog-nice-20: every request → its work starts .*; A\/A control /m);
     for (const l of v) expect(l).toMatch(/: (reproduced|not reproduced|inconclusive) — \S/);
     // The setup line says what ran: the hog and the driver, not "irq_only".
     const setup = out()
@@ -161,6 +165,7 @@ describe('scenarios at a tiny size', () => {
     expect(code, out()).toBe(0);
     expect(verdictLines(out()).length).toBeGreaterThan(0);
     expect(out()).toMatch(/2000 {3}inline/);
+    expect(out()).toMatch(/2000 {3}inline \(control\)/); // its default A/A control
     expect(out()).toContain(`\n${TRACING_OFF_NOTE}\n`);
     expect(out()).toContain(
       `\nresults: ${dir} (sub-run: entropy/; 'deferlab report ${join(dir, 'entropy')}' re-renders it)\n`,
@@ -171,62 +176,76 @@ describe('scenarios at a tiny size', () => {
 
 const ms = 1e6;
 const us = 1e3;
-const d = (started: number, interrupts: number, p50 = Number.NaN, p99 = Number.NaN, max = Number.NaN): Delays => ({
-  started,
-  interrupts,
-  p50,
-  p99,
-  max,
-});
+/** Requests of one strategy: `timed` of `interrupts` served in the window, `slow` of them over 1 ms. */
+const q = (
+  interrupts: number,
+  timed: number,
+  slow: number,
+  p50 = Number.NaN,
+  p99 = Number.NaN,
+  max = Number.NaN,
+  started = timed,
+): Requests => ({ interrupts, timed, slow, untimed: 0, started, p50, p99, max });
 
-describe('cpu-hog verdicts from given numbers', () => {
-  it('bound work queued and never started in the window is reproduced: starved', () => {
-    const v = boundVerdict('cpu-hog-fifo', d(0, 120), '2s');
+describe('cpu-hog verdicts from given numbers (every request, pending ones too)', () => {
+  it('requests none of which was served in the window: reproduced, starved', () => {
+    const v = boundVerdict('cpu-hog-fifo', q(120, 0, 0), '2s');
     expect(v).toEqual({
       expectation: 'cpu-hog-fifo: bound kworker delayed by milliseconds',
       outcome: 'reproduced',
       detail:
-        "bound work never started in the measured window (0 of 120 interrupts' work started: starved) (the seed: up to 30 ms)",
+        'no request was served in the measured window (0 of 120 requests served in the window: starved) (the seed: up to 30 ms)',
     });
-    expect(boundVerdict('cpu-hog-nice-20', d(0, 120), '2s').outcome).toBe('reproduced');
   });
 
-  it('no interrupt, no work: inconclusive', () => {
-    expect(boundVerdict('cpu-hog-fifo', d(0, 0), '2s').outcome).toBe('inconclusive');
+  it('no interrupt, no request: inconclusive', () => {
+    expect(boundVerdict('cpu-hog-fifo', q(0, 0, 0), '2s').outcome).toBe('inconclusive');
   });
 
   it.each([
-    ['a millisecond max', d(400, 400, 4 * ms, 20 * ms, 30 * ms), 'reproduced'],
-    ['a millisecond max from a starved kworker', d(3, 120, 0.6 * ms, 4 * ms, 4 * ms), 'reproduced'],
-    ['microseconds from enough items', d(400, 400, 20 * us, 80 * us, 200 * us), 'not reproduced'],
-    ['microseconds from a few items', d(5, 6, 20 * us, 80 * us, 200 * us), 'inconclusive'],
+    ['a request that waited milliseconds', q(400, 400, 300, 4 * ms, 20 * ms, 30 * ms), 'reproduced'],
+    // The sampling flip of issue 15: 3 work items started, each soon after its own hand-off, while
+    // the 400 requests that found the work pending waited for them: their waits decide.
+    ['few runs, long waits of the requests they served', q(400, 390, 380, 20 * ms, 60 * ms, 64 * ms, 3), 'reproduced'],
+    ['microseconds over enough requests', q(400, 400, 0, 20 * us, 80 * us, 200 * us), 'not reproduced'],
+    ['microseconds over a few requests', q(6, 5, 0, 20 * us, 80 * us, 200 * us), 'inconclusive'],
   ])('bound: %s', (_what, b, outcome) => {
     expect(boundVerdict('cpu-hog-nice-20', b, '2s').outcome).toBe(outcome);
   });
 
   it.each([
-    ['against a starved bound kworker', d(100, 100, 40 * us, 2 * ms, 40 * ms), d(0, 120), 'reproduced'],
-    [
-      'against a bound kworker that rarely ran',
-      d(100, 100, 40 * us, 30 * ms, 40 * ms),
-      d(3, 120, 1, 4 * ms, 4 * ms),
-      'reproduced',
-    ],
-    [
-      'a p99 below the bound one',
-      d(100, 100, 40 * us, 900 * us, 5 * ms),
-      d(100, 100, 4 * ms, 70 * ms, 200 * ms),
-      'reproduced',
-    ],
-    [
-      'a p50 of milliseconds',
-      d(100, 100, 2 * ms, 3 * ms, 5 * ms),
-      d(100, 100, 4 * ms, 70 * ms, 200 * ms),
-      'not reproduced',
-    ],
-    ['too few unbound items', d(5, 5, 40 * us, 90 * us, 90 * us), d(0, 120), 'inconclusive'],
-  ])('unbound: %s', (_what, u, b, outcome) => {
-    expect(unboundVerdict('cpu-hog-fifo', u, b, '2s').outcome).toBe(outcome);
+    ['against a starved bound kworker', q(100, 100, 2), q(120, 0, 0), Number.NaN, 'reproduced'],
+    ['fewer slow requests than bound, beyond the floor', q(100, 100, 5), q(100, 100, 90), 0.1, 'reproduced'],
+    ['fewer slow requests than bound, no control', q(100, 100, 5), q(100, 100, 90), Number.NaN, 'reproduced'],
+    ['fewer slow requests than bound, inside the floor', q(100, 100, 5), q(100, 100, 40), 0.5, 'inconclusive'],
+    ['most requests slow', q(100, 100, 60), q(100, 100, 90), 0.1, 'not reproduced'],
+    ['as many slow requests as bound', q(100, 100, 30), q(100, 100, 30), Number.NaN, 'not reproduced'],
+    ['too few unbound requests', q(5, 5, 0), q(120, 0, 0), Number.NaN, 'inconclusive'],
+  ])('unbound: %s', (_what, u, b, floor, outcome) => {
+    expect(unboundVerdict('cpu-hog-fifo', u, b, '2s', floor).outcome).toBe(outcome);
+  });
+});
+
+describe('the noise-floor rule for metrics without an interval', () => {
+  it('the floor is how far the A/A control moved; a difference is a result only beyond it', () => {
+    expect(pointFloor(0.9, 0.8)).toBeCloseTo(0.1);
+    expect(pointFloor(0.9, undefined)).toBeNaN();
+    expect(beyondFloor(0.5, 0.1)).toBe(true);
+    expect(beyondFloor(-0.5, 0.1)).toBe(true);
+    expect(beyondFloor(0.05, 0.1)).toBe(false);
+    expect(beyondFloor(0.01, Number.NaN)).toBe(true); // no control: any difference
+    expect(beyondFloor(0, Number.NaN)).toBe(false);
+    expect(beyondFloor(Number.NaN, 0.1)).toBe(false);
+  });
+
+  it.each([
+    [0, 640, Number.NaN, 'starves'],
+    [0, 640, 40, 'starves'],
+    [2, 5, 4, 'inside floor'], // 2 of 5 bits/s, while an identical inline moved by 4
+    [400, 640, 40, 'no'],
+    [0, 0, Number.NaN, 'no'], // inline credited nothing: nothing to fall short of
+  ] as const)('entropy: %d bits/s against inline %d, floor %d: %s', (bits, inline, floor, says) => {
+    expect(starves(bits, inline, floor)).toBe(says);
   });
 });
 
@@ -242,6 +261,18 @@ describe('deciding from a paired interval', () => {
     [{ ciLow: Number.NaN, ciHigh: Number.NaN, baseline: base }, 'up', 'open'],
     [undefined, 'up', 'open'],
   ] as const)('%j %s: %s', (interval, direction, expected) => {
+    expect(effect(interval, direction)).toBe(expected);
+  });
+
+  it.each([
+    // Excludes 0, but an identical copy of the baseline moved as far: no result.
+    [{ ciLow: 1, ciHigh: 9, diff: 5, baseline: base, floor: { low: -2, high: 8 } }, 'up', 'open'],
+    [{ ciLow: 10, ciHigh: 30, diff: 20, baseline: base, floor: { low: -2, high: 8 } }, 'up', 'shown'],
+    [{ ciLow: -30, ciHigh: -10, diff: -20, baseline: base, floor: { low: -8, high: 2 } }, 'down', 'shown'],
+    // Below the margin, but the floor reaches past it: what the copy moved cannot be ruled out.
+    [{ ciLow: -5, ciHigh: 5, diff: 0, baseline: base, floor: { low: -12, high: 12 } }, 'up', 'open'],
+    [{ ciLow: -5, ciHigh: 5, diff: 0, baseline: base, floor: { low: -3, high: 3 } }, 'up', 'ruled out'],
+  ] as const)('with an A/A floor %j %s: %s', (interval, direction, expected) => {
     expect(effect(interval, direction)).toBe(expected);
   });
 });

@@ -145,6 +145,9 @@ function flagsLayer(values: ReadonlyMap<string, string[] | true>): PartialConfig
   if (values.has('out') && values.has('no-output')) {
     throw conflict('--out and --no-output contradict each other', 'give one of them', true);
   }
+  if (values.has('control') && values.has('no-control')) {
+    throw conflict('--control and --no-control contradict each other', 'give one of them', true);
+  }
   const layer: Record<string, unknown> = {};
   for (const flag of CONFIG_FLAGS) {
     const given = values.get(flag.flag.slice(2));

@@ -82,7 +82,15 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     sets: true,
     help: "add an A/A copy of the baseline (a second instance of the same strategy, labelled '<baseline> (control)'), run interleaved like the others: its Δ is the run's measured noise floor, and no verdict calls a difference inside it",
     accepts: '',
-    default: 'no control',
+    default: 'no control (scenarios: see deferlab scenario --help)',
+  },
+  {
+    flag: '--no-control',
+    path: 'control',
+    sets: false,
+    help: 'no A/A control: for a scenario that runs one by default (cpu-hog, entropy), to save its trials',
+    accepts: '',
+    default: '',
   },
   {
     flag: '--until',
@@ -90,7 +98,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     value: 'PCT',
     example: '3',
     help: 'after --trials rounds, keep adding interleaved rounds until every Δ-mean interval is narrower than ±PCT% of the baseline mean, or --max-time runs out',
-    accepts: `a percentage from ${LIMITS.untilPct.min} to ${LIMITS.untilPct.max}, as 3 or 3%`,
+    accepts: `a percentage from ${LIMITS.untilPct.min} to ${LIMITS.untilPct.max}, as 3 or 3%; or off (a scenario that uses it by default: exactly --trials rounds)`,
     default: 'off: exactly --trials rounds',
   },
   {

@@ -175,13 +175,13 @@ const sweepInput = (input: unknown): Parsed<Sweep | null> => {
   return sweepFromList(param, values);
 };
 
-/** A percentage from LIMITS.untilPct.min to max: `3`, `"3"`, `"3%"`, `"0.5 %"`; null: off. */
+/** A percentage from LIMITS.untilPct.min to max: `3`, `"3"`, `"3%"`, `"0.5 %"`; null or `"off"`: off. */
 const untilInput = (input: unknown): Parsed<number | null> => {
-  if (input === null) return ok(null);
+  if (input === null || (typeof input === 'string' && input.trim().toLowerCase() === 'off')) return ok(null);
   const { min, max } = LIMITS.untilPct;
   const text = typeof input === 'string' ? input.trim().replace(/\s*%$/, '') : input;
   const n = parsePlainNumber(text);
-  return n !== undefined && n >= min && n <= max ? ok(n) : fail(`must be a percentage from ${min} to ${max}`);
+  return n !== undefined && n >= min && n <= max ? ok(n) : fail(`must be a percentage from ${min} to ${max}, or off`);
 };
 
 const cpuGroups = z

@@ -11,6 +11,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { IrqTraceConfig } from '../irq/replay.js';
 import { kernelProfile } from '../kernel/profiles.js';
 import type { NicOptions } from '../net/profiles.js';
+import type { StageName } from '../report/types.js';
 import {
   checkCommandSettings,
   checkIrqCpus,
@@ -150,6 +151,12 @@ export interface UntilConfig {
   readonly pct: number;
   /** The longest a sweep point keeps adding rounds, ms. */
   readonly maxTimeMs: number;
+  /**
+   * The stage whose Δ-mean intervals are judged; absent: the table's (one_way, else
+   * handoff_to_start). Not a flag: a scenario whose verdicts read another stage sets it
+   * (cpu-hog: request_to_start).
+   */
+  readonly stage?: StageName;
 }
 
 /** The label of the A/A copy of `baseline`. */
@@ -293,7 +300,10 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     strategies.push({ ...spec, options: { ...spec.options }, label: control });
   }
   const untilPct = m.until ?? null;
-  if (untilPct === null && m.maxTimeMs !== undefined) {
+  // A scenario's preset may cap --until that the user turned off (--until off): only a cap the
+  // user gave without --until is a contradiction.
+  const maxTimeFrom = origins.layerOf(['maxTimeMs'])?.source.kind;
+  if (untilPct === null && m.maxTimeMs !== undefined && maxTimeFrom !== 'preset') {
     throw conflict(
       `${origins.name(['maxTimeMs'])} limits how long --until keeps adding rounds, but --until is not given`,
       'add --until PCT (e.g. --until 3), or drop it',

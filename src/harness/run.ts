@@ -216,8 +216,17 @@ async function runPoint(
     const widthPct = intervalWidths(
       accs.map((a) => a.result),
       config.baseline,
+      until.stage,
     );
-    outcome = { pct: until.pct, maxTimeMs: until.maxTimeMs, reached: stop === 'reached', rounds: done, stop, widthPct };
+    outcome = {
+      pct: until.pct,
+      maxTimeMs: until.maxTimeMs,
+      reached: stop === 'reached',
+      rounds: done,
+      stop,
+      widthPct,
+      ...(until.stage ? { stage: until.stage } : {}),
+    };
   };
   // With --until, every progress line after the minimum rounds carries the current widths.
   let widthsNote = '';
@@ -231,6 +240,7 @@ async function runPoint(
         const widths = intervalWidths(
           accs.map((a) => a.result),
           config.baseline,
+          until.stage,
         );
         if (widthsReached(widths, until.pct)) {
           stopAt('reached', r);

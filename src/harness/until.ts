@@ -17,13 +17,18 @@ export function untilStage(baseline: StrategyResult): StageName {
 
 /**
  * Per strategy label (every one but the baseline): the half-width of its Δ-mean interval against
- * the baseline, as % of the baseline mean; NaN without an interval yet. Context: any thread; pure.
+ * the baseline on `stage` (default {@link untilStage}), as % of the baseline mean; NaN without
+ * an interval yet. Context: any thread; pure.
  */
-export function intervalWidths(strategies: readonly StrategyResult[], baselineLabel: string): Record<string, number> {
+export function intervalWidths(
+  strategies: readonly StrategyResult[],
+  baselineLabel: string,
+  stage?: StageName,
+): Record<string, number> {
   const base = strategies.find((s) => s.label === baselineLabel);
   const out: Record<string, number> = {};
   if (!base) return out;
-  const stage = untilStage(base);
+  stage ??= untilStage(base);
   for (const s of strategies) {
     if (s === base) continue;
     const c = compareStage(base, s, stage, 'mean');

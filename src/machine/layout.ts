@@ -50,6 +50,15 @@ export const IRQ_RECORD_WORDS = 4;
 export const ARRIVAL_RING_CAPACITY = 16384;
 /** Words per arrival record: due time low 32 bits, due time high bits, irq number. */
 export const ARRIVAL_RECORD_WORDS = 3;
+/**
+ * Driver requests (seed 004's driver payload) that found the work still pending, per CPU,
+ * waiting for the run that serves them: 8192 holds 41 s of pending at 200 interrupts/s, 82 ms at
+ * 100k/s. A full ring refuses the request's time, counted as `requests_untimed` (it waited at
+ * least as long as the ring took to fill). Reserved only with the driver payload.
+ */
+export const REQUEST_RING_CAPACITY = 8192;
+/** Words per request record: request time low 32 bits, request time high bits. */
+export const REQUEST_RECORD_WORDS = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Control: one region, written by the main thread.
@@ -125,9 +134,9 @@ export function genExit(i32: Int32Array, ctl: number): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Per-CPU words. CPU_WORDS Int32 words per CPU, 5 cache lines.
+// Per-CPU words. CPU_WORDS Int32 words per CPU, 6 cache lines.
 // ---------------------------------------------------------------------------------------------
-export const CPU_WORDS = 5 * LINE_WORDS;
+export const CPU_WORDS = 6 * LINE_WORDS;
 /** R: pending-event bits (CpuFlag). Raisers Atomics.or; the owner clears with Atomics.and
  *  BEFORE handling (so a raise during handling is never lost). Own line: everyone writes it. */
 export const CPU_FLAGS = 0;
@@ -162,7 +171,7 @@ export const CPU_IPI_PENDING = LINE_WORDS + 9;
 export const CPU_HEARTBEAT = LINE_WORDS + 10;
 /** O (plain store): what the owner is doing, for the watchdog's report (Where below). */
 export const CPU_WHERE = LINE_WORDS + 11;
-/** S (O writes): per-CPU counters, CpuCounter below; lines 2 to 4. */
+/** S (O writes): per-CPU counters, CpuCounter below; lines 2 to 5. */
 export const CPU_COUNTERS = 2 * LINE_WORDS;
 
 /** Per-CPU doubles (f64 index from the per-CPU f64 region). */
@@ -284,10 +293,12 @@ export const CPU_COUNTER_NAMES = [
   'handoffs_app_busy', // hand-offs accepted while an application task was running or runnable on this CPU
   'handoffs_app_idle', // hand-offs accepted while no application task was runnable on this CPU
   'deferred_us_app_waiting', // µs of deferred work run on this CPU while an application task here was runnable
+  'requests_slow', // driver payload: requests that waited longer than its slowNs (1 ms) until their work started
+  'requests_untimed', // driver payload: requests that found the work pending when the request ring was full (not in request_to_start)
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;
-if (CPU_COUNTER_NAMES.length > 3 * LINE_WORDS) throw new Error('too many per-CPU counters for their lines');
+if (CPU_COUNTER_NAMES.length > 4 * LINE_WORDS) throw new Error('too many per-CPU counters for their lines');
 
 // ---------------------------------------------------------------------------------------------
 // Global counters: R (Atomics.add by any thread).
@@ -469,6 +480,8 @@ export interface MachineShape {
   workloadRegions: Record<string, number>;
   /** Records per thread of the timeline rings (a power of two); 0: no timeline (none reserved). */
   timelineRecords?: number;
+  /** A request ring per CPU (the driver payload: every request's wait is timed). */
+  requestRings?: boolean;
 }
 
 export interface MachineRegions {
@@ -489,6 +502,10 @@ export interface MachineRegions {
   arrivals: number[]; // an SPSC ring per CPU: device-interrupt arrivals (irq thread → owner)
   irqWorkLists: number[]; // an MPSC ring per CPU
   taskletLists: number[]; // 2 per CPU: [HI, normal] SPSC rings used by the owner only
+  /** An SPSC ring per CPU with the driver payload, else none: the times of requests that found
+   *  the driver's work pending. Producer: the CPU's owner, in hardirq (src/random/driver.ts,
+   *  `interrupt`); consumer: whoever runs that CPU's work (`runDeferred`), one run at a time. */
+  requestRings: number[];
   fastPools: number; // FAST_POOL_WORDS × cpus
   inputPool: number;
   workload: Record<string, number>;
@@ -531,6 +548,7 @@ export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regi
     arrivals: [] as number[],
     irqWorkLists: [] as number[],
     taskletLists: [] as number[],
+    requestRings: [] as number[],
     fastPools: p.reserve('fastPools', FAST_POOL_WORDS * shape.cpus),
     inputPool: p.reserve('inputPool', INPUT_POOL_WORDS),
     workload: {} as Record<string, number>,
@@ -543,6 +561,8 @@ export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regi
     r.irqWorkLists.push(p.reserve(`irqWork${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
     r.taskletLists.push(p.reserve(`taskletHi${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
     r.taskletLists.push(p.reserve(`tasklet${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
+    if (shape.requestRings)
+      r.requestRings.push(p.reserve(`requests${c}`, SpscRing.wordsFor(REQUEST_RING_CAPACITY, REQUEST_RECORD_WORDS)));
   }
   for (const [name, words] of Object.entries(shape.workloadRegions)) r.workload[name] = p.reserve(`wl:${name}`, words);
   const tlRecords = shape.timelineRecords ?? 0;

@@ -49,6 +49,8 @@ import {
   Phase,
   POOL_WORDS,
   planMachine,
+  REQUEST_RECORD_WORDS,
+  REQUEST_RING_CAPACITY,
   SOFTIRQ_NAMES,
   TIMER_BASE_WORDS,
   timerNone,
@@ -97,6 +99,7 @@ export class MachineMemory {
       pools: plan.pools.length,
       workloadRegions: workloadOf(opts).regions(),
       timelineRecords: opts.timelineRecords ?? 0,
+      requestRings: opts.payload?.kind === 'driver_work',
     });
     return { plan, sab, R: regions };
   }
@@ -127,6 +130,8 @@ export class MachineMemory {
       MpscRing.init(i32, R.irqWorkLists[c], MAX_OBJECTS, 1, words(R.irqWorkLists[c]));
       MpscRing.init(i32, R.taskletLists[2 * c], MAX_OBJECTS, 1, words(R.taskletLists[2 * c]));
       MpscRing.init(i32, R.taskletLists[2 * c + 1], MAX_OBJECTS, 1, words(R.taskletLists[2 * c + 1]));
+      if (R.requestRings.length)
+        SpscRing.init(i32, R.requestRings[c], REQUEST_RING_CAPACITY, REQUEST_RECORD_WORDS, words(R.requestRings[c]));
       initFastPool(i32, R.fastPools + c * FAST_POOL_WORDS, opts.fastPool.variant, c);
       this.fastPools.push(new FastPool(i32, R.fastPools + c * FAST_POOL_WORDS, opts.fastPool.variant));
     }

@@ -106,8 +106,12 @@ export interface CrossCpuOptions {
 /** The deferred job a hand-off carries: random.c's mix (default), or a driver's work item (seed 004). */
 export type PayloadOptions =
   | { kind: 'random_mix' }
-  /** Each device interrupt hands off one work item (unless one is pending) that busies the CPU for `workNs`. */
-  | { kind: 'driver_work'; workNs: number };
+  /**
+   * Each device interrupt hands off one work item (unless one is pending) that busies the CPU for
+   * `workNs`. Every request's wait until its work starts is timed (`request_to_start`); those
+   * longer than `slowNs` (default 1 ms) are counted as `requests_slow`.
+   */
+  | { kind: 'driver_work'; workNs: number; slowNs?: number };
 
 export interface MachineOptions {
   cpus: number;

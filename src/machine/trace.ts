@@ -37,6 +37,7 @@ export const STAGES = [
   'ctx_switch', // owner hand-off: outgoing owner lets go → incoming owner runs
   'softirq', // one __do_softirq invocation
   'idle_exit', // a halted (sleeping) idle CPU's lateness in waking for a due interrupt: the emulated idle-exit latency
+  'request_to_start', // driver payload: every interrupt's request → the work that serves it starts (pending ones too)
 ] as const;
 export type Stage = (typeof STAGES)[number];
 export enum St {
@@ -50,6 +51,7 @@ export enum St {
   CtxSwitch = 7,
   Softirq = 8,
   IdleExit = 9,
+  RequestToStart = 10,
 }
 
 /** Largest value tracked without resizing: 100 s in ns. */

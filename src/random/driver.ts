@@ -9,7 +9,15 @@
  * `runDeferred` → the fast pool (fastpool.ts) and the input pool (inputpool.ts).
  *
  * Shared words (src/machine/layout.ts): CPU_DEFERRED (hand-offs accepted and not yet run) and
- * CPUF_HANDOFF_NS (clock of the pending hand-off); C_ACTIVE, C_TRIGGER, C_TEST (control).
+ * CPUF_HANDOFF_NS (clock of the pending hand-off); C_ACTIVE, C_TRIGGER, C_TEST (control); with
+ * the driver payload, each CPU's request ring (MachineRegions.requestRings).
+ *
+ * With the driver payload every interrupt is a request for the driver's work, and each request
+ * is timed until the run that serves it starts (`request_to_start`): the one that queued the work
+ * from CPUF_HANDOFF_NS, the ones that found it pending from the request ring. A request that
+ * finds the work pending in the ~100 ns between a run's clear of CPU_DEFERRED and its drain of
+ * the ring (possible only when another CPU runs the work: an unbound worker) is served by that
+ * run but timed to the next one: overstated by a period, never understated.
  */
 import type { DeferralStrategy, Deferred, Kernel } from '../api/types.js';
 import type { CpuContext } from '../kernel/context.js';
@@ -26,11 +34,15 @@ import {
 import type { PayloadOptions } from '../machine/options.js';
 import { TlWhat } from '../machine/timeline.js';
 import { St } from '../machine/trace.js';
+import { SpscRing } from '../shm/ring.js';
 import { FAST_POOL_WORDS, FastPool, type FastPoolVariant } from './fastpool.js';
 import { InputPool } from './inputpool.js';
 
 /** instruction_pointer() analogue: a base address plus the irq number. */
 const IP_BASE = 0xffff_8000_0100_0;
+const TWO_32 = 2 ** 32;
+/** A driver request that waits longer than this for its work is slow: 1 ms, seed 004's scale. */
+export const DEFAULT_SLOW_REQUEST_NS = 1_000_000;
 
 export class RandomDriver {
   readonly fastPools: FastPool[] = [];
@@ -45,6 +57,10 @@ export class RandomDriver {
   appRunnable: (cpu: number) => boolean = () => false;
   /** > 0: the hand-off payload is a driver work item of this many ns, not random.c's mix. */
   private readonly driverWorkNs: number;
+  /** Per CPU, with the driver payload: requests that found the work pending (layout.ts). */
+  private readonly requests: SpscRing[];
+  /** A request that waits longer than this is counted as `requests_slow` (driver payload). */
+  private readonly slowNs: number;
   private readonly ctl: number;
 
   constructor(
@@ -55,6 +71,8 @@ export class RandomDriver {
   ) {
     this.ctl = ctx.R.control;
     this.driverWorkNs = payload?.kind === 'driver_work' ? Math.max(1, payload.workNs) : 0;
+    this.requests = ctx.R.requestRings.map((base) => new SpscRing(ctx.i32, base));
+    this.slowNs = payload?.kind === 'driver_work' ? (payload.slowNs ?? DEFAULT_SLOW_REQUEST_NS) : 0;
     for (let c = 0; c < ctx.nrCpus; c++) {
       this.fastPools.push(new FastPool(ctx.i32, ctx.R.fastPools + c * FAST_POOL_WORDS, variant));
       this.deferred.push(new DeferredMix(this, c));
@@ -81,8 +99,13 @@ export class RandomDriver {
       Atomics.load(i32, this.ctl + C_TRIGGER),
     );
     if (this.driverWorkNs > 0) {
-      // Driver payload: every interrupt queues the driver's work unless it is still pending.
-      if (Atomics.load(i32, ctx.cw(c, CPU_DEFERRED)) > 0) return;
+      // Driver payload: every interrupt queues the driver's work unless it is still pending;
+      // a request that finds it pending waits for the run that is coming: its time goes into
+      // the ring, for that run to time.
+      if (Atomics.load(i32, ctx.cw(c, CPU_DEFERRED)) > 0) {
+        this.waitForRun(c, t);
+        return;
+      }
     } else if (!mix) {
       return;
     }
@@ -107,6 +130,38 @@ export class RandomDriver {
     if (!ok && pendingBefore === 0) ctx.count(CpuCounter.handoffs_lost);
     if (ok && (Atomics.load(i32, this.ctl + C_TEST) & TestFlag.DoubleHandoff) !== 0) this.secondHandoff(s, c);
     ctx.inStrategy = -1;
+  }
+
+  /** A request on CPU `c` at `t` that found the work pending: into the ring, or counted untimed. */
+  private waitForRun(c: number, t: number): void {
+    const ring = this.requests[c];
+    const idx = ring?.claim() ?? -1;
+    if (idx < 0) {
+      this.ctx.count(CpuCounter.requests_untimed);
+      return;
+    }
+    const i32 = this.ctx.i32;
+    i32[idx] = (t % TWO_32) | 0;
+    i32[idx + 1] = Math.floor(t / TWO_32);
+    ring.publish(); // publishes the time; pairs with the run's peek()
+  }
+
+  /** The run of CPU `poolCpu`'s work that started at `t0` serves every request waiting in the ring. */
+  private serveRequests(poolCpu: number, t0: number): void {
+    const ctx = this.ctx;
+    const ring = this.requests[poolCpu];
+    if (!ring) return;
+    const i32 = ctx.i32;
+    for (let idx = ring.peek(); idx >= 0; idx = ring.peek()) {
+      this.requestServed(t0 - ((i32[idx] >>> 0) + i32[idx + 1] * TWO_32));
+      ring.release();
+    }
+  }
+
+  /** One request's wait until the run that serves it started, timed and judged against slowNs. */
+  private requestServed(waitedNs: number): void {
+    this.ctx.tracer.record(St.RequestToStart, waitedNs);
+    if (waitedNs > this.slowNs) this.ctx.count(CpuCounter.requests_slow);
   }
 
   /** The strategy's hand-off for CPU `c`'s mix; anything but a boolean back is a fault. */
@@ -141,8 +196,12 @@ export class RandomDriver {
       Atomics.add(i32, ctx.cw(poolCpu, CPU_DEFERRED), 1); // keep the count honest for the rest
       ctx.count(CpuCounter.mixes_duplicate);
     }
-    ctx.tracer.record(St.HandoffToStart, t0 - ctx.f64[ctx.cf(poolCpu, CPUF_HANDOFF_NS)]);
+    const waited = t0 - ctx.f64[ctx.cf(poolCpu, CPUF_HANDOFF_NS)];
+    ctx.tracer.record(St.HandoffToStart, waited);
     if (this.driverWorkNs > 0) {
+      // The request that queued the work, then those that found it pending.
+      this.requestServed(waited);
+      this.serveRequests(poolCpu, t0);
       while (ctx.now() - t0 < this.driverWorkNs) {
         // the driver's work: busy for workNs
       }

@@ -80,6 +80,7 @@ const point = z
         rounds: count,
         stop: z.enum(['reached', 'time', 'trials', 'ended']),
         widthPct: z.record(z.string(), num),
+        stage: stage.optional(),
       })
       .optional(),
   })

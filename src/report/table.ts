@@ -405,7 +405,7 @@ export function untilLine(point: PointResult): string | undefined {
   if (!u) return undefined;
   const widest = widestInterval(u.widthPct);
   const w = widest
-    ? `; widest Δ-mean interval ${Number.isFinite(widest[1]) ? `±${widest[1].toFixed(1)}%` : 'none'} (${widest[0]})`
+    ? `; widest Δ-mean interval${u.stage ? ` of ${u.stage}` : ''} ${Number.isFinite(widest[1]) ? `±${widest[1].toFixed(1)}%` : 'none'} (${widest[0]})`
     : '';
   const rounds = plural(u.rounds, 'round');
   const why: Record<typeof u.stop, string> = {

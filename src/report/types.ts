@@ -22,6 +22,7 @@ export const STAGE_NAMES = [
   'hardirq',
   'handoff_call',
   'handoff_to_start',
+  'request_to_start',
   'work',
   'lock_wait',
   'ctx_switch',
@@ -38,6 +39,8 @@ export const STAGE_DESCRIPTIONS: Readonly<Record<StageName, string>> = {
   hardirq: 'hard-IRQ handler duration',
   handoff_call: "time spent inside the strategy's hand-off call",
   handoff_to_start: 'hand-off → deferred work starts (workqueue_queue_work → workqueue_execute_start)',
+  request_to_start:
+    "driver payload: each interrupt's request → the run of the work that serves it starts (a request that found the work pending waits for that run)",
   work: 'deferred work duration',
   lock_wait: 'input_pool.lock wait when contended',
   ctx_switch: 'emulated context-switch hand-off',
@@ -161,6 +164,8 @@ export interface UntilOutcome {
   stop: 'reached' | 'time' | 'trials' | 'ended';
   /** Per strategy label (not the baseline): the Δ-mean interval's half-width, % of the baseline mean, when it stopped. */
   widthPct: Record<string, number>;
+  /** The stage judged, when not the table's (a scenario's choice: cpu-hog's request_to_start); absent in older results. */
+  stage?: StageName;
 }
 
 export interface RunError {

@@ -147,23 +147,85 @@ export function comparison(
 
 export const us = (ns: number) => (Number.isFinite(ns) ? `${(ns / 1000).toFixed(1)} µs` : 'n/a');
 export const ms = (ns: number) => (Number.isFinite(ns) ? `${(ns / 1e6).toFixed(2)} ms` : 'n/a');
+/** A duration in the unit that reads best: µs below a millisecond, ms from one on. */
+export const dur = (ns: number) => (Number.isFinite(ns) && Math.abs(ns) >= 1e6 ? ms(ns) : us(ns));
 export const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a');
 
 /**
  * Whether a paired interval (value − baseline, `ciLow`..`ciHigh`) shows an effect in
  * `direction`: `shown` when it excludes 0 on that side; `ruled out` when it excludes an effect
  * of `margin` × the baseline (it stays below it); `open` otherwise, or with no interval.
+ *
+ * The noise-floor rule, with an A/A control (the comparison's `floor`: the control's own interval
+ * on the same stage and metric): no difference inside the floor is a result, so `shown` also
+ * needs `diff` beyond the floor on that side; and what an identical copy of the baseline moved
+ * cannot be ruled out, so `ruled out` also needs the floor to stay below the margin.
  */
 export function effect(
-  c: { ciLow: number; ciHigh: number; baseline: number } | undefined,
+  c:
+    | { ciLow: number; ciHigh: number; baseline: number; diff?: number; floor?: { low: number; high: number } }
+    | undefined,
   direction: 'up' | 'down',
   margin = SEED_EFFECT,
 ): 'shown' | 'ruled out' | 'open' {
   if (!c || !Number.isFinite(c.ciLow) || !Number.isFinite(c.ciHigh) || !Number.isFinite(c.baseline)) return 'open';
-  const [low, high] = direction === 'up' ? [c.ciLow, c.ciHigh] : [-c.ciHigh, -c.ciLow];
-  if (low > 0) return 'shown';
-  if (high < margin * Math.abs(c.baseline)) return 'ruled out';
+  const up = direction === 'up';
+  const [low, high] = up ? [c.ciLow, c.ciHigh] : [-c.ciHigh, -c.ciLow];
+  // The floor in the same orientation: its far side in `direction`.
+  const floorFar = c.floor ? (up ? c.floor.high : -c.floor.low) : Number.NEGATIVE_INFINITY;
+  const diff = c.diff === undefined ? (low + high) / 2 : up ? c.diff : -c.diff;
+  if (low > 0) return diff > floorFar ? 'shown' : 'open';
+  const limit = margin * Math.abs(c.baseline);
+  if (high < limit && floorFar < limit) return 'ruled out';
   return 'open';
+}
+
+/**
+ * The noise-floor rule for a metric that has no interval (a share of requests, a rate, a
+ * maximum): the A/A control's distance from its baseline on that metric, |control − baseline|,
+ * is the floor. NaN without a control (or when either side is unmeasured).
+ */
+export function pointFloor(baseline: number, control: number | undefined): number {
+  return control === undefined ? Number.NaN : Math.abs(control - baseline);
+}
+
+/**
+ * A difference from the baseline is a result only beyond the noise floor: |diff| > floor. Without
+ * a floor (NaN: no control) any difference other than 0 counts.
+ */
+export function beyondFloor(diff: number, floor: number): boolean {
+  if (!Number.isFinite(diff)) return false;
+  return Number.isFinite(floor) ? Math.abs(diff) > floor : diff !== 0;
+}
+
+/**
+ * How a scenario makes its verdicts decide by default: the A/A control (`--control`: the run's
+ * measured noise floor, which every verdict respects) and `--until PCT` capped by `--max-time`
+ * (per sub-run and sweep point; the first `--trials` rounds always run). `until: null` for a
+ * scenario whose verdicts do not read Δ-mean intervals (then rounds would be added for nothing).
+ * The user's `--no-control`, `--until off` or other values override them like any preset setting.
+ */
+export interface Resolution {
+  readonly control: boolean;
+  readonly until: { readonly pct: number; readonly maxTime: string } | null;
+}
+
+/** The preset fields of a {@link Resolution}: spread into a scenario preset's `config`. */
+export function resolutionConfig(r: Resolution): { control: boolean; until?: number; maxTimeMs?: string } {
+  return { control: r.control, ...(r.until ? { until: r.until.pct, maxTimeMs: r.until.maxTime } : {}) };
+}
+
+/**
+ * The resolved config a sub-run executes with `until` judged on `stage` (a scenario whose verdicts
+ * read a stage other than the table's: cpu-hog's request_to_start); unchanged without --until.
+ */
+export function untilOn(config: ResolvedConfig, stage: StageName): ResolvedConfig {
+  return config.until ? { ...config, until: { ...config.until, stage } } : config;
+}
+
+/** The A/A control of a sub-run's point, if it ran one: `<baseline> (control)`. */
+export function controlOf(r: RunResults, point: PointResult | undefined): StrategyResult | undefined {
+  return r.control ? strategy(point, r.control) : undefined;
 }
 
 /** Why an interval-based verdict is inconclusive, and how to get one that decides. */

@@ -8,26 +8,38 @@
  * Machine: interrupts only on CPU 0 (the driver's), each queuing a driver work item of 20 µs
  * (the payload is the driver's work, not random.c's mix); strategies `workqueue(wq=system)`
  * (alloc_workqueue(..., 0, 0): bound, nice 0) and `unbound` (scope system: any idle CPU).
+ *
+ * The verdicts read every request's wait (`request_to_start`: each interrupt, including those that
+ * found the work still pending, until the run that served it started), not the delays of the work
+ * items that started: a starved kworker runs few items, and their delays alone can look short.
  */
 import type { CommandRules } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import type { MachineOptions } from '../machine/options.js';
+import { DEFAULT_SLOW_REQUEST_NS } from '../random/driver.js';
 import type { StrategyResult } from '../report/types.js';
 import {
+  beyondFloor,
+  controlOf,
+  dur,
   ms,
   NO_SWEEP,
   NO_TIMELINE,
   needsTracing,
   noTcpLat,
+  pct,
+  pointFloor,
   printResults,
   printVerdicts,
+  type Resolution,
+  resolutionConfig,
   type ScenarioContext,
   scenarioStatus,
   specs,
   stageValue,
   strategy,
   subRun,
-  us,
+  untilOn,
   type Verdict,
 } from './common.js';
 
@@ -50,6 +62,14 @@ const RULES: CommandRules = {
   },
 };
 
+/**
+ * Its verdicts decide at the defaults: an A/A copy of the bound kworker (`--control`) is the noise
+ * floor of the share of slow requests, and `--until` adds rounds until the Δ-mean intervals of
+ * request_to_start (unbound and the control against the bound kworker) are within ±20% of the
+ * bound mean, for at most 60 s per variant (two variants: about 2 minutes at most).
+ */
+export const CPU_HOG_RESOLUTION: Resolution = { control: true, until: { pct: 20, maxTime: '60s' } };
+
 export const cpuHogPreset = {
   summary: 'seed 004: a nice -20 CPU hog on CPU 0; bound vs unbound workqueue queue→start delay (ms vs µs)',
   config: {
@@ -61,6 +81,7 @@ export const cpuHogPreset = {
     kernel: '6.9',
     irq: { rate: 200, cpus: '0' },
     workload: { kind: 'irq_only' },
+    ...resolutionConfig(CPU_HOG_RESOLUTION),
   },
   rules: RULES,
 };
@@ -69,84 +90,131 @@ export const cpuHogPreset = {
 const DRIVER_WORK_NS = 20_000;
 const BOUND = 'workqueue(wq=system)';
 const UNBOUND = 'unbound(scope=system)';
-/** Fewer started work items than this cannot show a delay's absence (a max of a few samples). */
+/** Fewer timed requests than this cannot show a delay's absence (a max of a few samples). */
 const MIN_SAMPLES = 20;
 
-/** Queue → start delays of one strategy's work, and the interrupts that asked for it. */
-export interface Delays {
-  /** Work items that started in the measured window. */
-  started: number;
-  /** Interrupts on CPU 0 in the measured window: each queued the work, or found it still queued. */
+/** A request that waits longer than this is slow: the seed's bound delays were milliseconds. */
+export const SLOW_NS = DEFAULT_SLOW_REQUEST_NS;
+
+/**
+ * Every request for one strategy's work in the measured window, and how long each waited until
+ * the run that served it started (`request_to_start`): an interrupt that found the work pending
+ * waits for that run too, so a starved kworker shows as long waits of many requests, not as a
+ * few items that started.
+ */
+export interface Requests {
+  /** Interrupts on CPU 0 in the measured window: each one is a request for the work. */
   interrupts: number;
+  /** Requests whose wait was timed: served by a run that started in the window. */
+  timed: number;
+  /** Of those, the ones that waited longer than {@link SLOW_NS}. */
+  slow: number;
+  /** Requests that found the work pending while the request ring was full: not timed. */
+  untimed: number;
+  /** Runs of the work that started in the window (work items). */
+  started: number;
   p50: number;
   p99: number;
   max: number;
 }
 
-function delays(s: StrategyResult | undefined): Delays {
+export function requests(s: StrategyResult | undefined): Requests {
   return {
-    started: s?.merged.handoff_to_start?.summary.count ?? 0,
     interrupts: s?.counters.interrupts ?? 0,
-    p50: stageValue(s, 'handoff_to_start', 'p50'),
-    p99: stageValue(s, 'handoff_to_start', 'p99'),
-    max: stageValue(s, 'handoff_to_start', 'max'),
+    timed: s?.merged.request_to_start?.summary.count ?? 0,
+    slow: s?.counters.requests_slow ?? 0,
+    untimed: s?.counters.requests_untimed ?? 0,
+    started: s?.merged.handoff_to_start?.summary.count ?? 0,
+    p50: stageValue(s, 'request_to_start', 'p50'),
+    p99: stageValue(s, 'request_to_start', 'p99'),
+    max: stageValue(s, 'request_to_start', 'max'),
   };
 }
 
-/**
- * Starved: most interrupts found the work still queued, so its worker rarely ran; the delays
- * of the few items that started say little, and the one still queued at the end is not in them.
- */
-const starved = (d: Delays) => d.interrupts > 0 && d.started < d.interrupts / 2;
-
-const startedOf = (d: Delays) => `${d.started} of ${d.interrupts} interrupts' work started`;
+/** The share of timed requests that waited longer than {@link SLOW_NS}; NaN with none timed. */
+export const slowShare = (q: Requests): number => (q.timed > 0 ? q.slow / q.timed : Number.NaN);
 
 /**
- * Work asked for and never started in the window is the strongest reproduction: the kworker
- * got no CPU at all. Without that, a small max from a few started items decides nothing.
+ * Starved: most requests of the window were not served in it (still waiting at its end), so the
+ * waits timed say little, and the longest ones are not among them.
  */
-export function boundVerdict(name: string, b: Delays, duration: string): Verdict {
+const starved = (q: Requests) => q.interrupts > 0 && q.timed < q.interrupts / 2;
+
+const servedOf = (q: Requests) => `${q.timed} of ${q.interrupts} requests served in the window`;
+
+const waits = (q: Requests) =>
+  `requests waited up to ${dur(q.max)}, p99 ${dur(q.p99)}, p50 ${dur(q.p50)}; ${pct(slowShare(q))} over 1 ms (${q.slow} of ${q.timed} timed, ${q.started} runs${q.untimed > 0 ? `, ${q.untimed} untimed: request ring full` : ''})`;
+
+/**
+ * Bound: some request waited a millisecond or more. A request the window never served (no run
+ * started at all) is the strongest reproduction: the kworker got no CPU. Without either, a
+ * small max decides only over enough requests.
+ */
+export function boundVerdict(name: string, b: Requests, duration: string): Verdict {
   const expectation = `${name}: bound kworker delayed by milliseconds`;
   const seed = '(the seed: up to 30 ms)';
-  if (b.started === 0 && b.interrupts > 0)
+  if (b.timed === 0 && b.interrupts > 0)
     return {
       expectation,
       outcome: 'reproduced',
-      detail: `bound work never started in the measured window (${startedOf(b)}: starved) ${seed}`,
+      detail: `no request was served in the measured window (${servedOf(b)}: starved) ${seed}`,
     };
-  if (b.started === 0)
+  if (b.timed === 0)
     return {
       expectation,
       outcome: 'inconclusive',
-      detail: 'no interrupt reached CPU 0 in the measured window, so no work was queued (is --irq-rate 0?)',
+      detail: 'no interrupt reached CPU 0 in the measured window, so no work was requested (is --irq-rate 0?)',
     };
-  const numbers = `bound max ${ms(b.max)}, p99 ${ms(b.p99)}${starved(b) ? `; only ${startedOf(b)}, the others found it still queued` : ''}`;
-  if (b.max >= 1e6) return { expectation, outcome: 'reproduced', detail: `${numbers} ${seed}` };
-  if (b.started < MIN_SAMPLES)
+  const numbers = `bound: ${waits(b)}${starved(b) ? `; only ${servedOf(b)}` : ''}`;
+  if (b.max >= SLOW_NS) return { expectation, outcome: 'reproduced', detail: `${numbers} ${seed}` };
+  if (b.timed < MIN_SAMPLES)
     return {
       expectation,
       outcome: 'inconclusive',
-      detail: `${numbers} from only ${b.started} started work items (too few samples; try --duration ${duration})`,
+      detail: `${numbers}, from only ${b.timed} timed requests (too few samples; try --duration ${duration})`,
     };
   return { expectation, outcome: 'not reproduced', detail: `${numbers} ${seed}` };
 }
 
-/** Unbound: p50 in microseconds and, unless the bound kworker starved, a p99 below the bound one. */
-export function unboundVerdict(name: string, u: Delays, b: Delays, duration: string): Verdict {
+/**
+ * Unbound: most of its requests wait less than a millisecond, and its share of slow requests is
+ * below the bound one by more than the noise floor (`floor`: how far the A/A copy of the bound
+ * kworker's share moved from the bound one; NaN without a control). Against a starved bound
+ * kworker, the first condition decides.
+ */
+export function unboundVerdict(name: string, u: Requests, b: Requests, duration: string, floor = Number.NaN): Verdict {
   const expectation = `${name}: unbound worker waits microseconds, not milliseconds`;
-  const bound = starved(b) ? `a starved bound kworker (${startedOf(b)})` : `bound p50 ${us(b.p50)}, p99 ${us(b.p99)}`;
-  const detail = `unbound p50 ${us(u.p50)}, p99 ${us(u.p99)}, max ${us(u.max)} against ${bound} (the seed: 6 µs max; here a wakeup is a futex hand-off, ~10–80 µs, and a 2-core host adds its own scheduling tails)`;
-  if (u.started < MIN_SAMPLES || (!starved(b) && b.started < MIN_SAMPLES))
+  const bound = starved(b) ? `a starved bound kworker (${servedOf(b)})` : `bound ${pct(slowShare(b))} over 1 ms`;
+  const floorText = Number.isFinite(floor) ? `; noise floor (A/A bound kworker): ${pct(floor)}` : '';
+  const detail = `unbound: ${waits(u)}; against ${bound}${floorText} (the seed: 6 µs max; here a wakeup is a futex hand-off, ~10–80 µs, and a 2-core host adds its own scheduling tails)`;
+  if (u.timed < MIN_SAMPLES || (!starved(b) && b.timed < MIN_SAMPLES))
     return {
       expectation,
       outcome: 'inconclusive',
-      detail: `${detail}; only ${u.started} unbound and ${b.started} bound work items started (too few samples; try --duration ${duration})`,
+      detail: `${detail}; only ${u.timed} unbound and ${b.timed} bound requests timed (too few samples; try --duration ${duration})`,
     };
-  const reproduced = u.p50 < 1e6 && (starved(b) || u.p99 < b.p99);
-  return { expectation, outcome: reproduced ? 'reproduced' : 'not reproduced', detail };
+  const mostFast = slowShare(u) < 0.5;
+  if (!mostFast) return { expectation, outcome: 'not reproduced', detail };
+  if (starved(b)) return { expectation, outcome: 'reproduced', detail };
+  const diff = slowShare(b) - slowShare(u);
+  if (diff <= 0) return { expectation, outcome: 'not reproduced', detail };
+  if (!beyondFloor(diff, floor))
+    return {
+      expectation,
+      outcome: 'inconclusive',
+      detail: `${detail}; the difference (${pct(diff)}) is inside the noise floor (try --trials 10)`,
+    };
+  return { expectation, outcome: 'reproduced', detail };
 }
 
-export async function runCpuHog(ctx: ScenarioContext): Promise<number> {
+/** The hog's two variants, by sub-run name. */
+export const CPU_HOG_VARIANTS = ['cpu-hog-nice-20', 'cpu-hog-fifo'] as const;
+
+/** `only`: the variants to run (both by default; tests run one). */
+export async function runCpuHog(
+  ctx: ScenarioContext,
+  only: readonly (typeof CPU_HOG_VARIANTS)[number][] = CPU_HOG_VARIANTS,
+): Promise<number> {
   const c = ctx.config;
   const base: ResolvedConfig = {
     ...c,
@@ -157,7 +225,7 @@ export async function runCpuHog(ctx: ScenarioContext): Promise<number> {
   const variants = [
     { name: 'cpu-hog-nice-20', hog: { policy: 'normal' as const, nice: -20, rtPrio: 0 }, what: 'at nice -20' },
     { name: 'cpu-hog-fifo', hog: { policy: 'fifo' as const, nice: 0, rtPrio: 50 }, what: 'SCHED_FIFO 50' },
-  ];
+  ].filter((v) => only.includes(v.name as (typeof CPU_HOG_VARIANTS)[number]));
   const pattern = c.irq.pattern === 'bursts' ? `bursts of ${c.irq.burstSize}` : c.irq.pattern;
   const driver = `a driver: ${c.irq.rate} interrupts/s (${pattern}) on CPU 0, each queuing ${DRIVER_WORK_NS / 1000} µs of work`;
   const runs = [];
@@ -166,20 +234,28 @@ export async function runCpuHog(ctx: ScenarioContext): Promise<number> {
     const adjust = (o: MachineOptions): MachineOptions => ({
       ...o,
       workload: { kind: 'custom', tasks: [{ kind: 'hog', cpu: 0, ...v.hog }] },
-      payload: { kind: 'driver_work', workNs: DRIVER_WORK_NS },
+      payload: { kind: 'driver_work', workNs: DRIVER_WORK_NS, slowNs: SLOW_NS },
       irq: { ...o.irq, cpus: [0] },
     });
-    const r = await subRun(ctx, v.name, base, adjust, `a CPU hog on CPU 0 ${v.what} and ${driver}`);
+    const r = await subRun(
+      ctx,
+      v.name,
+      untilOn(base, 'request_to_start'),
+      adjust,
+      `a CPU hog on CPU 0 ${v.what} and ${driver}`,
+    );
     runs.push(r);
     if (r.status !== 'completed') break;
     const p = r.points[0];
-    const b = delays(strategy(p, BOUND));
-    const u = delays(strategy(p, UNBOUND));
+    const b = requests(strategy(p, BOUND));
+    const u = requests(strategy(p, UNBOUND));
+    const control = controlOf(r, p);
+    const floor = control ? pointFloor(slowShare(b), slowShare(requests(control))) : Number.NaN;
     ctx.io.stdout(
-      `${v.name}: queue→start (workqueue_queue_work → workqueue_execute_start): bound p99 ${ms(b.p99)} max ${ms(b.max)}; unbound p99 ${us(u.p99)} max ${us(u.max)}; work started ${b.started} / ${u.started} (interrupts ${b.interrupts} / ${u.interrupts})\n`,
+      `${v.name}: every request → its work starts (interrupt → workqueue_execute_start): bound ${pct(slowShare(b))} over 1 ms, max ${ms(b.max)}; unbound ${pct(slowShare(u))} over 1 ms, max ${ms(u.max)}${control ? `; A/A control ${pct(slowShare(requests(control)))} over 1 ms, max ${ms(requests(control).max)}` : ''}; requests timed ${b.timed} / ${u.timed} of ${b.interrupts} / ${u.interrupts}\n`,
     );
     const longer = `${Math.ceil((c.trialMs * 4) / 1000)}s`;
-    verdicts.push(boundVerdict(v.name, b, longer), unboundVerdict(v.name, u, b, longer));
+    verdicts.push(boundVerdict(v.name, b, longer), unboundVerdict(v.name, u, b, longer, floor));
   }
   const status = scenarioStatus(runs);
   printVerdicts(ctx.io, verdicts, status);

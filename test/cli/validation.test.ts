@@ -116,10 +116,10 @@ const FLAG_RULES: [string, string[], string][] = [
     '--baseline must be the label or spec of one of the strategies: my-strategy.ts(delay=2), inline ' +
       '(got "./my-strategy.ts:delay=3"); choose one of those, or add the strategy ./my-strategy.ts:delay=3',
   ],
-  ['until not a number', ['--until', 'x'], '--until must be a percentage from 0.1 to 100 (got "x")'],
-  ['until 0', ['--until', '0'], '--until must be a percentage from 0.1 to 100 (got 0)'],
-  ['until above 100', ['--until', '150%'], '--until must be a percentage from 0.1 to 100 (got "150%")'],
-  ['until negative', ['--until=-2'], '--until must be a percentage from 0.1 to 100 (got -2)'],
+  ['until not a number', ['--until', 'x'], '--until must be a percentage from 0.1 to 100, or off (got "x")'],
+  ['until 0', ['--until', '0'], '--until must be a percentage from 0.1 to 100, or off (got 0)'],
+  ['until above 100', ['--until', '150%'], '--until must be a percentage from 0.1 to 100, or off (got "150%")'],
+  ['until negative', ['--until=-2'], '--until must be a percentage from 0.1 to 100, or off (got -2)'],
   [
     'max-time not a duration',
     ['--until', '3', '--max-time', 'soon'],
