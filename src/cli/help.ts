@@ -6,6 +6,7 @@
 
 import { CONFIG_FLAGS, flagForPath } from '../config/flags.js';
 import { type CommandRules, DEMO_RULES } from '../config/rules.js';
+import type { PartialConfig } from '../config/schema.js';
 import { BUILTIN_STRATEGY_NAMES } from '../config/strategy-spec.js';
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from '../errors.js';
 import { STAGE_NAMES } from '../report/types.js';
@@ -13,7 +14,9 @@ import { wrapWords } from '../text.js';
 import type { CommandName } from './args.js';
 
 /** The scenarios as help describes them (the CLI's `deps.scenarios`). */
-export type HelpScenarios = Readonly<Record<string, { readonly summary: string; readonly rules?: CommandRules }>>;
+export type HelpScenarios = Readonly<
+  Record<string, { readonly summary: string; readonly rules?: CommandRules; readonly config?: PartialConfig }>
+>;
 
 const COLUMN = 26;
 const WIDTH = 96;
@@ -79,6 +82,10 @@ const EXAMPLES = {
   scenario: [
     ['deferlab scenario cpu-hog', 'a nice -20 hog on CPU 0 against a bound kworker'],
     ['deferlab scenario cpu-hog --trials 10 --duration 3s', 'the same, longer: tighter verdicts'],
+    [
+      'deferlab scenario cpu-hog --no-control --until off',
+      'quicker: exactly --trials rounds, no A/A copy of the baseline',
+    ],
   ],
   demo: [['deferlab demo --cpus 4 --irq-rate 50k', 'inline on 4 CPUs under 50k interrupts/s each, then the counters']],
   list: [['deferlab list', 'what can be compared']],
@@ -120,12 +127,39 @@ function notTaken(rules: CommandRules | undefined): string {
   return items.length ? items.join(', ') : 'nothing';
 }
 
+/**
+ * How a scenario resolves its verdicts by default (its preset's --control, --until and the cap):
+ * `runs with --control, --until 20 (capped by --max-time 60s per sub-run)`; nothing without either.
+ */
+export function resolutionRow(config: PartialConfig | undefined): string | undefined {
+  const until = config?.until === undefined || config.until === null ? undefined : config.until;
+  if (!config?.control && until === undefined) return undefined;
+  const parts: string[] = [];
+  const drop: string[] = [];
+  if (config?.control) {
+    parts.push('--control');
+    drop.push('--no-control');
+  }
+  if (until !== undefined) {
+    const cap =
+      config?.maxTimeMs !== undefined ? ` (capped by --max-time ${config.maxTimeMs} per sub-run and point)` : '';
+    parts.push(`--until ${until}${cap}`);
+    drop.push('--until off');
+  }
+  return `runs with ${parts.join(', ')}; ${drop.join(', ')} to drop`;
+}
+
 function scenarioRows(scenarios: HelpScenarios | undefined): string {
   if (!scenarios || Object.keys(scenarios).length === 0) return "  (none; 'deferlab list' names them)";
   return Object.entries(scenarios)
     .map(([name, s]) => {
       const needs = s.rules?.minCpus ? `; needs ${s.rules.minCpus.count}+ CPUs` : '';
-      return `${row(name, s.summary)}\n${row('', `not: ${notTaken(s.rules)}${needs}`)}`;
+      const resolution = resolutionRow(s.config);
+      return [
+        row(name, s.summary),
+        row('', `not: ${notTaken(s.rules)}${needs}`),
+        ...(resolution ? [row('', resolution)] : []),
+      ].join('\n');
     })
     .join('\n');
 }
@@ -239,6 +273,8 @@ ${scenarioRows(scenarios)}
 
 Options: those of 'deferlab run' (deferlab run --help), but for each scenario's "not" list.
 Every scenario takes --trials, --duration, --warmup, --seed, --hz, --cpus, --watchdog, --out.
+A scenario that "runs with" --control or --until does so unless told otherwise; docs/scenarios.md
+says why each runs with what it does, and how long it runs at most.
 
 Examples:
 ${examples('scenario')}

@@ -13,9 +13,11 @@
  * drift shared by both sides (additive, normal with sd `driftNs`: what interleaving pairs away)
  * and a factor of its own per side (normal around 1, sd `jitter`: the host state each trial
  * meets). The candidate's samples are the baseline model's plus `shiftNs`, so its true Δ is
- * exactly `shiftNs` for the mean and for every percentile.
+ * exactly `shiftNs` for the mean and for every percentile. With `control`, a third side (the
+ * baseline's model again) is the A/A control, and its interval is the noise floor a called
+ * difference must lie outside of (the rule of `applyFloor`).
  */
-import { compare } from './stats.js';
+import { compare, withinFloor } from './stats.js';
 import { mulberry32 } from './synthetic.js';
 import type { ComparableMetric } from './types.js';
 import { COMPARABLE_METRICS } from './types.js';
@@ -35,6 +37,8 @@ export interface CalibrationOptions {
   driftNs?: number;
   /** Sd of each side's own per-trial factor (0.02 = 2%). */
   jitter?: number;
+  /** Also simulate an A/A control (a third side, the baseline's model) and apply its noise floor. */
+  control?: boolean;
 }
 
 export interface MetricCalibration {
@@ -48,6 +52,8 @@ export interface MetricCalibration {
   meanDetectable: number;
   /** Mean interval half-width, ns. */
   meanHalfWidth: number;
+  /** With `control`: differences still called once the control's noise floor is applied. */
+  calledBeyondFloor: number;
 }
 
 /** Summary values of one trial: mean and the percentiles, as `summarize` names them. */
@@ -90,15 +96,20 @@ export function calibrate(opts: CalibrationOptions): Record<ComparableMetric, Me
     return trialSummary(xs);
   };
   const out = Object.fromEntries(
-    COMPARABLE_METRICS.map((m) => [m, { n: 0, called: 0, covered: 0, meanDetectable: 0, meanHalfWidth: 0 }]),
+    COMPARABLE_METRICS.map((m) => [
+      m,
+      { n: 0, called: 0, covered: 0, meanDetectable: 0, meanHalfWidth: 0, calledBeyondFloor: 0 },
+    ]),
   ) as Record<ComparableMetric, MetricCalibration>;
   for (let c = 0; c < opts.comparisons; c++) {
     const base: Record<ComparableMetric, number>[] = [];
     const cand: Record<ComparableMetric, number>[] = [];
+    const ctrl: Record<ComparableMetric, number>[] = [];
     for (let t = 0; t < opts.trials; t++) {
       const drift = driftNs * normal();
       base.push(side(drift, 0));
       cand.push(side(drift, opts.shiftNs));
+      if (opts.control) ctrl.push(side(drift, 0));
     }
     for (const m of COMPARABLE_METRICS) {
       const r = compare(
@@ -108,7 +119,16 @@ export function calibrate(opts: CalibrationOptions): Record<ComparableMetric, Me
       if (!Number.isFinite(r.ciLow)) continue;
       const o = out[m];
       o.n++;
-      if (r.verdict !== 'within-noise') o.called++;
+      if (r.verdict !== 'within-noise') {
+        o.called++;
+        const floor = opts.control
+          ? compare(
+              base.map((b) => b[m]),
+              ctrl.map((x) => x[m]),
+            )
+          : undefined;
+        if (!floor || !Number.isFinite(floor.ciLow) || !withinFloor(r.diff, floor)) o.calledBeyondFloor++;
+      }
       if (r.ciLow <= opts.shiftNs && opts.shiftNs <= r.ciHigh) o.covered++;
       o.meanDetectable += r.detectable ?? Number.NaN;
       o.meanHalfWidth += (r.ciHigh - r.ciLow) / 2;

@@ -329,6 +329,11 @@ export function comparisonFor(
   return base ? compareStage(base, s, stage, metric) : undefined;
 }
 
+/** The noise floor's test: `diff` lies inside the control's interval (`ciLow`..`ciHigh`). */
+export function withinFloor(diff: number, control: { ciLow: number; ciHigh: number }): boolean {
+  return diff >= control.ciLow && diff <= control.ciHigh;
+}
+
 /**
  * The noise-floor rule of a run with an A/A control: `c` (a candidate's comparison) gets the
  * control's interval on the same stage and metric as its `floor`, and a verdict whose `diff`
@@ -338,7 +343,7 @@ export function comparisonFor(
 export function applyFloor(c: Comparison, control: Comparison | undefined): Comparison {
   if (!control || !Number.isFinite(control.ciLow) || !Number.isFinite(control.ciHigh)) return c;
   const floor = { low: control.ciLow, high: control.ciHigh };
-  const inside = c.verdict !== 'within-noise' && c.diff >= floor.low && c.diff <= floor.high;
+  const inside = c.verdict !== 'within-noise' && withinFloor(c.diff, control);
   return inside ? { ...c, floor, insideFloor: true, verdict: 'within-noise' } : { ...c, floor };
 }
 

@@ -71,7 +71,8 @@ const RULES: CommandRules = {
 export const CPU_HOG_RESOLUTION: Resolution = { control: true, until: { pct: 20, maxTime: '60s' } };
 
 export const cpuHogPreset = {
-  summary: 'seed 004: a nice -20 CPU hog on CPU 0; bound vs unbound workqueue queue→start delay (ms vs µs)',
+  summary:
+    "seed 004: a nice -20 CPU hog on CPU 0; bound vs unbound workqueue: every interrupt's wait until its work ran (ms vs µs)",
   config: {
     trials: 3,
     trialMs: '2s',

@@ -67,7 +67,7 @@ export const entropyPreset = {
   summary: 'seed 000: mixes/s, entropy bits/s and time to 256 bits per strategy and interrupt rate',
   config: {
     trials: 2,
-    trialMs: '1.5s',
+    trialMs: '1s',
     warmupMs: '200ms',
     // Seed 000's kernel (linux-stable 5.15); --kernel runs another.
     kernel: '5.15',

@@ -355,6 +355,12 @@ describe('help and version', () => {
     expect(text).toMatch(/cpu-hog\s+seed 004[\s\S]*?not: --strategy, --baseline, --workload, --irq-cpus,/);
     expect(text).toMatch(/entropy[\s\S]*a --sweep of anything but\s+irq_rate;\s+needs 2\+ CPUs/);
     expect(text).toContain('Every scenario takes --trials, --duration, --warmup, --seed, --hz, --cpus');
+    // What each runs with by default, and the cap.
+    expect(text).toMatch(
+      /cpu-hog[\s\S]*?runs with --control, --until 20 \(capped by --max-time 60s per\s+sub-run and point\)/,
+    );
+    expect(text).toMatch(/entropy[\s\S]*?runs with --control; --no-control to drop/);
+    expect(text).not.toMatch(/ipi-storm(?:(?!cpu-hog)[\s\S])*runs with/); // its own rounds, two policies
     expect(text).toContain('inconclusive');
     expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
   });

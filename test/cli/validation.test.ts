@@ -314,6 +314,11 @@ const FLAG_RULES: [string, string[], string][] = [
       'describe CPUs 4 to 7 in the topology, or use 4 CPUs',
   ],
   ['out and no-output', ['--out', 'x', '--no-output'], '--out and --no-output contradict each other; give one of them'],
+  [
+    'control and no-control',
+    ['--control', '--no-control'],
+    '--control and --no-control contradict each other; give one of them',
+  ],
   ['unknown flag', ['--frobnicate'], "unknown option --frobnicate for 'run'"],
   ['misspelt flag', ['--cpu', '4'], "unknown option --cpu for 'run'; did you mean --cpus?"],
   ['unknown short flag', ['-x'], "unknown option -x for 'run'"],

@@ -104,6 +104,22 @@ describe('defaults', () => {
   it('--until takes a percentage, with --max-time or its default of 10 min', () => {
     expect(resolve({ until: '3%' }).until).toEqual({ pct: 3, maxTimeMs: 600_000 });
     expect(resolve({ until: '0.5', maxTimeMs: '90s' }).until).toEqual({ pct: 0.5, maxTimeMs: 90_000 });
+    expect(resolve({ until: 'off' }).until).toBeNull();
+  });
+
+  it("a scenario preset's control, --until and cap: taken, or dropped by --no-control and --until off", () => {
+    const preset = { name: 'cpu-hog', config: { control: true, until: 20, maxTimeMs: '60s' } as PartialConfig };
+    const on = resolveConfig({ cwd, now, preset });
+    expect(on.control).toBe('inline (control)');
+    expect(on.until).toEqual({ pct: 20, maxTimeMs: 60_000 });
+    // The preset's cap without --until is no contradiction: the user turned --until off.
+    const off = resolveConfig({ cwd, now, preset, flags: { control: false, until: 'off' } as PartialConfig });
+    expect(off.control).toBeNull();
+    expect(off.until).toBeNull();
+    expect(resolveConfig({ cwd, now, preset, flags: { until: '5' } as PartialConfig }).until).toEqual({
+      pct: 5,
+      maxTimeMs: 60_000,
+    });
   });
 
   it('--timeline keeps the last 50 ms of each trial, or --timeline-window; the machine gets rings sized for it', () => {

@@ -47,6 +47,25 @@ describe('calibration of the paired-t interval', () => {
     expect(rate(atHalfWidth.mean)).toBeLessThan(rate(atMde.mean));
   });
 
+  it('with an A/A control, the noise floor lowers the A/A rate well below 5% and keeps a large effect', () => {
+    // 500 runs of 5 trials of 500 samples, a third side (the control) in each: the floor is its interval.
+    const floored = calibrate({ comparisons: 500, trials: 5, samples: 500, shiftNs: 0, seed: 5, control: true });
+    for (const m of ['mean', 'p50', 'p99', 'p99_9'] as const) {
+      expect(floored[m].calledBeyondFloor, m).toBeLessThanOrEqual(floored[m].called);
+      expect(floored[m].calledBeyondFloor / floored[m].n, m).toBeLessThanOrEqual(0.02);
+    }
+    // Twice the smallest effect a 5-trial comparison could see: still called beyond the floor.
+    const big = calibrate({
+      comparisons: 300,
+      trials: 5,
+      samples: 500,
+      shiftNs: 2 * floored.mean.meanDetectable,
+      seed: 6,
+      control: true,
+    });
+    expect(big.mean.calledBeyondFloor / big.mean.n).toBeGreaterThanOrEqual(0.9);
+  });
+
   it('is seeded: the same seed gives the same counts', () => {
     const a = calibrate({ comparisons: 50, trials: 3, samples: 200, shiftNs: 0, seed: 42 });
     const b = calibrate({ comparisons: 50, trials: 3, samples: 200, shiftNs: 0, seed: 42 });
