@@ -169,6 +169,8 @@ function demoFlags(): string[] {
   const fixed = Object.entries(DEMO_RULES.fixed ?? {});
   return CONFIG_FLAGS.filter((f) => {
     const rule = fixed.find(([path]) => path === f.path)?.[1];
+    // A switch to what the demo does anyway (--no-control: it runs no control) says nothing.
+    if (rule && f.flag === '--no-control') return false;
     return !rule || ('allows' in rule && f.sets === rule.allows);
   }).map((f) => f.flag);
 }

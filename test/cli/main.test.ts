@@ -357,7 +357,7 @@ describe('help and version', () => {
     expect(text).toContain('Every scenario takes --trials, --duration, --warmup, --seed, --hz, --cpus');
     // What each runs with by default, and the cap.
     expect(text).toMatch(
-      /cpu-hog[\s\S]*?runs with --control, --until 20 \(capped by --max-time 60s per\s+sub-run and point\)/,
+      /cpu-hog[\s\S]*?runs with --control, --until 20 \(capped by --max-time 60s per\s+sub-run\s+and\s+point\)/,
     );
     expect(text).toMatch(/entropy[\s\S]*?runs with --control; --no-control to drop/);
     expect(text).not.toMatch(/ipi-storm(?:(?!cpu-hog)[\s\S])*runs with/); // its own rounds, two policies
