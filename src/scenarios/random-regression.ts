@@ -27,6 +27,8 @@ import {
   pct,
   printResults,
   printVerdicts,
+  type Resolution,
+  resolutionConfig,
   type ScenarioContext,
   SEED_EFFECT,
   scenarioStatus,
@@ -63,11 +65,27 @@ const RULES: CommandRules = {
   },
 };
 
+/**
+ * Its verdicts decide where they can at the defaults: an A/A copy of inline (`--control`) in every
+ * sub-run is the noise floor no verdict calls a difference inside; part 2 (the seed's three
+ * observations) adds rounds until every Δ-mean interval is within ±10% of inline's mean (the
+ * seed's effect), for at most 15 s per point (9 points: about 2 minutes more at most). Parts 1
+ * and 3 run their --trials rounds only: six strategies at 15 s a point would double the wall time.
+ */
+export const RANDOM_REGRESSION_RESOLUTION: Resolution = { control: true, until: { pct: 10, maxTime: '15s' } };
+
 export const randomRegressionPreset = {
   summary:
     'seeds 000/001: tcp_lat under inline, workqueue (highpri, system_wq), tasklet, timer (plain, deferrable); where does 10% come from?',
   // Seed 000's kernel (linux-stable 5.15); --kernel runs another.
-  config: { trials: 3, trialMs: '800ms', warmupMs: '200ms', kernel: '5.15', workload: { kind: 'tcp_lat' } },
+  config: {
+    trials: 3,
+    trialMs: '800ms',
+    warmupMs: '200ms',
+    kernel: '5.15',
+    workload: { kind: 'tcp_lat' },
+    ...resolutionConfig(RANDOM_REGRESSION_RESOLUTION),
+  },
   rules: RULES,
 };
 
@@ -168,6 +186,7 @@ export async function runRandomRegression(
     baseline: 'inline',
     workload: { ...wl, ringBytes },
     sweep,
+    until: null,
   };
   const runs: RunResults[] = [];
   const names = ['random-regression'];
@@ -282,6 +301,7 @@ export async function runRandomRegression(
       workload: { ...wl, msgSize: 64 },
       fastPool: { ...c.fastPool, trigger },
       sweep: { param: 'irq_rate', values: sizes.rates },
+      until: null,
     };
     names.push(`random-regression-trigger-${trigger}`);
     const r = await subRun(ctx, names[names.length - 1], cfg);
