@@ -2,7 +2,11 @@
  * `npm run bench:scenarios`: all four seed scenarios at full size, one after another, printing
  * their tables and verdicts (and writing results under deferlab-results/scenarios-<stamp>/).
  * Full size: the random-regression msg_size sweep 4K..1M by x2 and its interrupt-rate x trigger
- * grid; 5 trials of each cpu-hog variant; 10 rounds of ipi-storm; entropy at 3 rates.
+ * grid, and part 2 (the network path, per NIC profile) at every size; 5 trials of each cpu-hog
+ * variant; 10 rounds of ipi-storm; entropy at 3 rates.
+ *
+ * `--only NAME` runs one scenario. random-regression prints the process's RSS after its first
+ * sub-run and after its last (one machine is booted per sweep point: issue #13's bound).
  */
 
 import { availableParallelism } from 'node:os';
@@ -16,10 +20,24 @@ import { SCENARIOS } from '../src/scenarios/index.js';
 import { runIpiStorm } from '../src/scenarios/ipi-storm.js';
 import { FULL_SIZES, runRandomRegression } from '../src/scenarios/random-regression.js';
 
-export async function main(): Promise<void> {
+const MiB = 1 << 20;
+
+export async function main(argv = process.argv.slice(2)): Promise<void> {
+  const i = argv.indexOf('--only');
+  const only = i >= 0 ? argv[i + 1] : undefined;
+  if (only !== undefined && !(only in SCENARIOS)) {
+    process.stderr.write(`bench:scenarios: --only must name a scenario (${Object.keys(SCENARIOS).join(', ')})\n`);
+    process.exit(2);
+  }
+  const want = (name: string) => only === undefined || only === name;
+  /** RSS when each sub-run's header was printed (the previous sub-run had finished). */
+  const rssAt: number[] = [];
   const out = join(process.cwd(), 'deferlab-results', `scenarios-${runStamp(new Date())}`);
   const io: CliIo = {
-    stdout: (s) => void process.stdout.write(s),
+    stdout: (s) => {
+      if (s.startsWith('\n== ')) rssAt.push(process.memoryUsage().rss);
+      process.stdout.write(s);
+    },
     stderr: (s) => void process.stderr.write(s),
     isTTY: false,
     cwd: process.cwd(),
@@ -38,14 +56,32 @@ export async function main(): Promise<void> {
     argv: ['bench:scenarios', name],
   });
   const t0 = Date.now();
-  process.stdout.write('\n################ random-regression ################\n');
-  await runRandomRegression(ctx('random-regression', { trials: 3, trialMs: '1s' }), FULL_SIZES);
-  process.stdout.write('\n################ ipi-storm ################\n');
-  await runIpiStorm(ctx('ipi-storm', { trials: 10 }));
-  process.stdout.write('\n################ cpu-hog ################\n');
-  await runCpuHog(ctx('cpu-hog', { trials: 5 }));
-  process.stdout.write('\n################ entropy ################\n');
-  await runEntropy(ctx('entropy', { trials: 3 }), [200, 2000, 20000]);
+  if (want('random-regression')) {
+    process.stdout.write('\n################ random-regression ################\n');
+    rssAt.length = 0;
+    // Three trials a point and no --until: 45 points of part 2 at up to 15 s more each would add
+    // another 11 minutes; the intervals are printed as they are.
+    await runRandomRegression(ctx('random-regression', { trials: 3, trialMs: '1s', until: null }), FULL_SIZES);
+    const last = process.memoryUsage().rss;
+    if (rssAt.length >= 2) {
+      const first = rssAt[1]; // at the second sub-run's header: the first one had finished
+      process.stdout.write(
+        `\nRSS after the first sub-run ${(first / MiB).toFixed(1)} MiB, after the last ${(last / MiB).toFixed(1)} MiB: ×${(last / first).toFixed(3)} (bar: within 10%; ${rssAt.length} sub-runs, one machine per point)\n`,
+      );
+    }
+  }
+  if (want('ipi-storm')) {
+    process.stdout.write('\n################ ipi-storm ################\n');
+    await runIpiStorm(ctx('ipi-storm', { trials: 10 }));
+  }
+  if (want('cpu-hog')) {
+    process.stdout.write('\n################ cpu-hog ################\n');
+    await runCpuHog(ctx('cpu-hog', { trials: 5 }));
+  }
+  if (want('entropy')) {
+    process.stdout.write('\n################ entropy ################\n');
+    await runEntropy(ctx('entropy', { trials: 3 }), [200, 2000, 20000]);
+  }
   process.stdout.write(`\n# done in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
 }
 
