@@ -135,6 +135,10 @@ function machineOptions(subjects: readonly Subject[], o: Resolved): MachineOptio
   const d = machineDefaults(o.cpus);
   return {
     ...d,
+    // kworkers and ksoftirqd as threads of their own: a strategy that keeps state in `this` or in
+    // module scope is caught when its work runs on another thread than its hand-off, as it can in
+    // a run with --kthreads thread (under the default cpu hosting the two often share a thread).
+    kthreads: 'thread',
     watchdogMs: WATCHDOG_MS,
     irq: { ...d.irq, rate: CONFORMANCE_IRQ_RATE, pattern: 'constant' },
     workload: { kind: 'irq_only' },

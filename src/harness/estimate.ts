@@ -4,7 +4,7 @@
  */
 import type { ResolvedConfig } from '../config/schema.js';
 import { plural } from '../text.js';
-import { FIRST_WARMUP_MS, WARMUP_PASS_MIN_MS } from './run.js';
+import { firstWarmupMs, WARMUP_PASS_MIN_MS } from './run.js';
 
 /**
  * Seconds to boot a machine and stop it again: each emulated CPU brings about five threads (the
@@ -26,7 +26,7 @@ export function estimateSeconds(config: ResolvedConfig): number {
   const points = config.sweep ? config.sweep.values.length : 1;
   const n = config.strategies.length;
   const pass = Math.max(WARMUP_PASS_MIN_MS, config.warmupMs);
-  const warmupPass = ((n - 1) * pass + Math.max(FIRST_WARMUP_MS, config.warmupMs)) / 1000;
+  const warmupPass = ((n - 1) * pass + firstWarmupMs(config.trialMs, config.warmupMs)) / 1000;
   const trials = n * config.trials * ((config.warmupMs + config.trialMs) / 1000 + PER_TRIAL_S);
   return points * (bootSeconds(config.cpus) + warmupPass + trials);
 }

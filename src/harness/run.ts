@@ -56,11 +56,17 @@ export const WARMUP_TRIGGER = 8;
 /** The warm-up pass (before a strategy's first trial) runs at least this long. */
 export const WARMUP_PASS_MIN_MS = 150;
 /**
- * The first warm-up pass of a machine runs at least this long: V8 compiles the hot paths on
- * background threads, which polling CPU threads starve of host cores; measured here, a run's very
- * first trial after a 450 ms warm-up sent 1/20 of the messages of the others, after 2 s about 2/3.
+ * The first warm-up pass of a machine runs as long as a trial, up to this: V8 compiles the hot
+ * paths on background threads, which polling CPU threads starve of host cores; measured here, a
+ * run's very first 500 ms trial after a 450 ms warm-up sent 1/20 of the messages of the others,
+ * after 1.5 s about half, after 2 s about 2/3.
  */
 export const FIRST_WARMUP_MS = 1500;
+
+/** The first warm-up pass of a machine (see {@link FIRST_WARMUP_MS}). */
+export function firstWarmupMs(trialMs: number, warmupMs: number): number {
+  return Math.max(WARMUP_PASS_MIN_MS, warmupMs, Math.min(FIRST_WARMUP_MS, trialMs));
+}
 /** How long deferred work may take to finish after a trial before the run fails (at least: see
  *  drainTimeoutMs). */
 export const DRAIN_TIMEOUT_MS = 5_000;
@@ -277,7 +283,9 @@ async function runPoint(
           m.setActiveStrategy(s);
           m.setPhase(Phase.Warmup);
           const first = s === sequence[0];
-          await guard(Math.max(first ? FIRST_WARMUP_MS : WARMUP_PASS_MIN_MS, config.warmupMs));
+          await guard(
+            first ? firstWarmupMs(config.trialMs, config.warmupMs) : Math.max(WARMUP_PASS_MIN_MS, config.warmupMs),
+          );
           await endTrial(m, acc.result.label, drainTimeoutMs(config.watchdogMs));
           m.setTrigger(opts.fastPool.trigger);
         }

@@ -150,6 +150,10 @@ describe('a faulty strategy fails the run: exit 1, one line saying where, partia
             `${c.watchdogMs ?? WATCHDOG_MS}ms`,
             '--seed',
             FAULT_ARMS,
+            // kworkers as threads of their own: a fault in a work callback kills or stalls that
+            // thread, not a CPU's (under the default --kthreads cpu it is CPU n's thread).
+            '--kthreads',
+            'thread',
           ].concat(['--strategy', 'inline', '--strategy', fixture(`faulty/${c.file}`), '--out', out]),
           { nodeArgs: c.nodeArgs, env: { DEFERLAB_TEST_MARK: mark } },
         );
