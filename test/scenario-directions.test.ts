@@ -10,14 +10,10 @@
  * on 4). cpu-hog's SCHED_FIFO variant is not here: RT throttling is per second, not per
  * tick, so in a 100 ms window its bound kworker is simply starved, whatever HZ.
  *
- * A defect of the emulation shows at this size, in about one cpu-hog sub-run in eight here: the
- * unbound worker is stranded on the hog's CPU (it ran once for 121 requests at nice -20, never
- * for 104 under SCHED_FIFO). Not yet diagnosed; the likely cause: placeUnbound's "least loaded"
- * fallback, taken when CPU 1 is momentarily busy (its kworker or ksoftirqd), ties CPU 0 (the hog)
- * with CPU 1 and keeps the local CPU; with no migration the worker waits there behind the hog,
- * and its pool's nr_running keeps the other workers asleep. The kernel's newidle balance would
- * pull it to CPU 1 within microseconds. Such a run judges nothing, so the combination runs again
- * with another seed (at most twice more); stranded three times in a row fails.
+ * A defect of the emulation showed at this size in about one cpu-hog sub-run in eight: the
+ * unbound worker stranded on the hog's CPU (placeUnbound compared nr_running, not weighted load:
+ * fixed, see docs/scenarios.md). Should it happen again, the combination runs again with another
+ * seed (at most twice more); stranded three times in a row fails.
  *
  *   - cpu-hog reads every request's wait until its work ran (request_to_start, pending requests
  *     too). The hog holds CPU 0 for milliseconds at every HZ, so the bound kworker's verdict is

@@ -188,7 +188,9 @@ export class Workqueues {
   }
 
   /** Where an unbound worker should run: an idle CPU of the pod (local first), else, if not
-   *  strict, any idle CPU, else the least loaded CPU of the pod. */
+   *  strict, any idle CPU, else the least loaded CPU of the pod by weight (select_task_rq_fair
+   *  compares weighted load: a CPU held by a nice -20 hog is far busier than one running a
+   *  kworker, though both run one task; ties stay local). */
   placeUnbound(here: number, wq: WorkqueueEntry): number {
     const s = this.sched;
     const pod = wq.pods[here];
@@ -196,9 +198,9 @@ export class Workqueues {
     for (const c of pod) if (s.isIdle(c)) return c;
     if (!wq.attrs.affinityStrict) for (let c = 0; c < this.ctx.nrCpus; c++) if (s.isIdle(c)) return c;
     let best = pod.includes(here) ? here : pod[0];
-    let load = s.rqs.nrRunning(best);
+    let load = s.rqs.loadWeight(best);
     for (const c of pod) {
-      const l = s.rqs.nrRunning(c);
+      const l = s.rqs.loadWeight(c);
       if (l < load) {
         best = c;
         load = l;

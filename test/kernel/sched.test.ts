@@ -68,3 +68,23 @@ describe('kernel profiles select the scheduler', () => {
     expect(oneThreadKernel({ kernel: '6.9' }).rt.sched.rqs.fair.name).toBe('eevdf');
   });
 });
+
+describe('loadWeight (where a waking unbound worker goes when no CPU is idle)', () => {
+  it('weighs a nice -20 hog far above a nice 0 kworker, and a real-time task above both', () => {
+    const k = oneThreadKernel();
+    const rqs = k.rt.sched.rqs;
+    const [a, b, c] = [k.mem.plan.kworker[0], k.mem.plan.kworker[1], k.mem.plan.ksoftirqd[1]];
+    const put = (task: number, cpu: number, policy: SchedPolicy, nice: number, rtPrio = 0) => {
+      rqs.initTask(task, cpu, policy, nice, rtPrio);
+      rqs.lock(cpu);
+      rqs.wakeLocked(cpu, task, 0);
+      rqs.unlock(cpu);
+    };
+    put(a, 0, SchedPolicy.Normal, -20);
+    put(b, 1, SchedPolicy.Normal, 0);
+    expect(rqs.nrRunning(0)).toBe(rqs.nrRunning(1)); // one task each: a count ties them
+    expect(rqs.loadWeight(0)).toBeGreaterThan(50 * rqs.loadWeight(1));
+    put(c, 1, SchedPolicy.Fifo, 0, 10);
+    expect(rqs.loadWeight(1)).toBeGreaterThan(rqs.loadWeight(0));
+  });
+});

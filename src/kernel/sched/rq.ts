@@ -71,6 +71,9 @@ function fairPolicy(name: FairPolicyName, q: RqView, p: FairParams): FairPolicy 
   }
 }
 
+/** A real-time task's share of its CPU in {@link RunQueues.loadWeight}: more than any nice level's weight (nice -20 is 88761). */
+export const RT_LOAD_WEIGHT = 1 << 20;
+
 export class RunQueues extends RqView {
   /**
    * The run queues of a machine laid out by planMachine (any thread), with the fair policy
@@ -147,6 +150,24 @@ export class RunQueues extends RqView {
     this.v.i32.fill(0, b, b + RQ_WORDS);
     this.v.i32[b + RQ_CURR] = cpu;
     this.fair.initCpu(cpu);
+  }
+
+  /**
+   * The load on `cpu` for placing a waking task (select_task_rq_fair's view, racy: a hint): the
+   * sum of its queued tasks' weights (cfs_rq->load), a real-time task counting as a CPU with no
+   * capacity left for normal tasks (RT_LOAD_WEIGHT). Context: any thread.
+   */
+  loadWeight(cpu: number): number {
+    const i32 = this.v.i32;
+    const b = this.rq(cpu);
+    const n = Atomics.load(i32, b + RQ_LEN);
+    let w = 0;
+    for (let k = 0; k < n; k++) {
+      const t = i32[b + RQ_QUEUE + k];
+      const p = i32[this.tw(t, T_POLICY)];
+      w += p === SchedPolicy.Fifo || p === SchedPolicy.RoundRobin ? RT_LOAD_WEIGHT : i32[this.tw(t, T_WEIGHT)];
+    }
+    return w;
   }
 
   // --- queue membership (indexOf, queued: RqView) ---------------------------------------------
