@@ -95,9 +95,18 @@ export interface CompareOptions {
 
 /**
  * Fields that differ between any two runs by nature (when, how it was typed, where it went, the
- * seed chosen at random): a difference there says nothing about the results.
+ * seed chosen at random, where a replayed trace sits on that machine: its file name as given
+ * is `options.irq.trace.file`): a difference there says nothing about the results.
  */
-export const META_IGNORED = ['startedAt', 'finishedAt', 'command', 'seed', 'options.seed', 'options.outDir'] as const;
+export const META_IGNORED = [
+  'startedAt',
+  'finishedAt',
+  'command',
+  'seed',
+  'options.seed',
+  'options.outDir',
+  'options.irq.trace.path',
+] as const;
 
 /** A value as the metadata table shows it. */
 function valueText(v: unknown): string {
