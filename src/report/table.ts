@@ -167,7 +167,7 @@ function tailDelta(
   };
 }
 
-function columnsOf(point: PointResult, baselineLabel: string, stage: StageName, cpus = 1): Column[] {
+function columnsOf(point: PointResult, baselineLabel: string, stage: StageName): Column[] {
   const name = stage === 'one_way' ? 'one-way' : stage;
   const latency = (key: keyof Summary, title: string, show: ColumnShow, short = title): Column => ({
     title: `${title} µs`,
@@ -183,13 +183,6 @@ function columnsOf(point: PointResult, baselineLabel: string, stage: StageName, 
     cell: (s) => fmtRate(s.rates[counter]),
   });
   const rateShow: Record<string, ColumnShow> = { kthread_switches: 1, handoffs: 3, entropy_bits: 4 };
-  // Device interrupts (background and NIC) per emulated CPU: what a hand-off rate follows from.
-  const irqs: Column = {
-    title: 'irqs/s/CPU',
-    align: 'right',
-    show: 3,
-    cell: (s) => fmtRate((s.rates.interrupts ?? Number.NaN) / cpus),
-  };
   return [
     { title: 'strategy', align: 'left', show: 'always', cell: (s) => s.label },
     latency('mean', `${name} mean`, 'always', 'mean'),
@@ -212,7 +205,6 @@ function columnsOf(point: PointResult, baselineLabel: string, stage: StageName, 
       cell: (_s, { comparison, role }) =>
         role === 'baseline' ? 'baseline' : role === 'control' ? 'noise floor' : verdictText(comparison),
     },
-    irqs,
     ...RATE_COLUMNS.map(([counter, title]) => rate(counter, title, rateShow[counter] ?? 'wide')),
     tailDelta(point, baselineLabel, stage, 'p50', 'p50'),
     tailDelta(point, baselineLabel, stage, 'p99', 'p99'),
@@ -227,7 +219,7 @@ function columnsOf(point: PointResult, baselineLabel: string, stage: StageName, 
 export function summaryTable(point: PointResult, baselineLabel: string, ctx: TableContext = {}): SummaryTable {
   const stage = tableStage(point);
   const name = stage === 'one_way' ? 'one-way' : stage;
-  const columns = columnsOf(point, baselineLabel, stage, ctx.cpus ?? 1);
+  const columns = columnsOf(point, baselineLabel, stage);
   const rows = point.strategies.map((s): SummaryRow => {
     const role: Role = s.label === baselineLabel ? 'baseline' : s.label === ctx.control ? 'control' : 'candidate';
     const sum = hasStage(s, stage) ? s.merged[stage]!.summary : undefined;
@@ -463,7 +455,7 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
       );
     }
     out.push(...t.notes.map(termSafe));
-    out.push(...netLines(point).map(termSafe));
+    out.push(...netLines(point, ctx.cpus ?? 1).map(termSafe));
     out.push(termSafe(t.deltaNote));
     if (!opts.wide) out.push(...tailVerdictNotes(point, results.baseline, t.stage, ctx.control).map(termSafe));
     const until = untilLine(point);
