@@ -51,7 +51,9 @@ const verdictLines = (text: string) => text.split('\n').filter((l) => l.startsWi
 
 describe('scenarios at a tiny size', () => {
   it('random-regression emits its verdicts', async () => {
-    const { ctx, out } = ctxFor('random-regression');
+    // No A/A control here (its default): it adds a strategy to every sub-run, and what it does to
+    // verdicts is tested for cpu-hog and entropy below and in test/harness/control.test.ts.
+    const { ctx, out } = ctxFor('random-regression', { control: false });
     const code = await runRandomRegression(ctx, {
       msgSizes: [4096],
       rates: [20000],

@@ -320,7 +320,7 @@ function metaTable(model: CompareModel): string[] {
   const line = (field: string, values: string[]) =>
     [cut(field, fieldW).padEnd(fieldW), ...values.map((v) => cut(v, colW).padEnd(colW))].join('  ').trimEnd();
   return [
-    `metadata that differs (not shown: ${model.metaIgnored.join(', ')}):`,
+    ...wrapWords(`metadata that differs (not shown: ${model.metaIgnored.join(', ')}):`, TABLE_WIDTH),
     line(
       'field',
       model.runs.map((r) => `#${r.index}`),
