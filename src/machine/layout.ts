@@ -304,7 +304,7 @@ if (CPU_COUNTER_NAMES.length > 4 * LINE_WORDS) throw new Error('too many per-CPU
 // Global counters: R (Atomics.add by any thread).
 // ---------------------------------------------------------------------------------------------
 export const GLOBAL_COUNTER_NAMES = [
-  'irqs_raised', // device interrupts raised by the irq thread and by NICs
+  'irqs_raised', // device interrupts the irq thread published (NIC interrupts: nic_irqs)
   'irqs_dropped', // raises refused by a full IRQ ring
   'irqs_skipped', // device interrupts the generator skipped because it fell > 10 ms behind
   'ipis_dropped',
