@@ -15,7 +15,12 @@ import { boundVerdict, type Requests, runCpuHog, unboundVerdict } from '../src/s
 import { runEntropy, starves } from '../src/scenarios/entropy.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
 import { intervalText, ipiRatioText, runIpiStorm } from '../src/scenarios/ipi-storm.js';
-import { kthreadSwitchesPerHandoff, runRandomRegression } from '../src/scenarios/random-regression.js';
+import {
+  kthreadSwitchesPerHandoff,
+  pooledSign,
+  runRandomRegression,
+  signTestP,
+} from '../src/scenarios/random-regression.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-scenarios-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -327,5 +332,30 @@ describe('scenario tables from given numbers', () => {
     expect(resultsLine('/r/e', ['entropy'])).toBe(
       "results: /r/e (sub-run: entropy/; 'deferlab report /r/e/entropy' re-renders it)",
     );
+  });
+});
+
+describe("random-regression's pooled sign over the points", () => {
+  it('the two-sided sign test: 45 of 45 is tiny, 16 of 45 is not, a split is 1', () => {
+    expect(signTestP(45, 45)).toBeCloseTo(2 * 0.5 ** 45, 20);
+    expect(signTestP(16, 45)).toBeGreaterThan(0.05);
+    expect(signTestP(16, 45)).toBeLessThan(0.1);
+    expect(signTestP(5, 10)).toBe(1);
+    expect(signTestP(0, 0)).toBe(1);
+  });
+
+  it('calls workqueue slower only when enough points agree and the A/A control does not', () => {
+    const up = (n: number) => Array.from({ length: n }, () => 1);
+    expect(pooledSign(up(9), [1, -1, 1, -1, -1, 1, -1, 1, -1]).slower).toBe(true);
+    expect(pooledSign(up(5), []).slower).toBe(false); // too few points
+    expect(pooledSign(up(9), up(9)).slower).toBe(false); // the control leans the same way: drift
+    expect(
+      pooledSign(
+        up(9),
+        up(9).map((x) => -x),
+      ).slower,
+    ).toBe(true); // the baseline read high
+    expect(pooledSign([1, -1, 1, -1, 1, -1, 1, -1, 1], []).slower).toBe(false);
+    expect(pooledSign(up(9), []).text).toMatch(/^workqueue slower at 9 of 9 points \(sign test p /);
   });
 });

@@ -20,6 +20,7 @@ import { type NicProfileName, nicOptions } from '../net/profiles.js';
 import type { RunResults, StrategyResult } from '../report/types.js';
 import {
   comparison,
+  controlOf,
   effect,
   NO_TIMELINE,
   needsTracing,
@@ -347,6 +348,8 @@ interface NetPoint {
   size: number;
   says: ReturnType<typeof effect>;
   mean: ReturnType<typeof comparison>;
+  /** The A/A control's Δ mean against inline at this point (ns; NaN without a control). */
+  controlDiff: number;
   /** Δ p50, p99, p99.9 as ratios − 1. */
   tails: [number, number, number];
   irqsPerCpu: number;
@@ -392,6 +395,7 @@ async function netGroups(
         size: Number(p.params.msg_size),
         says: effect(comparison(wq, 'one_way', 'mean'), 'up'),
         mean: comparison(wq, 'one_way', 'mean'),
+        controlDiff: comparison(controlOf(r, p), 'one_way', 'mean')?.diff ?? Number.NaN,
         tails: (['p50', 'p99', 'p99_9'] as const).map(
           (m) => (comparison(wq, 'one_way', m)?.ratio ?? Number.NaN) - 1,
         ) as [number, number, number],
@@ -446,19 +450,72 @@ export function observationVerdict(o: Observation, points: readonly NetPoint[], 
     ? `the hand-offs' direct cost to the application is at most ${pct(heaviest.lost)} of a CPU (workqueue; inline ${pct(heaviest.lostInline)}) at ${where(heaviest)}, ${pct(heaviest.busyShare)} of them landing while it was runnable, ${fmtNum(heaviest.handoffs)} hand-offs/s`
     : 'no point was measured';
   if (points.length === 0) return { expectation: e.text, outcome: 'inconclusive', detail: 'no point was measured' };
+  // Pooled over the points (independent machines): the sign of workqueue's Δ mean, against the
+  // A/A control's sign as the floor. One point's interval may not decide; all of them pointing
+  // one way does, unless the control points that way as well (the host drifted).
+  const pooled = pooledSign(
+    points.map((p) => p.mean?.diff ?? Number.NaN),
+    points.map((p) => p.controlDiff),
+  );
   let outcome: Outcome;
-  if (e.wantRegression) outcome = shown.length ? 'reproduced' : open.length ? 'inconclusive' : 'not reproduced';
-  else outcome = shown.length ? 'not reproduced' : open.length ? 'inconclusive' : 'reproduced';
+  if (e.wantRegression)
+    outcome = shown.length || pooled.slower ? 'reproduced' : open.length ? 'inconclusive' : 'not reproduced';
+  else outcome = shown.length || pooled.slower ? 'not reproduced' : open.length ? 'inconclusive' : 'reproduced';
   const worstText = worst?.mean ? `largest Δ mean ${deltaText(worst.mean)} at ${where(worst)}` : 'no interval';
   const detail =
-    outcome === 'inconclusive'
-      ? `${worstText}; intervals at ${open.map(where).slice(0, 3).join(', ')}${open.length > 3 ? ` and ${open.length - 3} more` : ''} reach past +${pct(SEED_EFFECT)} without excluding 0 (${tooFewTrials(trials)}); ${mechanism}`
-      : shown.length
-        ? `workqueue worse (interval excludes 0) at ${shown.map((p) => `${where(p)} ${deltaText(p.mean)}`).join('; ')}; ${mechanism}`
-        : e.wantRegression
-          ? `every Δ-mean interval stays below +${pct(SEED_EFFECT)} (${worstText}): ${mechanism}, which rules out the hand-offs' own run time and switches as a 10% cost here; still unmodelled: the kworker's cache and TLB footprint on the application's CPU, the real scheduler's placement of the woken kworker and the HCA's own interrupt timing`
-          : `every Δ-mean interval stays below +${pct(SEED_EFFECT)} (${worstText}); ${mechanism}`;
-  return { expectation: e.text, outcome, detail };
+    !shown.length && pooled.slower
+      ? `${pooled.text}; no single point's interval decides (${worstText}); ${mechanism}`
+      : outcome === 'inconclusive'
+        ? `${worstText}; intervals at ${open.map(where).slice(0, 3).join(', ')}${open.length > 3 ? ` and ${open.length - 3} more` : ''} reach past +${pct(SEED_EFFECT)} without excluding 0 (${tooFewTrials(trials)}); ${mechanism}`
+        : shown.length
+          ? `workqueue worse (interval excludes 0) at ${shown.map((p) => `${where(p)} ${deltaText(p.mean)}`).join('; ')}; ${mechanism}`
+          : e.wantRegression
+            ? `every Δ-mean interval stays below +${pct(SEED_EFFECT)} (${worstText}): ${mechanism}, which rules out the hand-offs' own run time and switches as a 10% cost here; still unmodelled: the kworker's cache and TLB footprint on the application's CPU, the real scheduler's placement of the woken kworker and the HCA's own interrupt timing`
+            : `every Δ-mean interval stays below +${pct(SEED_EFFECT)} (${worstText}); ${mechanism}`;
+  return { expectation: e.text, outcome, detail: pooled.slower ? detail : `${detail}; ${pooled.text}` };
+}
+
+/** Points needed before a pooled sign decides anything (6 of 6 one way: p ≈ 0.03). */
+export const POOLED_MIN_POINTS = 6;
+/** The pooled sign test's level (two-sided). */
+export const POOLED_ALPHA = 0.01;
+
+/** P(X ≤ k) + P(X ≥ n − k) for X ~ Binomial(n, 1/2), k ≤ n/2: the two-sided sign test. */
+export function signTestP(positive: number, n: number): number {
+  if (n === 0) return 1;
+  const k = Math.min(positive, n - positive);
+  let term = 0.5 ** n; // P(X = 0)
+  let tail = term;
+  for (let i = 1; i <= k; i++) {
+    term = (term * (n - i + 1)) / i;
+    tail += term;
+  }
+  return Math.min(1, 2 * tail);
+}
+
+/**
+ * The sign of workqueue's Δ mean over the points, and the A/A control's beside it. `slower`: more
+ * than half positive with p < POOLED_ALPHA over at least POOLED_MIN_POINTS points, unless the
+ * control leans positive too (significant at 0.05).
+ */
+export function pooledSign(
+  diffs: readonly number[],
+  controlDiffs: readonly number[],
+): { slower: boolean; text: string } {
+  const d = diffs.filter(Number.isFinite);
+  const c = controlDiffs.filter(Number.isFinite);
+  const up = d.filter((x) => x > 0).length;
+  const cUp = c.filter((x) => x > 0).length;
+  const p = signTestP(up, d.length);
+  const cp = signTestP(cUp, c.length);
+  const fmtP = (x: number) => (x < 0.001 ? x.toExponential(0) : x.toFixed(3));
+  const ctl = c.length ? `, the A/A control at ${cUp} of ${c.length} (p ${fmtP(cp)})` : ', no A/A control';
+  // The control blocks the call only when it leans the same way (the baseline drifted down against
+  // everything); one leaning the other way says the baseline read high, which makes workqueue's
+  // lean stronger, not weaker.
+  const controlLeansUp = c.length > 0 && cUp * 2 > c.length && cp < 0.05;
+  const slower = d.length >= POOLED_MIN_POINTS && up * 2 > d.length && p < POOLED_ALPHA && !controlLeansUp;
+  return { slower, text: `workqueue slower at ${up} of ${d.length} points (sign test p ${fmtP(p)})${ctl}` };
 }
 
 function sizeText(b: number): string {
