@@ -23,7 +23,7 @@ import { T_STATE, TaskState } from '../src/machine/layout.js';
 import { MachineMemory } from '../src/machine/memory.js';
 import { Runtime } from '../src/machine/runtime.js';
 import { dataRegion, L_POLLED, linkRegion, P_WORDS, PACKET_HEADER_WORDS } from '../src/net/layout.js';
-import { payloadWords } from '../src/net/nic.js';
+import { payloadWords } from '../src/net/links.js';
 import { fillPayload, sealPacket, writeHeader } from '../src/net/packet.js';
 import { NIC_PROFILES, type NicProfileName, nicOptions } from '../src/net/profiles.js';
 import { SpscRing } from '../src/shm/ring.js';

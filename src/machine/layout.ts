@@ -24,6 +24,11 @@ import { DOORBELL_WORDS } from '../shm/doorbell.js';
 import { LINE_WORDS, type RegionMap, ShmPlanner } from '../shm/layout.js';
 import { LOCK_WORDS } from '../shm/lock.js';
 import { MpscRing, SpscRing } from '../shm/ring.js';
+import { GLOBAL_COUNTER_NAMES } from './counters.js';
+import { timelineRingWords } from './timeline-layout.js';
+
+export * from './counters.js';
+export * from './timeline-layout.js';
 
 // ---------------------------------------------------------------------------------------------
 // Capacities. Each one is an upper bound on objects that can be queued at once, so that a list
@@ -244,83 +249,7 @@ export const SOFTIRQ_NAMES = [
   'RCU',
 ];
 
-/** Per-CPU counters (S, written by whichever thread owns the CPU). Names appear in reports. */
-export const CPU_COUNTER_NAMES = [
-  'interrupts', // device interrupts handled (each ran add_interrupt_randomness)
-  'ipis_received', // IPI records handled (irq_work)
-  'irq_entries', // hard-IRQ entries (batches of records)
-  'ticks', // ticks processed
-  'handoffs', // hand-offs the strategy accepted
-  'handoffs_refused', // hand-offs the strategy refused (already pending)
-  'mixes', // deferred mixes run (mix_interrupt_randomness) on this CPU
-  'mixes_duplicate', // runs with no pending hand-off (a strategy ran the work twice)
-  'mixes_remote', // mixes that ran on a CPU other than the fast pool's (random.c skips them)
-  'mixes_hardirq', // mixes run in hardirq context
-  'mixes_softirq', // mixes run in softirq context
-  'mixes_task', // mixes run in task context (a kthread)
-  'handoffs_while_pending_accepted', // (conformance) a second hand-off while pending returned true
-  'works_run', // work items executed by workers running on this CPU
-  'works_queued', // queue_work_on calls that queued (PENDING was clear)
-  'works_refused', // queue_work_on calls refused (PENDING was set)
-  'tasklets_run',
-  'timers_run', // timer callbacks run
-  'irq_works_run',
-  'softirq_runs', // __do_softirq invocations
-  'softirq_restarts', // extra passes over pending softirqs inside one invocation
-  'ksoftirqd_wakeups', // budget exhausted: rest handed to ksoftirqd/n
-  'ctx_switches', // owner changes on this CPU
-  'wakeups', // wake_up_process calls that made a task runnable (issued from this CPU)
-  'wakeup_preemptions', // wakeups that set NEED_RESCHED on the target
-  'ipis_sent', // IPIs (irq_work) sent from this CPU
-  'net_rx_packets', // packets (data and ACKs) NAPI took off this CPU's NIC
-  'bh_works_run', // WQ_BH items run in softirq context
-  'nohz_kicks', // idle CPU woken for a timer
-  'handoffs_lost', // hand-offs refused while nothing was pending: the job is lost (random.c's pool stays in flight)
-  'kthread_switches', // context switches into a kthread (kworker, unbound worker, ksoftirqd)
-  'idle_polls', // idle periods that polled (idle=poll, or haltpoll's poll state)
-  'idle_poll_hits', // polls that ended with work found (no halt, no futex wake)
-  'idle_halts', // idle periods that halted (slept in Atomics.wait)
-  'softirqs_left_to_ksoftirqd', // irq_exit / local_bh_enable left pending softirqs to a runnable ksoftirqd (5.15, 6.1)
-  'nic_irqs', // NIC hard interrupts (RX and send-completion vectors; each ran add_interrupt_randomness)
-  'nic_tx_packets', // packets this CPU put on the wire (data and ACKs)
-  'nic_tx_completions', // send completions NAPI freed
-  'napi_polls', // NAPI poll calls
-  'napi_full_weight', // polls that used their whole weight (stay on the list: a re-raise)
-  'net_time_squeeze', // net_rx_action stopped by netdev_budget or its 2 jiffies (sd->time_squeeze)
-  'net_rx_reraises', // net_rx_action left NAPIs on the list and raised NET_RX again
-  'tcp_acks_sent', // ACKs sent by NET_RX (every second full segment)
-  'net_csum_errors', // packets whose software checksum did not match (must stay 0)
-  'handoffs_app_busy', // hand-offs accepted while an application task was running or runnable on this CPU
-  'handoffs_app_idle', // hand-offs accepted while no application task was runnable on this CPU
-  'deferred_us_app_waiting', // µs of deferred work run on this CPU while an application task here was runnable
-  'requests_slow', // driver payload: requests that waited longer than its slowNs (1 ms) until their work started
-  'requests_untimed', // driver payload: requests that found the work pending when the request ring was full (not in request_to_start)
-] as const;
-export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
-export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;
-if (CPU_COUNTER_NAMES.length > 4 * LINE_WORDS) throw new Error('too many per-CPU counters for their lines');
-
-// ---------------------------------------------------------------------------------------------
-// Global counters: R (Atomics.add by any thread).
-// ---------------------------------------------------------------------------------------------
-export const GLOBAL_COUNTER_NAMES = [
-  'irqs_raised', // device interrupts the irq thread published (NIC interrupts: nic_irqs)
-  'irqs_dropped', // raises refused by a full IRQ ring
-  'irqs_skipped', // device interrupts the generator skipped because it fell > 10 ms behind
-  'ipis_dropped',
-  'deferred_pending_at_stop',
-  'app_messages', // tcp_lat messages sent
-  'items_produced', // cross_cpu items queued
-  'items_consumed', // cross_cpu items drained
-  'items_refused', // cross_cpu pushes refused by a full ring (the producer retries later)
-  'net_events_dropped', // send completions or ACKs not recorded because their NIC ring was full (src/net/)
-  'irqs_replayed', // device interrupts published from an --irq-trace replay (counted in irqs_raised too)
-] as const;
-export type GlobalCounterName = (typeof GLOBAL_COUNTER_NAMES)[number];
-export const GlobalCounter = Object.fromEntries(GLOBAL_COUNTER_NAMES.map((n, i) => [n, i])) as Record<
-  GlobalCounterName,
-  number
->;
+// Per-CPU and global counters: ./counters.ts (re-exported here).
 
 // ---------------------------------------------------------------------------------------------
 // Run queue, per CPU: a lock line, then the queue under it.
@@ -425,47 +354,7 @@ export const POOL_WORDS = LOCK_WORDS + LINE_WORDS;
  *  worklist before sleeping (the Dekker pair that keeps work from being stranded). */
 export const P_NR_RUNNING = LOCK_WORDS;
 
-// ---------------------------------------------------------------------------------------------
-// Timeline rings (--timeline; src/machine/timeline.ts): one per thread, reserved only when the
-// option is on. A flight recorder: the thread writes fixed-size records and overwrites the
-// oldest; the main thread reads the tail after each trial and keeps the records in its window.
-// ---------------------------------------------------------------------------------------------
-/** Words of a timeline record: 8 Int32 words (32 bytes), so that its two doubles are 8-byte
- *  aligned (a ring's records start on a cache line). Fields: TL_* below. */
-export const TL_RECORD_WORDS = 8;
-/** Words of a ring's header: one line of its own (the head is stored at every record; the
- *  records after it are written by the same thread, read by the main thread). */
-export const TL_HEADER_WORDS = LINE_WORDS;
-/**
- * Header word: records written since boot (the next record goes to slot head & (capacity − 1)).
- * Written only by the ring's own thread: it writes the record's words plainly, THEN
- * Atomics.store(head + 1), which publishes them. Read by the main thread with Atomics.load: the
- * records below a head it loaded are complete, except those the writer may have overwritten
- * since; the reader loads head again after copying and drops every record older than
- * (second head − capacity) as possibly torn, counted as overwritten.
- */
-export const TLH_HEAD = 0;
-/** I: the ring's capacity in records (a power of two). */
-export const TLH_CAPACITY = 1;
-/** Record word: (what << 2) | op (TlOp, TlWhat in timeline.ts). Plain, ring's thread only, like
- *  every record word; published by the TLH_HEAD store. */
-export const TL_KIND = 0;
-/** Record word: the emulated CPU the event happened on; −1 for the irq generator's events. */
-export const TL_CPU = 1;
-/** Record word: the event's argument (task id, softirq vector, irq number, ...: see TlWhat). */
-export const TL_ARG = 2;
-/** Record word: a second argument (see TlWhat). */
-export const TL_ARG2 = 3;
-/** Record double (f64 index (record + TL_TS) / 2): the event's time, ns since the run's epoch. */
-export const TL_TS = 4;
-/** Record double (f64 index (record + TL_AUX) / 2): a hand-off's identity for flow arrows (the
- *  CPUF_HANDOFF_NS of the job it hands off or runs); 0 otherwise. */
-export const TL_AUX = 6;
-
-/** Words of one thread's timeline ring of `capacity` records. */
-export function timelineRingWords(capacity: number): number {
-  return TL_HEADER_WORDS + capacity * TL_RECORD_WORDS;
-}
+// Timeline rings (--timeline): ./timeline-layout.ts (re-exported here).
 
 // ---------------------------------------------------------------------------------------------
 // The plan: which regions exist, for a machine of a given shape.

@@ -34,12 +34,9 @@ import { St } from '../machine/trace.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
 import {
-  ackRegion,
-  dataRegion,
   getTime,
   L_POLLED,
   L_SEGS,
-  linkRegion,
   N_ITR_US,
   N_LIST_LEN,
   N_LIST0,
@@ -60,17 +57,16 @@ import {
   nicRegion,
   P_BYTES,
   P_CSUM,
-  P_DUE_LO,
   P_WORDS,
   PACKET_HEADER_WORDS,
   putTime,
   txcRegion,
 } from './layout.js';
+import { type LinkSpec, payloadWords, RxQueues, type RxSource } from './links.js';
 import {
   ITR_INITIAL_USECS,
   type ItrContainer,
   itrMode,
-  mss,
   NIC_PROFILE,
   type NicOptions,
   type NicProfile,
@@ -83,49 +79,13 @@ import {
 /** netdev_budget_usecs = 2 * USEC_PER_SEC / HZ: 2 jiffies, as a jiffies deadline. */
 export const NETDEV_BUDGET_JIFFIES = 2;
 
-/** IRQ numbers fed to add_interrupt_randomness: the RX (or shared) vector and the send CQ's. */
+/**
+ * IRQ numbers fed to add_interrupt_randomness: the RX (or shared) vector and the send CQ's. Labels
+ * of the emulation's own choosing (a real machine's are the MSI-X vectors the driver requested);
+ * random.c only mixes the number in, so any distinct values do.
+ */
 export function nicIrq(cpu: number, napi: number): number {
   return 64 + 2 * cpu + (napi === NAPI_TX ? 1 : 0);
-}
-
-/** One directed link of a connection, as its two ends see it. */
-export interface LinkSpec {
-  instance: number;
-  dir: number;
-  /** CPU of the sending task and of the receiving task. */
-  fromCpu: number;
-  toCpu: number;
-  /** Task id of the receiving task (NET_RX wakes it). */
-  receiver: number;
-}
-
-/** Packets in a message, ACKs per message, send completions: ring capacities (powers of two). */
-export function netCapacities(o: NicOptions, msgBytes: number, ringBytes: number, linksPerCpu: number) {
-  const pkts = Math.ceil(Math.ceil(msgBytes / 4) / payloadWords(o));
-  const pow2 = (n: number) => 2 ** Math.ceil(Math.log2(Math.max(2, n)));
-  const slotBytes = (PACKET_HEADER_WORDS + payloadWords(o)) * 4;
-  const data = Math.max(pow2(pkts), 2 ** Math.floor(Math.log2(Math.max(2, ringBytes / slotBytes))));
-  return {
-    packets: pkts,
-    data: Math.min(data, 1 << 20),
-    ack: pow2(pkts / 2 + 2),
-    txc: pow2(2 * pkts * linksPerCpu + 8),
-  };
-}
-
-/** Payload words per packet: the MSS in whole words. */
-export function payloadWords(o: NicOptions): number {
-  return Math.max(1, Math.floor(mss(o) / 4));
-}
-
-interface RxSource {
-  ring: SpscRing;
-  /** Link words (data sources) or -1 (ACK rings). */
-  link: number;
-  receiver: number;
-  /** The ACK ring this data link's receiver answers into, and the CPU it goes to. */
-  ack: SpscRing | null;
-  ackCpu: number;
 }
 
 export class Nic {
@@ -133,14 +93,12 @@ export class Nic {
   private readonly adaptive: boolean;
   private readonly itrOff: boolean;
   private readonly nic: number;
-  private readonly rx: RxSource[][] = [];
+  private readonly rxq: RxQueues;
   private readonly txc: SpscRing[] = [];
   private readonly fullWords: number;
   private readonly ackWireNs: number;
   private readonly rxContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
   private readonly txContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
-  /** nthRx's merge cursors, one per RX source of a CPU. */
-  private readonly cursors: Int32Array;
 
   constructor(
     private readonly ctx: CpuContext,
@@ -164,22 +122,8 @@ export class Nic {
     this.fullWords = payloadWords(opts);
     this.ackWireNs = wireNs(opts, TCP_IP_HEADER_BYTES);
     const i32 = ctx.i32;
-    for (let c = 0; c < ctx.nrCpus; c++) {
-      this.rx.push([]);
-      this.txc.push(new SpscRing(i32, regions[txcRegion(c)]));
-    }
-    for (const l of links) {
-      const ack = new SpscRing(i32, regions[ackRegion(l.instance, l.dir)]);
-      this.rx[l.toCpu].push({
-        ring: new SpscRing(i32, regions[dataRegion(l.instance, l.dir)]),
-        link: regions[linkRegion(l.instance, l.dir)],
-        receiver: l.receiver,
-        ack,
-        ackCpu: l.fromCpu,
-      });
-      this.rx[l.fromCpu].push({ ring: ack, link: -1, receiver: -1, ack: null, ackCpu: -1 });
-    }
-    this.cursors = new Int32Array(Math.max(1, ...this.rx.map((r) => r.length)));
+    for (let c = 0; c < ctx.nrCpus; c++) this.txc.push(new SpscRing(i32, regions[txcRegion(c)]));
+    this.rxq = new RxQueues(i32, regions, links, ctx.nrCpus);
   }
 
   /** Lay out the NIC words. Context: main thread, before workers start. */
@@ -248,7 +192,7 @@ export class Nic {
     let rx = Number.POSITIVE_INFINITY;
     let tx = Number.POSITIVE_INFINITY;
     if ((sched & NAPI_RX) === 0) {
-      let first = this.firstRx(c);
+      let first = this.rxq.first(c);
       if (shared) first = Math.min(first, this.firstTx(c));
       rx = this.moderate(c, first);
     }
@@ -269,64 +213,13 @@ export class Nic {
     }
     if (o.rxUsecs === 0 && o.rxFrames <= 1) return first;
     const byTime = first + o.rxUsecs * 1000;
-    return o.rxFrames > 1 ? Math.min(byTime, this.nthRx(c, o.rxFrames)) : byTime;
-  }
-
-  /** Arrival time of the earliest packet waiting for CPU `c`'s RX poll (+Infinity: none). */
-  private firstRx(c: number): number {
-    const src = this.rx[c];
-    let first = Number.POSITIVE_INFINITY;
-    for (let k = 0; k < src.length; k++) {
-      const idx = this.headOf(src[k]);
-      if (idx < 0) continue;
-      const due = getTime(this.ctx.i32, src[k].link >= 0 ? idx + P_DUE_LO : idx);
-      if (due < first) first = due;
-    }
-    return first;
-  }
-
-  /** The arrival time of the n-th waiting packet, over all links (+Infinity: fewer wait). */
-  private nthRx(c: number, n: number): number {
-    const src = this.rx[c];
-    const i32 = this.ctx.i32;
-    const cur = this.cursors;
-    for (let k = 0; k < src.length; k++) {
-      const s = src[k];
-      cur[k] = s.link >= 0 ? Atomics.load(i32, s.link + L_POLLED) : s.ring.consumed();
-    }
-    // Each link's packets arrive in order: merge, advancing the earliest cursor each step.
-    let due = Number.POSITIVE_INFINITY;
-    for (let taken = 0; taken < n; taken++) {
-      let best = Number.POSITIVE_INFINITY;
-      let bestK = -1;
-      for (let k = 0; k < src.length; k++) {
-        const s = src[k];
-        if (cur[k] === s.ring.produced()) continue;
-        const idx = s.ring.slotAt(cur[k]);
-        const d = getTime(i32, s.link >= 0 ? idx + P_DUE_LO : idx);
-        if (d < best) {
-          best = d;
-          bestK = k;
-        }
-      }
-      if (bestK < 0) return Number.POSITIVE_INFINITY;
-      cur[bestK] = (cur[bestK] + 1) | 0;
-      due = best;
-    }
-    return due;
+    return o.rxFrames > 1 ? Math.min(byTime, this.rxq.nth(c, o.rxFrames)) : byTime;
   }
 
   /** The earliest send completion waiting on CPU `c` (+Infinity: none). */
   private firstTx(c: number): number {
     const idx = this.txc[c].peek();
     return idx < 0 ? Number.POSITIVE_INFINITY : getTime(this.ctx.i32, idx);
-  }
-
-  /** The record a source's poll would take next, or -1. */
-  private headOf(s: RxSource): number {
-    if (s.link < 0) return s.ring.peek();
-    const pos = Atomics.load(this.ctx.i32, s.link + L_POLLED);
-    return pos === s.ring.produced() ? -1 : s.ring.slotAt(pos);
   }
 
   /**
@@ -353,9 +246,9 @@ export class Nic {
     if (napi === NAPI_RX) ctx.f64[this.f(c, NF_LAST_IRQ)] = t;
     this.deviceInterrupt(nicIrq(c, napi), t);
     this.schedule(c, napi);
-    const end = ctx.now();
-    if (ctx.tracer.on) ctx.tracer.record(St.Hardirq, end - t);
-    ctx.timeline.end(TlWhat.Irq, c, napi === NAPI_RX ? Vector.Net : Vector.NetTx, 0, end);
+    // The clock is read again only for what records it (the timeline reads it itself when on).
+    if (ctx.tracer.on) ctx.tracer.record(St.Hardirq, ctx.now() - t);
+    ctx.timeline.end(TlWhat.Irq, c, napi === NAPI_RX ? Vector.Net : Vector.NetTx);
   }
 
   /** napi_schedule: mask (the bit), onto the poll list, raise NET_RX. */
@@ -431,25 +324,12 @@ export class Nic {
     let txLeft = false;
     if (shared) txLeft = this.cleanTx(c, this.profile.txWeight) >= this.profile.txWeight;
     let work = 0;
-    const src = this.rx[c];
-    const i32 = ctx.i32;
+    const rxq = this.rxq;
     while (work < weight) {
       const now = ctx.now();
-      let best: RxSource | null = null;
-      let bestIdx = -1;
-      let bestDue = now;
-      for (let k = 0; k < src.length; k++) {
-        const idx = this.headOf(src[k]);
-        if (idx < 0) continue;
-        const due = getTime(i32, src[k].link >= 0 ? idx + P_DUE_LO : idx);
-        if (due <= bestDue) {
-          best = src[k];
-          bestIdx = idx;
-          bestDue = due;
-        }
-      }
+      const best = rxq.arrived(c, now);
       if (best === null) break;
-      if (best.link >= 0) this.receive(c, best, bestIdx, now);
+      if (best.link >= 0) this.receive(c, best, rxq.idx, now);
       else this.ackReceived(c, best);
       work++;
       this.pollIrq();
@@ -569,14 +449,5 @@ export class Nic {
     i32[this.w(c, N_TX_BYTES)] = 0;
     i32[this.w(c, N_NEXT_UPDATE)] = rx.nextUpdate;
     i32[this.w(c, N_ITR_US)] = vectorItr(rx, tx);
-  }
-
-  /** Packets still waiting in CPU `c`'s NIC (racy; for the drain). */
-  waiting(c: number): number {
-    let n = this.txc[c].length();
-    for (const s of this.rx[c]) {
-      n += s.link >= 0 ? (s.ring.produced() - Atomics.load(this.ctx.i32, s.link + L_POLLED)) | 0 : s.ring.length();
-    }
-    return n;
   }
 }

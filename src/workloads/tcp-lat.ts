@@ -52,7 +52,8 @@ import {
   TXC_RECORD_WORDS,
   txcRegion,
 } from '../net/layout.js';
-import { type LinkSpec, Nic, netCapacities, payloadWords } from '../net/nic.js';
+import { type LinkSpec, netCapacities, payloadWords } from '../net/links.js';
+import { Nic } from '../net/nic.js';
 import { fillPayload, patternSum, sealPacket, writeHeader } from '../net/packet.js';
 import { describeNic, NIC_PROFILE, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
 import { LINE_WORDS } from '../shm/layout.js';

@@ -18,7 +18,7 @@ import {
 } from '../../src/machine/layout.js';
 import { KsoftirqdTask } from '../../src/machine/tasks.js';
 import { dataRegion, L_POLLED, linkRegion, P_BYTES } from '../../src/net/layout.js';
-import { payloadWords } from '../../src/net/nic.js';
+import { payloadWords } from '../../src/net/links.js';
 import { fillPayload, patternSum, sealPacket, writeHeader } from '../../src/net/packet.js';
 import {
   itrContainer,
