@@ -23,6 +23,9 @@ describe('fair share on one CPU', () => {
     m = await Machine.boot(
       options({
         hz: 1000,
+        // Idle CPUs halt: a polling idle CPU 1 would spin beside the two spinning tasks of CPU 0
+        // on a 2-core host, and the host, not the emulated scheduler, would decide their shares.
+        idle: { policy: 'halt', maxPollNs: 0 },
         irq: { rate: 0, pattern: 'constant', burstSize: 8, cpus: [] },
         workload: {
           kind: 'custom',
