@@ -41,6 +41,8 @@ export const ROLE_B = 1;
 /** What the two threads start with. */
 export interface CalibrationWorkerData {
   sab: SharedArrayBuffer;
+  /** The histograms' WASM module, inflated once (trace.ts histogramWasmBytes); read-only. */
+  histogramWasm?: SharedArrayBuffer;
   role: typeof ROLE_A | typeof ROLE_B;
   /** Repetitions of each experiment; the block reports medians over them. */
   reps: number;
@@ -107,7 +109,7 @@ export async function runCalibrationThread(d: CalibrationWorkerData): Promise<Ca
   // The histograms' and the kernel's code are loaded only here (B needs neither, and starts
   // sooner without), before anything is timed.
   const { initHistograms, newHistogram } = await import('../machine/trace.js');
-  const wasm = await initHistograms(); // before any histogram is built (the Runtime's tracer too)
+  const wasm = await initHistograms(d.histogramWasm); // before any histogram is built (the Runtime's tracer too)
   const { sameThreadSwitcher } = await import('./calibrate-switch.js');
   // The same-thread switch's warm-up (unmeasured, the longest part) runs while B starts.
   const sw = sameThreadSwitcher();

@@ -21,6 +21,7 @@
  * source each thread also starts tsx.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
+import { histogramWasmBytes } from '../machine/trace.js';
 import type { Calibration } from '../report/types.js';
 import { spawnWorker } from '../threads/spawn.js';
 import {
@@ -72,6 +73,7 @@ export async function calibrate(signal?: AbortSignal): Promise<Calibration> {
   initCalibrationRegion(new Int32Array(sab));
   const data = (role: typeof ROLE_A | typeof ROLE_B): CalibrationWorkerData => ({
     sab,
+    histogramWasm: histogramWasmBytes(),
     role,
     reps: CALIBRATION_REPS,
     rounds: CALIBRATION_ROUNDS,

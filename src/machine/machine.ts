@@ -11,6 +11,7 @@ import type { Worker } from 'node:worker_threads';
 import type { Histogram } from 'hdr-histogram-js';
 import { initClock, newEpoch, nowNs } from '../clock.js';
 import { BootInterrupted, MachineFaultError } from '../errors.js';
+import { compileStrategies } from '../strategies/compile.js';
 import { spawnWorker } from '../threads/spawn.js';
 import {
   C_ACTIVE,
@@ -29,7 +30,7 @@ import { MachineMemory } from './memory.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
 import type { StartupData, ThreadHeap, WorkerMessage } from './protocol.js';
-import { addEncoded, type EncodedHistogram, newHistogram, STAGES, type Stage } from './trace.js';
+import { addEncoded, type EncodedHistogram, histogramWasmBytes, newHistogram, STAGES, type Stage } from './trace.js';
 
 // The catalogue's classes (src/errors.ts), where callers have always imported them from.
 export { BootInterrupted, MachineFaultError } from '../errors.js';
@@ -119,6 +120,7 @@ export class Machine extends MachineMemory {
       resolveReady = res;
       rejectReady = rej;
     });
+    const compiled = await compileStrategies(this.opts.strategies);
     for (const th of this.plan.threads) {
       const data: StartupData = {
         sab: this.sab,
@@ -127,6 +129,8 @@ export class Machine extends MachineMemory {
         opts: this.opts,
         threadId: th.id,
         epochNs: this.epochNs,
+        histogramWasm: histogramWasmBytes(),
+        compiled,
       };
       const w = spawnWorker(ENTRY[th.kind], {
         workerData: data,

@@ -2,6 +2,7 @@
  * Messages between the main thread and the machine's threads, by direction. Hot paths never
  * post: threads post only at start-up, between trials (reports) and on a fault.
  */
+import type { CompiledStrategies } from '../strategies/compile.js';
 import type { MachineRegions } from './layout.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
@@ -16,6 +17,10 @@ export interface StartupData {
   threadId: number;
   /** hrtime (ns) of the run's epoch: every thread's clock counts from it. */
   epochNs: number;
+  /** The histograms' WASM module, inflated once (trace.ts histogramWasmBytes); read-only. */
+  histogramWasm?: SharedArrayBuffer;
+  /** The strategies' TypeScript files compiled once by the main thread (strategies/compile.ts). */
+  compiled?: CompiledStrategies;
 }
 
 /** worker → main. */

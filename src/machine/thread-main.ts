@@ -31,10 +31,10 @@ export async function startTaskThread(data: StartupData): Promise<void> {
   try {
     initClock(data.epochNs);
     attachShm(sab, regions.map);
-    const wasm = await initHistograms();
+    const wasm = await initHistograms(data.histogramWasm);
     rt = new Runtime(sab, regions, plan, opts, threadId);
     const r = rt;
-    const strategies = await loadStrategies(opts.strategies);
+    const strategies = await loadStrategies(opts.strategies, data.compiled);
     strategies.forEach((s, i) => {
       r.strategies.push(s);
       r.ctx.inStrategy = i;

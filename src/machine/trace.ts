@@ -17,12 +17,14 @@
  * allocator and made a 10-minute soak's RSS creep (bench/soak.ts). The JS fallback has no
  * uncompressed encoder, so it still sends the compressed base64 string.
  */
+
+import { createRequire } from 'node:module';
 import {
   build,
   decodeFromCompressedBase64,
   encodeIntoCompressedBase64,
   type Histogram,
-  initWebAssembly,
+  initWebAssemblySync,
   WasmHistogram,
 } from 'hdr-histogram-js';
 
@@ -59,14 +61,76 @@ const HIGHEST_NS = 100e9;
 
 let wasmReady: boolean | undefined;
 
-/** Initialise the WASM build once per thread; false when it is unavailable. */
-export async function initHistograms(): Promise<boolean> {
-  if (wasmReady !== undefined) return wasmReady;
+/**
+ * The pako and base64-js modules hdr-histogram-js itself loads (resolved from its own directory,
+ * so they are the very instances its WASM start-up calls).
+ */
+function hdrDeps(): {
+  pako: { inflate: (b: Uint8Array) => Uint8Array };
+  base64: { toByteArray: (s: string) => Uint8Array };
+  binary: string;
+} {
+  const req = createRequire(createRequire(import.meta.url).resolve('hdr-histogram-js'));
+  return {
+    pako: req('pako'),
+    base64: req('base64-js'),
+    binary: req('./wasm/generated-wasm').BINARY,
+  };
+}
+
+let sharedWasm: SharedArrayBuffer | undefined;
+
+/**
+ * The WASM build's module bytes, inflated once per process into shared memory, for the threads
+ * a machine (or the calibration) starts: {@link initHistograms} then skips its own inflate.
+ * hdr-histogram-js ships its module base64-encoded and deflated, and inflating it cost each thread
+ * ~25 ms of CPU (more on a loaded host; a machine starts up to a dozen). Undefined when the
+ * bytes cannot be had this way (the thread then inflates them itself). Context: main thread.
+ */
+export function histogramWasmBytes(): SharedArrayBuffer | undefined {
+  if (sharedWasm) return sharedWasm;
   try {
-    await initWebAssembly();
+    const { pako, base64, binary } = hdrDeps();
+    const bytes = pako.inflate(base64.toByteArray(binary));
+    sharedWasm = new SharedArrayBuffer(bytes.length);
+    new Uint8Array(sharedWasm).set(bytes);
+  } catch {
+    sharedWasm = undefined;
+  }
+  return sharedWasm;
+}
+
+/**
+ * Initialise the WASM build once per thread; false when it is unavailable. Synchronous start-up
+ * (initWebAssemblySync): the asynchronous one asks whether its argument is a fetch `Response`,
+ * and reading that global loads Node's whole fetch implementation (undici) into the thread, ~30 ms
+ * of CPU. With `inflated` (from {@link histogramWasmBytes}) the module's bytes are not inflated
+ * again here: pako.inflate is swapped for the call, then restored.
+ */
+export async function initHistograms(inflated?: SharedArrayBuffer): Promise<boolean> {
+  if (wasmReady !== undefined) return wasmReady;
+  let restore = () => {};
+  try {
+    if (inflated) {
+      try {
+        const { pako } = hdrDeps();
+        const own = pako.inflate;
+        const bytes = new Uint8Array(inflated.byteLength);
+        bytes.set(new Uint8Array(inflated));
+        pako.inflate = () => bytes;
+        restore = () => {
+          pako.inflate = own;
+        };
+      } catch {
+        // not resolvable this way: initWebAssemblySync inflates the module itself
+      }
+    }
+    initWebAssemblySync();
     wasmReady = true;
   } catch {
     wasmReady = false;
+  } finally {
+    restore();
   }
   return wasmReady;
 }

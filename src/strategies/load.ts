@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import type { DeferralStrategy, StrategyClass } from '../api/types.js';
 import { StrategyLoadError } from '../errors.js';
 import type { StrategyRef } from '../machine/options.js';
+import type { CompiledStrategies } from './compile.js';
 import { instantiateBuiltin } from './registry.js';
 
 const TS_EXT = /\.(ts|mts|cts|tsx)$/;
@@ -112,14 +113,18 @@ export function pickClass(mod: Record<string, unknown>, file: string, exportName
 }
 
 /** Load the class of a strategy reference. Context: any thread, at start-up. */
-export async function loadStrategyClass(ref: StrategyRef): Promise<StrategyClass | null> {
+export async function loadStrategyClass(
+  ref: StrategyRef,
+  compiled: CompiledStrategies = {},
+): Promise<StrategyClass | null> {
   if (ref.kind === 'builtin') return null;
   const url = ref.url;
   if (!url) throw new StrategyLoadError(`strategy ${ref.label}: no file URL`);
   const file = fileURLToPath(url);
   let mod: Record<string, unknown>;
   try {
-    mod = await importModule(url);
+    // A TypeScript file the main thread compiled (compile.ts) is a plain ES module.
+    mod = await importModule(compiled[url] ?? url);
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (/Cannot find (module|package) ['"]deferlab['"]/.test(String((e as Error)?.message))) {
@@ -158,9 +163,12 @@ export function instantiate(ref: StrategyRef, cls: StrategyClass | null): Deferr
 }
 
 /** Load and instantiate every strategy, in order. */
-export async function loadStrategies(refs: StrategyRef[]): Promise<DeferralStrategy[]> {
+export async function loadStrategies(
+  refs: StrategyRef[],
+  compiled: CompiledStrategies = {},
+): Promise<DeferralStrategy[]> {
   const out: DeferralStrategy[] = [];
-  for (const ref of refs) out.push(instantiate(ref, await loadStrategyClass(ref)));
+  for (const ref of refs) out.push(instantiate(ref, await loadStrategyClass(ref, compiled)));
   return out;
 }
 

@@ -2,9 +2,18 @@
  * Histograms between threads: a thread's V2 encoding, added straight into the main thread's
  * merge by addEncoded, must give exactly what the library's own decode-and-add gives.
  */
+import { createRequire } from 'node:module';
 import { build, decodeFromCompressedBase64, encodeIntoCompressedBase64, type Histogram } from 'hdr-histogram-js';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { addEncoded, initHistograms, newHistogram, STAGES, St, Tracer } from '../../src/machine/trace.js';
+import {
+  addEncoded,
+  histogramWasmBytes,
+  initHistograms,
+  newHistogram,
+  STAGES,
+  St,
+  Tracer,
+} from '../../src/machine/trace.js';
 
 /** Deterministic values over the whole tracked range, with the edges. */
 function values(seed: number, n: number): number[] {
@@ -24,8 +33,28 @@ function shape(h: Histogram) {
 }
 
 let wasm = false;
+const hdrRequire = createRequire(createRequire(import.meta.url).resolve('hdr-histogram-js'));
+const pako = hdrRequire('pako') as { inflate: unknown };
+const ownInflate = pako.inflate;
 beforeAll(async () => {
-  wasm = await initHistograms();
+  // The machine threads' path: the module inflated once, in shared memory.
+  wasm = await initHistograms(histogramWasmBytes());
+});
+
+describe('initHistograms with the shared, inflated WASM module', () => {
+  it('is a WebAssembly module, compiles, starts the WASM build, and leaves pako as it found it', () => {
+    const shared = histogramWasmBytes();
+    expect(shared).toBeInstanceOf(SharedArrayBuffer);
+    expect(histogramWasmBytes(), 'inflated once per process').toBe(shared);
+    const bytes = new Uint8Array(shared as SharedArrayBuffer);
+    expect([...bytes.subarray(0, 4)]).toEqual([0, 0x61, 0x73, 0x6d]); // "\0asm"
+    expect(() => new WebAssembly.Module(bytes.slice())).not.toThrow();
+    expect(wasm).toBe(true);
+    expect(pako.inflate, 'pako.inflate restored after the start-up').toBe(ownInflate);
+    const h = newHistogram(true);
+    h.recordValue(1234);
+    expect(h.totalCount).toBe(1);
+  });
 });
 
 describe('addEncoded', () => {
