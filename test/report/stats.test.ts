@@ -5,6 +5,7 @@ import {
   compare,
   compareStage,
   compareStrategies,
+  histogramMean,
   minimumDetectable,
   summarize,
   tCritical95,
@@ -38,6 +39,26 @@ describe('summarize', () => {
     expect(h.getValueAtPercentile(99.9)).toBeGreaterThan(48_230); // HdrHistogram rounds up...
     expect(s.p99_9).toBe(48_230); // ...the summary does not
     expect(s.max).toBe(48_230);
+  });
+
+  it('computes the mean as the library does, for the histogram kinds the lab merges and decodes', () => {
+    const rand = mulberry32(7);
+    const kinds = [
+      () => build({ bitBucketSize: 'packed', highestTrackableValue: 100e9 }),
+      () => build({ bitBucketSize: 64, highestTrackableValue: 100e9 }),
+      () => build({ bitBucketSize: 32, highestTrackableValue: 1e6, autoResize: true }),
+    ];
+    for (const make of kinds) {
+      for (let trial = 0; trial < 5; trial++) {
+        const h = make();
+        const n = 1 + Math.floor(rand() * 20_000);
+        for (let i = 0; i < n; i++) h.recordValue(Math.floor(500 * Math.exp(rand() * 16)));
+        h.recordValueWithCount(123_456, 1 + Math.floor(rand() * 1e6));
+        expect(histogramMean(h), `${h.constructor.name}, ${n} values`).toBe(h.mean);
+        expect(summarize(h).mean).toBe(h.mean);
+      }
+    }
+    expect(histogramMean(build())).toBe(0);
   });
 
   it('gives all zeros for an empty histogram', () => {
