@@ -27,10 +27,10 @@ import { Interrupted, MachineFaultError } from '../errors.js';
 import { irqTraceMeta, loadIrqTrace } from '../irq/replay.js';
 import type { IrqTracePlan } from '../irq/trace-file.js';
 import { Phase } from '../machine/layout.js';
-import { Machine, type MachineFault } from '../machine/machine.js';
+import { Machine, type MachineFault, releaseHistograms, takeHistogram } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
-import { newHistogram, type Stage } from '../machine/trace.js';
+import type { Stage } from '../machine/trace.js';
 import { summarize, withComparisons } from '../report/stats.js';
 import type { TrialWindow } from '../report/timeline.js';
 import type {
@@ -46,6 +46,7 @@ import type {
 import { describe } from '../strategies/load.js';
 import { VERSION } from '../version.js';
 import { calibrate, finishCalibration } from './calibrate.js';
+import { collectGarbage } from './gc.js';
 import { machineOptions, type PointParams, strategyRefs, sweepPoints, withControl } from './options.js';
 import { roundOrder, SCHEDULE_METHOD } from './schedule.js';
 import { intervalWidths, untilProgress, widthsReached } from './until.js';
@@ -161,6 +162,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
       const point = await runPoint(config, params, descriptions, results, { ...hooks, irqTrace }, say);
       results.points.push(point);
       if (results.status !== 'completed') break;
+      collectGarbage(); // between points: see gc.ts
     }
   } catch (e) {
     if (e instanceof Interrupted)
@@ -286,7 +288,7 @@ async function runPoint(
           await guard(
             first ? firstWarmupMs(config.trialMs, config.warmupMs) : Math.max(WARMUP_PASS_MIN_MS, config.warmupMs),
           );
-          await endTrial(m, acc.result.label, drainTimeoutMs(config.watchdogMs));
+          releaseHistograms(Object.values(await endTrial(m, acc.result.label, drainTimeoutMs(config.watchdogMs))));
           m.setTrigger(opts.fastPool.trigger);
         }
         say(`trial ${r + 1}/${total}: ${acc.result.label}${widthsNote}`);
@@ -316,9 +318,10 @@ async function runPoint(
         const stages: Partial<Record<StageName, Summary>> = {};
         for (const [st, h] of Object.entries(hist) as [Stage, Histogram][]) {
           stages[st as StageName] = summarize(h);
-          acc.merged[st] ??= newHistogram(false);
+          acc.merged[st] ??= takeHistogram();
           acc.merged[st].add(h);
         }
+        releaseHistograms(Object.values(hist));
         const trial: TrialResult = { index: r, order: order++, durationNs: t1 - t0, stages, counters };
         acc.result.trials.push(trial);
         hooks.trialDone?.({ label: acc.result.label, round: r, threadHeaps: m.threadHeaps() });
@@ -406,6 +409,8 @@ function finishStrategy(acc: StrategyAcc): void {
   for (const [st, h] of Object.entries(acc.merged) as [Stage, Histogram][]) {
     r.merged[st as StageName] = { summary: summarize(h), histogram: encodeIntoCompressedBase64(h) };
   }
+  releaseHistograms(Object.values(acc.merged));
+  acc.merged = {};
 }
 
 function faultError(f: MachineFault, inForce: string | undefined): RunResults['error'] {

@@ -21,7 +21,7 @@
 import { FAST_POOL_WORDS } from '../random/fastpool.js';
 import { INPUT_POOL_WORDS } from '../random/inputpool.js';
 import { DOORBELL_WORDS } from '../shm/doorbell.js';
-import { LINE_WORDS, type RegionMap, ShmPlanner } from '../shm/layout.js';
+import { LINE_WORDS, MIN_SHM_BYTES, type RegionMap, ShmPlanner } from '../shm/layout.js';
 import { LOCK_WORDS } from '../shm/lock.js';
 import { MpscRing, SpscRing } from '../shm/ring.js';
 import { GLOBAL_COUNTER_NAMES } from './counters.js';
@@ -457,6 +457,6 @@ export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regi
   const tlRecords = shape.timelineRecords ?? 0;
   if (tlRecords > 0)
     for (let t = 0; t < shape.threads; t++) r.timeline.push(p.reserve(`timeline${t}`, timelineRingWords(tlRecords)));
-  const { sab, map } = p.allocate();
+  const { sab, map } = p.allocate(MIN_SHM_BYTES);
   return { sab, regions: { ...r, map } };
 }

@@ -76,6 +76,28 @@ export type { Counters } from './memory.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
+/** Merge histograms handed back by {@link releaseHistograms}, kept for the next collect(). */
+const spareHistograms: Histogram[] = [];
+
+/**
+ * A main-thread merge histogram (JS, 64-bit counts: a 224 KiB counts array): a released one,
+ * reset, or a new one. A sweep merges a few hundred per point; allocated anew each time and
+ * left to the garbage collector, they fragmented glibc's main malloc arena, which kept ~30 MiB
+ * more after a 9-point sweep than after its first point (bench/soak.ts --sweep).
+ */
+export function takeHistogram(): Histogram {
+  return spareHistograms.pop() ?? newHistogram(false); // the encoding is portable: merge as JS
+}
+
+/** Hand merge histograms back for reuse; the caller keeps no reference to them. */
+export function releaseHistograms(hs: Iterable<Histogram | undefined>): void {
+  for (const h of hs) {
+    if (!h) continue;
+    h.reset();
+    spareHistograms.push(h);
+  }
+}
+
 export class Machine extends MachineMemory {
   private readonly workers: Worker[] = [];
   private readonly exited: Promise<void>[] = [];
@@ -323,7 +345,7 @@ export class Machine extends MachineMemory {
     Atomics.store(this.i32, this.R.control + C_ACTIVE, i);
   }
 
-  /** Ask every thread for its histograms (and reset them); merged per stage. */
+  /** Ask every thread for its histograms (and reset them); merged per stage (takeHistogram: give them back with releaseHistograms when done). */
   async collect(): Promise<Partial<Record<Stage, Histogram>>> {
     this.reports.clear();
     this.epoch++;
@@ -359,7 +381,7 @@ export class Machine extends MachineMemory {
     for (const rep of this.reports.values()) {
       if (rep.epoch !== this.epoch) continue;
       for (const [stage, encoded] of Object.entries(rep.stages) as [Stage, EncodedHistogram][]) {
-        merged[stage] ??= newHistogram(false); // the encoding is portable: merge as JS, 64-bit counts
+        merged[stage] ??= takeHistogram();
         addEncoded(merged[stage], encoded);
       }
     }

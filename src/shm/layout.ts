@@ -36,6 +36,19 @@ export interface RegionMap {
 /**
  * Collects region requests, then allocates the buffer. Context: main thread, before workers.
  */
+/**
+ * The smallest buffer a machine gets (MachineMemory asks ShmPlanner.allocate for it): 33 MiB, just above glibc's DEFAULT_MMAP_THRESHOLD_MAX
+ * (32 MiB on 64-bit), so that malloc always maps it with mmap and, freed, never raises the
+ * process's dynamic mmap threshold (mallopt(3), M_MMAP_THRESHOLD: freeing a mapped chunk raises
+ * the threshold to its size, up to that maximum). A machine's memory is ~9–17 MiB; before this,
+ * the first machine's freed buffer raised the threshold to its size, every later allocation
+ * below it (histogram arrays, message buffers, in every thread) came from the malloc arenas,
+ * which keep their high-water mark, and a nine-point sweep's RSS grew by 37–53%
+ * (bench/soak.ts --sweep); with it, by none. Pages never touched take no memory: a fresh
+ * mapping is zero already, so it costs address space, not RSS.
+ */
+export const MIN_SHM_BYTES = 33 * 2 ** 20;
+
 export class ShmPlanner {
   private next = LINE_WORDS; // the header takes line 0
   private readonly regions: Record<string, { base: number; words: number }> = {};
@@ -51,9 +64,12 @@ export class ShmPlanner {
     return base;
   }
 
-  /** Allocate and stamp the buffer. */
-  allocate(): { sab: SharedArrayBuffer; map: RegionMap } {
-    const totalWords = this.next;
+  /**
+   * Allocate and stamp the buffer: the regions' size, or `minBytes` if that is more (the words
+   * past the regions are unused; a machine asks for MIN_SHM_BYTES, see there why).
+   */
+  allocate(minBytes = 0): { sab: SharedArrayBuffer; map: RegionMap } {
+    const totalWords = Math.max(this.next, Math.ceil(minBytes / 4 / LINE_WORDS) * LINE_WORDS);
     const sab = new SharedArrayBuffer(totalWords * 4);
     const i32 = new Int32Array(sab);
     i32[H_MAGIC] = SHM_MAGIC;

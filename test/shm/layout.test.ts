@@ -3,7 +3,17 @@
  * header; attach rejects a buffer from other code with the numbers in the message.
  */
 import { describe, expect, it } from 'vitest';
-import { attachShm, LINE_WORDS, regionBase, SHM_LAYOUT_VERSION, SHM_MAGIC, ShmPlanner } from '../../src/shm/layout.js';
+import { machineDefaults } from '../../src/config/defaults.js';
+import { Machine } from '../../src/machine/machine.js';
+import {
+  attachShm,
+  LINE_WORDS,
+  MIN_SHM_BYTES,
+  regionBase,
+  SHM_LAYOUT_VERSION,
+  SHM_MAGIC,
+  ShmPlanner,
+} from '../../src/shm/layout.js';
 import { prng } from './fixtures/protocol.js';
 import { testSeed } from './helpers.js';
 
@@ -49,6 +59,29 @@ describe('ShmPlanner', () => {
     expect(() => p.reserve('b', 0)).toThrow('shm region "b" needs a positive size (got 0)');
     expect(() => p.reserve('c', 2.5)).toThrow('shm region "c" needs a positive size (got 2.5)');
     expect(() => regionBase(p.allocate().map, 'zz')).toThrow('shm region "zz" was not reserved');
+  });
+});
+
+describe('a minimum size', () => {
+  it('pads the buffer to minBytes, whole lines, and the header and map agree with it', () => {
+    const p = new ShmPlanner();
+    p.reserve('a', 100);
+    const { sab, map } = p.allocate(1000 * 4 + 3);
+    expect(sab.byteLength / 4).toBe(1008); // 1000.75 words, up to a whole line of 16
+    expect(map.totalWords).toBe(1008);
+    expect(() => attachShm(sab, map)).not.toThrow();
+    const small = new ShmPlanner();
+    small.reserve('a', 100);
+    expect(small.allocate(16).sab.byteLength / 4, 'the regions are bigger: their size').toBe(LINE_WORDS + 112);
+  });
+
+  it("gives a machine's memory more than glibc's largest dynamic mmap threshold (32 MiB)", () => {
+    expect(MIN_SHM_BYTES).toBeGreaterThan(32 * 2 ** 20);
+    // MachineMemory.layout is what Machine.boot allocates through (protected: reached as boot does).
+    const { sab } = (Machine as unknown as { layout(o: unknown): { sab: SharedArrayBuffer } }).layout(
+      machineDefaults(2),
+    );
+    expect(sab.byteLength).toBeGreaterThanOrEqual(MIN_SHM_BYTES);
   });
 });
 
