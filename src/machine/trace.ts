@@ -115,8 +115,9 @@ export async function initHistograms(inflated?: SharedArrayBuffer): Promise<bool
       try {
         const { pako } = hdrDeps();
         const own = pako.inflate;
-        const bytes = new Uint8Array(inflated.byteLength);
-        bytes.set(new Uint8Array(inflated));
+        // WebAssembly.Module compiles from a view of shared memory; no private copy (a 160 KiB
+        // block freed later would raise glibc's mmap threshold: MIN_SHM_BYTES, src/shm/layout.ts).
+        const bytes = new Uint8Array(inflated);
         pako.inflate = () => bytes;
         restore = () => {
           pako.inflate = own;

@@ -87,9 +87,22 @@ export function tcpRegions(w: TcpLatOptions, cpus: number): Record<string, numbe
       r[dataRegion(i, d)] = SpscRing.wordsFor(cap.data, PACKET_HEADER_WORDS + payloadWords(w.nic));
       r[ackRegion(i, d)] = SpscRing.wordsFor(cap.ack, ACK_RECORD_WORDS);
       r[linkRegion(i, d)] = LINE_WORDS;
+      r[recvBufRegion(i, d)] = Math.ceil(w.msgSize / 4);
     }
   }
   return r;
+}
+
+/**
+ * recv()'s user buffer of the endpoint of instance `i` that sends in direction `d`: the message
+ * size in words. Written and read only by that endpoint's task (recv copies each packet's payload
+ * into it, plain stores; nothing else touches it). It lives in the machine's shared memory, not
+ * in a per-thread array, so that a 1 MiB message does not make each thread malloc and free a
+ * mapped 1 MiB block: freeing one raises glibc's mmap threshold for the whole process, and the
+ * malloc arenas then keep what a sweep's later threads allocate (MIN_SHM_BYTES, src/shm/layout.ts).
+ */
+function recvBufRegion(i: number, d: number): string {
+  return `tcp:recvbuf${i}.${d}`;
 }
 
 function tcpInit(
@@ -127,7 +140,7 @@ class Endpoint {
   private readonly words: number;
   private readonly pw: number;
   private readonly softCsum: boolean;
-  /** recv's user buffer. */
+  /** recv's user buffer: a view of its shared-memory region (recvBufRegion). */
   private readonly buf: Int32Array;
   /** The link is busy until then (ns): the next packet starts on the wire after it. */
   private linkFree = 0;
@@ -160,7 +173,8 @@ class Endpoint {
     this.words = Math.ceil(w.msgSize / 4);
     this.pw = payloadWords(w.nic);
     this.softCsum = NIC_PROFILE[w.nic.profile].txChecksumSoftware;
-    this.buf = new Int32Array(this.words);
+    const b = r[recvBufRegion(instance, txDir)];
+    this.buf = rt.i32.subarray(b, b + this.words);
     this.bytes = w.msgSize;
     this.wire = (ip: number) => wireNs(w.nic, ip);
   }
