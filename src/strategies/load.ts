@@ -123,8 +123,10 @@ export async function loadStrategyClass(
   const file = fileURLToPath(url);
   let mod: Record<string, unknown>;
   try {
-    // A TypeScript file the main thread compiled (compile.ts) is a plain ES module.
-    mod = await importModule(compiled[url] ?? url);
+    // A TypeScript file the main thread compiled (compile.ts) is a plain ES module; should the
+    // compiled copy not load (it runs as an ES module from elsewhere), tsx loads the file itself.
+    const built = compiled[url];
+    mod = built ? await importModule(built).catch(() => importModule(url)) : await importModule(url);
   } catch (e) {
     const code = (e as { code?: string }).code;
     if (/Cannot find (module|package) ['"]deferlab['"]/.test(String((e as Error)?.message))) {

@@ -4,6 +4,7 @@
  * a helper two strategy files share as one module, and step aside (no entry: tsx loads the file)
  * whenever esbuild cannot compile something.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +13,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { compileStrategies } from '../../src/strategies/compile.js';
 import { instantiate, loadStrategyClass } from '../../src/strategies/load.js';
 import { builtinRef, fileRef } from '../../src/strategies/ref.js';
+import { repoRoot } from '../fixtures/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'deferlab-compile-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -56,6 +58,30 @@ describe('compileStrategies', () => {
     const regB = (clsB as unknown as { registry: { loaded: string[] } }).registry;
     expect(regA).toBe(regB);
     expect(regA.loaded.sort()).toEqual(['A', 'B']);
+  });
+
+  it('falls back to the file itself when the compiled copy does not load (__dirname at its top level)', () => {
+    const cjsish = file(
+      'dirname.ts',
+      'const here: string = __dirname;\nexport default class D { static readonly description = here; handoff(): void {} }\n',
+    );
+    // In a plain Node process, as a machine thread loads it (vitest's own import() would give
+    // the copy a __dirname): the built modules (the tests' global setup builds dist/).
+    const dist = (m: string) => pathToFileURL(join(repoRoot, 'dist/src/strategies', m)).href;
+    const code = `
+      const { compileStrategies } = await import(${JSON.stringify(dist('compile.js'))});
+      const { loadStrategyClass } = await import(${JSON.stringify(dist('load.js'))});
+      const { fileRef } = await import(${JSON.stringify(dist('ref.js'))});
+      const ref = fileRef(${JSON.stringify(cjsish)});
+      const compiled = await compileStrategies([ref]);
+      const copy = await import(Object.values(compiled)[0]).then(() => 'loaded', (e) => String(e));
+      const cls = await loadStrategyClass(ref, compiled);
+      console.log(JSON.stringify({ n: Object.keys(compiled).length, copy, description: cls.description }));`;
+    const out = JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', code], { encoding: 'utf8' }));
+    expect(out.n).toBe(1);
+    expect(out.copy, 'the copy itself does not load').toMatch(/__dirname/);
+    // Loaded from the file, through tsx (what __dirname reads there is tsx's business).
+    expect(typeof out.description).toBe('string');
   });
 
   it('gives nothing for built-ins and JavaScript files (they load directly)', async () => {
