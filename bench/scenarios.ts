@@ -19,6 +19,7 @@ import { runEntropy } from '../src/scenarios/entropy.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
 import { runIpiStorm } from '../src/scenarios/ipi-storm.js';
 import { FULL_SIZES, runRandomRegression } from '../src/scenarios/random-regression.js';
+import { type ProcMemory, procMemory } from './soak.js';
 
 const MiB = 1 << 20;
 
@@ -32,10 +33,15 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const want = (name: string) => only === undefined || only === name;
   /** RSS when each sub-run's header was printed (the previous sub-run had finished). */
   const rssAt: number[] = [];
+  /** glibc's main and thread malloc arenas at the same moments (bench/soak.ts). */
+  const memAt: (ProcMemory | undefined)[] = [];
   const out = join(process.cwd(), 'deferlab-results', `scenarios-${runStamp(new Date())}`);
   const io: CliIo = {
     stdout: (s) => {
-      if (s.startsWith('\n== ')) rssAt.push(process.memoryUsage().rss);
+      if (s.startsWith('\n== ')) {
+        rssAt.push(process.memoryUsage().rss);
+        memAt.push(procMemory());
+      }
       process.stdout.write(s);
     },
     stderr: (s) => void process.stderr.write(s),
@@ -63,10 +69,15 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     // another 11 minutes; the intervals are printed as they are.
     await runRandomRegression(ctx('random-regression', { trials: 3, trialMs: '1s', until: null }), FULL_SIZES);
     const last = process.memoryUsage().rss;
+    const lastMem = procMemory();
     if (rssAt.length >= 2) {
       const first = rssAt[1]; // at the second sub-run's header: the first one had finished
+      const arenas = (m: ProcMemory | undefined) =>
+        m
+          ? `main arena ${(m.brk / MiB).toFixed(1)} MiB, thread arenas ${(m.arenas / MiB).toFixed(1)} MiB`
+          : 'arenas unknown';
       process.stdout.write(
-        `\nRSS after the first sub-run ${(first / MiB).toFixed(1)} MiB, after the last ${(last / MiB).toFixed(1)} MiB: ×${(last / first).toFixed(3)} (bar: within 10%; ${rssAt.length} sub-runs, one machine per point)\n`,
+        `\nRSS after the first sub-run ${(first / MiB).toFixed(1)} MiB (${arenas(memAt[1])}), after the last ${(last / MiB).toFixed(1)} MiB (${arenas(lastMem)}): ×${(last / first).toFixed(3)} (bar: within 10%; ${rssAt.length} sub-runs, one machine per point)\n`,
       );
     }
   }

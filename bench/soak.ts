@@ -383,7 +383,7 @@ export async function mainReboots(minutes: number): Promise<RoundFigures[]> {
 }
 
 /** What RSS is made of, from /proc/self (undefined off Linux). */
-interface ProcMemory {
+export interface ProcMemory {
   /** Resident anonymous memory, bytes (RSS less mapped files). */
   anon: number;
   /** The part of it in glibc's main malloc arena (the brk heap, `[heap]`). */
@@ -395,7 +395,7 @@ interface ProcMemory {
   threads: number;
 }
 
-function procMemory(): ProcMemory | undefined {
+export function procMemory(): ProcMemory | undefined {
   try {
     let anon = 0;
     let brk = 0;
