@@ -11,14 +11,35 @@
  * match the source). TypeScript 7 builds the tree in about a second.
  */
 import { spawnSync } from 'node:child_process';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { COMPILED_DIR_PREFIX } from '../src/strategies/compile.js';
 import { WORKERS_FROM_DIST_ENV } from '../src/threads/spawn.js';
 
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
-export default function buildOnce(): void {
+/**
+ * The compiled strategies' directories (src/strategies/compile.ts) that this test run's processes
+ * left: the product removes its own when the process exits, but vitest ends its worker processes
+ * without an 'exit' event. Only those made since the run started.
+ */
+function removeCompiledStrategyDirs(since: number): void {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(COMPILED_DIR_PREFIX)) continue;
+    const path = join(tmpdir(), name);
+    try {
+      if (statSync(path).mtimeMs >= since) rmSync(path, { recursive: true, force: true });
+    } catch {
+      // gone already
+    }
+  }
+}
+
+export default function buildOnce(): () => void {
+  const started = Date.now() - 1000;
   const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript/package.json')), 'bin/tsc');
   const r = spawnSync(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: repoRoot, encoding: 'utf8' });
   if (r.status !== 0) {
@@ -28,4 +49,5 @@ export default function buildOnce(): void {
   }
   // The test files' machines start their threads from the fresh dist/ too (src/threads/spawn.ts).
   process.env[WORKERS_FROM_DIST_ENV] = '1';
+  return () => removeCompiledStrategyDirs(started);
 }

@@ -30,12 +30,15 @@ const TS_EXT = /\.(ts|mts|cts|tsx)$/;
 /** Source file URL → the URL of its compiled module. */
 export type CompiledStrategies = Record<string, string>;
 
+/** Where the compiled modules go: a directory `<tmpdir>/<prefix>XXXXXX` per process. */
+export const COMPILED_DIR_PREFIX = 'deferlab-strategies-';
+
 let dir: string | undefined;
 const cache = new Map<string, Promise<CompiledStrategies>>();
 
 function workDir(): string {
   if (dir) return dir;
-  const d = mkdtempSync(join(tmpdir(), 'deferlab-strategies-'));
+  const d = mkdtempSync(join(tmpdir(), COMPILED_DIR_PREFIX));
   dir = d;
   process.once('exit', () => rmSync(d, { recursive: true, force: true }));
   return d;
