@@ -6,8 +6,11 @@
  * mostly ArrayBuffers (the threads' histogram encodings, a point's compressed merges) whose
  * backing stores live in glibc's main malloc arena. Left to V8's own pace they pile up to tens
  * of MiB before a collection frees them, and the arena keeps the high-water mark (it gives memory
- * back only from its top): measured with bench/soak.ts --sweep, the main arena grew from ~19 to
- * ~90 MiB over nine points. Collected after each point, the freed blocks are reused by the next.
+ * back only from its top). Measured with bench/soak.ts --sweep over nine points, with the
+ * machine's buffer already kept out of the arenas (MIN_SHM_BYTES, src/shm/layout.ts): the main
+ * arena grew 18.7 → 41 MiB without this and the reused merge histograms (machine.ts
+ * takeHistogram), 17.8 → 18.4 MiB with both. Collected after each point, the freed blocks are
+ * reused by the next.
  *
  * How: `global.gc` when Node runs with --expose-gc; otherwise V8's flag is set at run time and the
  * collector taken from a fresh context (node:v8 setFlagsFromString + node:vm), a well-worn way to

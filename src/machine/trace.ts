@@ -17,7 +17,6 @@
  * allocator and made a 10-minute soak's RSS creep (bench/soak.ts). The JS fallback has no
  * uncompressed encoder, so it still sends the compressed base64 string.
  */
-
 import { createRequire } from 'node:module';
 import {
   build,

@@ -34,21 +34,23 @@ export interface RegionMap {
 }
 
 /**
- * Collects region requests, then allocates the buffer. Context: main thread, before workers.
- */
-/**
- * The smallest buffer a machine gets (MachineMemory asks ShmPlanner.allocate for it): 33 MiB, just above glibc's DEFAULT_MMAP_THRESHOLD_MAX
- * (32 MiB on 64-bit), so that malloc always maps it with mmap and, freed, never raises the
- * process's dynamic mmap threshold (mallopt(3), M_MMAP_THRESHOLD: freeing a mapped chunk raises
- * the threshold to its size, up to that maximum). A machine's memory is ~9–17 MiB; before this,
- * the first machine's freed buffer raised the threshold to its size, every later allocation
- * below it (histogram arrays, message buffers, in every thread) came from the malloc arenas,
- * which keep their high-water mark, and a nine-point sweep's RSS grew by 37–53%
- * (bench/soak.ts --sweep); with it, by none. Pages never touched take no memory: a fresh
- * mapping is zero already, so it costs address space, not RSS.
+ * The smallest buffer a machine gets (planMachine asks ShmPlanner.allocate for it): 33 MiB, just
+ * above glibc's DEFAULT_MMAP_THRESHOLD_MAX (32 MiB on 64-bit; malloc/malloc.c, mallopt(3)), so
+ * that malloc always maps it with mmap and, freed, never raises the process's dynamic mmap
+ * threshold (M_MMAP_THRESHOLD: freeing a mapped chunk raises the threshold to its size, up to
+ * that maximum). A machine's memory is ~9–17 MiB; before this, the first machine's freed buffer
+ * raised the threshold to its size, every later allocation below it (histogram arrays, message
+ * buffers, in every thread) came from the malloc arenas, which keep their high-water mark, and a
+ * nine-point sweep's RSS grew by 37–53% (bench/soak.ts --sweep); with this alone by 25%, and with
+ * the main thread's merge histograms reused and its garbage collected between points as well
+ * (machine.ts takeHistogram, harness/gc.ts) by −4% to +9%. Pages never touched take no memory: a
+ * fresh mapping is zero already, so it costs address space, not RSS.
  */
 export const MIN_SHM_BYTES = 33 * 2 ** 20;
 
+/**
+ * Collects region requests, then allocates the buffer. Context: main thread, before workers.
+ */
 export class ShmPlanner {
   private next = LINE_WORDS; // the header takes line 0
   private readonly regions: Record<string, { base: number; words: number }> = {};

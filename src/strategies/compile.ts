@@ -25,7 +25,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { StrategyRef } from '../machine/options.js';
 
-const TS_EXT = /\.(ts|mts|cts|tsx)$/;
+/** A TypeScript strategy file (what needs tsx or this compilation; load.ts uses it too). */
+export const TS_EXT = /\.(ts|mts|cts|tsx)$/;
 
 /** Source file URL → the URL of its compiled module. */
 export type CompiledStrategies = Record<string, string>;

@@ -13,10 +13,9 @@ import { fileURLToPath } from 'node:url';
 import type { DeferralStrategy, StrategyClass } from '../api/types.js';
 import { StrategyLoadError } from '../errors.js';
 import type { StrategyRef } from '../machine/options.js';
-import type { CompiledStrategies } from './compile.js';
+import { type CompiledStrategies, TS_EXT } from './compile.js';
 import { instantiateBuiltin } from './registry.js';
 
-const TS_EXT = /\.(ts|mts|cts|tsx)$/;
 
 async function importModule(url: string): Promise<Record<string, unknown>> {
   let mod: Record<string, unknown>;
