@@ -16,7 +16,6 @@ import type { StrategyRef } from '../machine/options.js';
 import { type CompiledStrategies, TS_EXT } from './compile.js';
 import { instantiateBuiltin } from './registry.js';
 
-
 async function importModule(url: string): Promise<Record<string, unknown>> {
   let mod: Record<string, unknown>;
   if (TS_EXT.test(url)) {
