@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { CliIo } from '../src/cli/main.js';
 import { resolveConfig, runStamp } from '../src/config/schema.js';
+import { reexecWithFixedThreshold } from '../src/harness/malloc.js';
 import { runCpuHog } from '../src/scenarios/cpu-hog.js';
 import { runEntropy } from '../src/scenarios/entropy.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
@@ -97,6 +98,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // As the CLI: glibc's mmap threshold fixed, in a second process (src/harness/malloc.ts).
+  await reexecWithFixedThreshold();
   await main();
   process.exit(0);
 }

@@ -34,6 +34,7 @@ import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import type { PartialConfig } from '../src/config/input.js';
 import { resolveConfig } from '../src/config/schema.js';
+import { reexecWithFixedThreshold } from '../src/harness/malloc.js';
 import { runExperiment } from '../src/harness/run.js';
 import type { ThreadHeap } from '../src/machine/protocol.js';
 import type { RunResults } from '../src/report/types.js';
@@ -490,6 +491,8 @@ export async function mainSweep(points: number): Promise<number> {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // As the CLI: glibc's mmap threshold fixed, in a second process (src/harness/malloc.ts).
+  await reexecWithFixedThreshold();
   try {
     await main();
   } catch (e) {

@@ -22,6 +22,7 @@ import {
 } from './errors.js';
 import { runDemo } from './harness/demo.js';
 import { estimateLine } from './harness/estimate.js';
+import { isReexecChild } from './harness/malloc.js';
 import { strategyRefs } from './harness/options.js';
 import { runExperiment } from './harness/run.js';
 import { loadIrqTrace } from './irq/replay.js';
@@ -360,6 +361,8 @@ function interrupted(signal: AbortSignal): Promise<'interrupted'> {
   return new Promise((res) => signal.addEventListener('abort', () => res('interrupted'), { once: true }));
 }
 
+function ignoreSignal(): void {}
+
 /** Run the CLI in this process: returns the exit status. */
 export async function start(argv: string[]): Promise<number> {
   const ac = new AbortController();
@@ -373,7 +376,10 @@ export async function start(argv: string[]): Promise<number> {
     }
     ac.abort();
   };
-  process.on('SIGINT', onSignal);
+  // Started again by src/harness/malloc.ts: the parent turns every SIGINT into one SIGTERM, and a
+  // terminal's Ctrl-C reaches this process too, so it is ignored here (counted once, via SIGTERM).
+  const onInt = isReexecChild() ? ignoreSignal : onSignal;
+  process.on('SIGINT', onInt);
   process.on('SIGTERM', onSignal);
   let saidInterrupted = false;
   const io: CliIo = {
@@ -387,7 +393,7 @@ export async function start(argv: string[]): Promise<number> {
     env: process.env,
   };
   const code = await main(argv, makeDeps(ac.signal, argv), io);
-  process.off('SIGINT', onSignal);
+  process.off('SIGINT', onInt);
   process.off('SIGTERM', onSignal);
   // A command that finished its work although a signal came late (after the last trial) says
   // so with its own status: its results are complete.
