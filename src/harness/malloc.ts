@@ -48,6 +48,13 @@ export function reexecWanted(env: NodeJS.ProcessEnv, platform: NodeJS.Platform =
   return true;
 }
 
+/** The threshold this process runs with: MALLOC_MMAP_THRESHOLD_'s value, or null (dynamic). */
+export function mmapThresholdInEffect(env: NodeJS.ProcessEnv = process.env): number | null {
+  const v = env[MMAP_THRESHOLD_ENV];
+  if (v === undefined || !/^\d+$/.test(v)) return null;
+  return Number(v);
+}
+
 /** True in the process started by {@link reexecWithFixedThreshold}. */
 export function isReexecChild(env: NodeJS.ProcessEnv = process.env): boolean {
   return env[REEXEC_ENV] !== undefined;

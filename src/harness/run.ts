@@ -47,6 +47,7 @@ import { describe } from '../strategies/load.js';
 import { VERSION } from '../version.js';
 import { calibrate, finishCalibration } from './calibrate.js';
 import { collectGarbage } from './gc.js';
+import { mmapThresholdInEffect } from './malloc.js';
 import { machineOptions, type PointParams, strategyRefs, sweepPoints, withControl } from './options.js';
 import { roundOrder, SCHEDULE_METHOD } from './schedule.js';
 import { intervalWidths, untilProgress, widthsReached } from './until.js';
@@ -134,6 +135,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
             idlePolicy: `${autoIdle(config.cpus)} (auto: ${(autoIdleFreeCores() ?? 0).toFixed(1)} of ${host.hostCores} cores free)`,
           }
         : {}),
+      ...(process.platform === 'linux' ? { mmapThreshold: mmapThresholdInEffect() } : {}),
       threads: 0,
       startedAt: startedAt.toISOString(),
       finishedAt: startedAt.toISOString(),

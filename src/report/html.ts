@@ -257,6 +257,16 @@ function metaSection(results: RunResults): string {
     ['node / v8', `${m.node} / ${m.v8}`],
     ['platform', `${m.platform} ${m.arch}`],
     ['host', `${m.cpuModel}, ${m.hostCores} cores; the run used ${m.threads} threads`],
+    ...(m.mmapThreshold !== undefined
+      ? [
+          [
+            'glibc mmap threshold',
+            m.mmapThreshold === null
+              ? 'dynamic (glibc default)'
+              : `fixed at ${m.mmapThreshold} B (MALLOC_MMAP_THRESHOLD_)`,
+          ] as [string, string],
+        ]
+      : []),
   ];
   return [
     '<dl class="meta">',

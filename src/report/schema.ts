@@ -142,6 +142,7 @@ export const runResultsSchema = z.object({
     workload: z.string().optional(),
     calibration: calibration.optional(),
     idlePolicy: z.string().optional(),
+    mmapThreshold: z.number().nullable().optional(),
   }),
   baseline: z.string(),
   control: z.string().optional(),

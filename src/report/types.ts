@@ -204,6 +204,12 @@ export interface RunMeta {
   calibration?: Calibration;
   /** When `options.idle` was `auto`: the policy the CPUs ran and why, e.g. `poll (auto: 1.9 of 2 cores free)`. */
   idlePolicy?: string;
+  /**
+   * glibc's mmap threshold the run's process had: the value of MALLOC_MMAP_THRESHOLD_ (bytes;
+   * the CLI sets 131072, src/harness/malloc.ts), or null when it was glibc's dynamic threshold.
+   * Absent in older results and off Linux.
+   */
+  mmapThreshold?: number | null;
   /** With `--irq-trace`: the trace replayed instead of the generator (src/irq/replay.ts). */
   irqTrace?: IrqTraceMeta;
 }
