@@ -401,9 +401,13 @@ export class Runtime implements KernelParts {
     if (p === this.phase) return;
     this.phase = p;
     const tr = this.ctx.tracer;
-    tr.on = this.opts.tracing && p === Phase.Measure;
+    // Recording runs in the warm-up too, and what it recorded is dropped when Measure starts: the
+    // recording path (clock reads, the WASM histograms) is then as warm as the rest at a
+    // machine's first measured trial. With recording off in the warm-up, that trial's mean came
+    // out ~30% above the later trials' (tcp_lat 64 B inline, poll, after a 1.5 s warm-up).
+    tr.on = this.opts.tracing && (p === Phase.Warmup || p === Phase.Measure);
     this.ctx.timeline.phase(p);
-    if (p === Phase.Warmup) tr.reset();
+    if (p === Phase.Measure) tr.reset();
     const th = this.plan.threads[this.threadId];
     if (th.kind !== 'cpu') return;
     if (p === Phase.Warmup || p === Phase.Measure) {
