@@ -58,16 +58,20 @@ export const WARMUP_TRIGGER = 8;
 /** The warm-up pass (before a strategy's first trial) runs at least this long. */
 export const WARMUP_PASS_MIN_MS = 150;
 /**
- * The first warm-up pass of a machine runs as long as a trial, up to this: V8 compiles the hot
- * paths on background threads, which polling CPU threads starve of host cores; measured here, a
- * run's very first 500 ms trial after a 450 ms warm-up sent 1/20 of the messages of the others,
- * after 1.5 s about half, after 2 s about 2/3.
+ * The first warm-up pass of a machine runs three trials' length, up to this. A machine settles
+ * over its first seconds: rarer paths (a mix every 1024 interrupts, timers, the NIC's
+ * moderation) reach V8's optimising tiers only after enough calls, and until then each costs
+ * more, in the tail. Measured here (tcp_lat 64 B inline, poll, 20k/s background, with the
+ * trace points recording during warm-ups): after a 1.5 s warm-up, the next second's 250 ms
+ * slices had one-way means 0.5–1.7 µs above the later ones' (p50 equal: a tail), decaying over
+ * ~1 s; after a 4 s warm-up the first slice was within the later ones' spread. Earlier, with
+ * 450 ms: a first 500 ms trial sent 1/20 of the messages of the others.
  */
-export const FIRST_WARMUP_MS = 1500;
+export const FIRST_WARMUP_MS = 3000;
 
 /** The first warm-up pass of a machine (see {@link FIRST_WARMUP_MS}). */
 export function firstWarmupMs(trialMs: number, warmupMs: number): number {
-  return Math.max(WARMUP_PASS_MIN_MS, warmupMs, Math.min(FIRST_WARMUP_MS, trialMs));
+  return Math.max(WARMUP_PASS_MIN_MS, warmupMs, Math.min(FIRST_WARMUP_MS, 3 * trialMs));
 }
 /** How long deferred work may take to finish after a trial before the run fails (at least: see
  *  drainTimeoutMs). */
