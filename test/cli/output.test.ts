@@ -14,7 +14,7 @@ import { resolveConfig } from '../../src/config/schema.js';
 import { estimateLine } from '../../src/harness/estimate.js';
 import { syntheticResults } from '../../src/report/synthetic.js';
 import { readResults } from '../../src/report/write.js';
-import { type CliResult, limiter, runCli, stackLines } from '../fixtures/cli.js';
+import { type CliResult, limiter, runCli, stackLines, treeThreads } from '../fixtures/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-output-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -99,20 +99,14 @@ describe('results that cannot be written after the run are not lost', () => {
     async () => {
       const out = join(tmp, 'replaced');
       // The directory is made and probed before the machine boots; once the machine's threads
-      // exist (the process has many more threads than Node's own ~10), replace it with a file.
-      const threads = (pid: number | undefined): number => {
-        try {
-          return Number(/^Threads:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
-        } catch {
-          return 0;
-        }
-      };
+      // exist (the processes have many more threads than Node's own ~10 each), replace it with a
+      // file. The machine runs in the CLI's child process: its threads are counted with the parent's.
       // --kthreads thread: the machine's kthreads are threads of their own, which the poll counts.
       const r = await runCli(['run', ...SHORT_RUN, ...TWO, '--seed', '7', '--kthreads', 'thread', '--out', out], {
         onSpawn: (child) => {
           const poll = setInterval(() => {
             if (child.exitCode !== null || child.signalCode !== null) clearInterval(poll);
-            else if (existsSync(out) && threads(child.pid) >= 18) {
+            else if (existsSync(out) && treeThreads(child.pid) >= 28) {
               clearInterval(poll);
               rmSync(out, { recursive: true, force: true });
               writeFileSync(out, 'in the way\n');

@@ -4,7 +4,7 @@
  * records the threshold it had, that a terminal's Ctrl-C (SIGINT to the whole process group)
  * counts once, and that the child does not run on alone when its parent is killed outright.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ import {
   reexecWanted,
 } from '../../src/harness/malloc.js';
 import { readResults } from '../../src/report/write.js';
-import { fixture, runCli, stackLines } from '../fixtures/cli.js';
+import { childrenOf, fixture, runCli, stackLines } from '../fixtures/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-reexec-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -42,22 +42,6 @@ describe('reexecWanted', () => {
     expect(mmapThresholdInEffect({ [MMAP_THRESHOLD_ENV]: 'lots' })).toBeNull();
   });
 });
-
-/** Pids of `pid`'s children, from /proc/<n>/stat (field 4 is the parent's pid). */
-function childrenOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[1]) === pid) out.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
 
 const alive = (pid: number) => existsSync(`/proc/${pid}`) && !/^\S+ \(.*\) Z/.test(readStat(pid));
 function readStat(pid: number): string {
