@@ -21,7 +21,7 @@
  * One machine per configuration, booted one after the other in this process. Never asserts.
  */
 import { availableParallelism, loadavg } from 'node:os';
-import { autoIdle, tcpLatOptions } from '../src/config/defaults.js';
+import { autoIdleFreeCores, primeAutoIdle, tcpLatOptions } from '../src/config/defaults.js';
 import { FIRST_WARMUP_MS } from '../src/harness/run.js';
 import { IDLE_POLICIES, type IdlePolicyName } from '../src/machine/idle.js';
 import { DEFAULT_IDLE, type KthreadHosting, type MachineOptions } from '../src/machine/options.js';
@@ -190,8 +190,11 @@ async function handoffByHosting(): Promise<string[]> {
 
 export async function main(): Promise<void> {
   const l0 = loadavg()[0];
+  // What `deferlab run` would choose now: it samples the host's idle time (/proc/stat) just
+  // before a run; the 1-minute load average would still remember the previous benchmark.
+  const policy = await primeAutoIdle(2);
   console.log(
-    `host: ${availableParallelism()} cores, load average ${l0.toFixed(2)} at start; --idle auto would choose ${autoIdle(2)} here (poll on a quiet host with a core per CPU)`,
+    `host: ${availableParallelism()} cores, load average ${l0.toFixed(2)} at start; --idle auto chooses ${policy} here for 2 CPUs (${(autoIdleFreeCores() ?? 0).toFixed(1)} cores free, sampled as deferlab run does; poll when a core per CPU is free)`,
   );
   const all = [generatorCpu, tcpLatByPolicy, idleEntry, handoffByHosting];
   // `node dist/bench/host.js 2 3`: only those sections.
