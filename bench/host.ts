@@ -25,7 +25,7 @@ import { autoIdleFreeCores, primeAutoIdle, tcpLatOptions } from '../src/config/d
 import { FIRST_WARMUP_MS } from '../src/harness/run.js';
 import { IDLE_POLICIES, type IdlePolicyName } from '../src/machine/idle.js';
 import { DEFAULT_IDLE, type KthreadHosting, type MachineOptions } from '../src/machine/options.js';
-import { builtin, isMain, machineOptions, pcts, table, trial, us, warmUp, withMachine } from './lib.js';
+import { builtin, isMain, machineOptions, median, pcts, table, trial, us, warmUp, withMachine } from './lib.js';
 
 const WARMUP_MS = 300;
 const MEASURE_MS = 1500;
@@ -68,12 +68,6 @@ const BG_ROUNDS = 6;
 /** Trials per machine in section 2 (their mean is the machine's figure). */
 const BG_TRIALS = 2;
 const BG_RATES = [0, 1000, 20_000];
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-};
 
 async function tcpLatByPolicy(): Promise<string[]> {
   const rows: string[][] = [];

@@ -83,23 +83,24 @@ export async function reexecWithFixedThreshold(): Promise<void> {
   const hangup = () => {
     child.kill('SIGHUP');
   };
+  const detach = () => {
+    process.off('SIGINT', forward);
+    process.off('SIGTERM', forward);
+    process.off('SIGHUP', hangup);
+  };
   process.on('SIGINT', forward);
   process.on('SIGTERM', forward);
   process.on('SIGHUP', hangup);
   await new Promise<never>((_, reject) => {
     child.on('error', reject);
     child.on('exit', (code, signal) => {
-      process.off('SIGINT', forward);
-      process.off('SIGTERM', forward);
-      process.off('SIGHUP', hangup);
+      detach();
       if (signal) process.kill(process.pid, signal);
       process.exit(code ?? 1);
     });
   }).catch((e: unknown) => {
     // Could not start the second process: say so and run here, threshold not fixed.
-    process.off('SIGINT', forward);
-    process.off('SIGTERM', forward);
-    process.off('SIGHUP', hangup);
+    detach();
     process.stderr.write(
       `deferlab: could not restart with ${MMAP_THRESHOLD_ENV} set (${e instanceof Error ? e.message : String(e)}); running in this process\n`,
     );

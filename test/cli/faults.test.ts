@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { roundOrder } from '../../src/harness/schedule.js';
 import { readResults } from '../../src/report/write.js';
-import { type CliResult, fixture, runCli, stackLines, tmpLeftovers } from '../fixtures/cli.js';
+import { type CliResult, fixture, markedRun, runCli, stackLines, tmpLeftovers, whenMarked } from '../fixtures/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-faults-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -209,29 +209,14 @@ describe('SIGINT', () => {
       const mark = join(tmp, 'interrupted.mark');
       let signalledAt = 0;
       // Interrupt the run once marks-inline.ts starts its first trial (inline's first is done).
-      const r = await runCli(
-        ['run', '--trials', '50', '--duration', '500ms', '--warmup', '100ms'].concat([
-          '--strategy',
-          'inline',
-          '--strategy',
-          fixture('marks-inline.ts'),
-          '--out',
-          out,
-        ]),
-        {
-          env: { DEFERLAB_TEST_MARK: mark },
-          onSpawn: (child) => {
-            const poll = setInterval(() => {
-              if (child.exitCode !== null || child.signalCode !== null) clearInterval(poll);
-              else if (existsSync(mark)) {
-                clearInterval(poll);
-                signalledAt = Date.now();
-                child.kill('SIGINT');
-              }
-            }, 50);
-          },
-        },
-      );
+      const r = await runCli(markedRun(out), {
+        env: { DEFERLAB_TEST_MARK: mark },
+        onSpawn: (child) =>
+          whenMarked(mark, child, () => {
+            signalledAt = Date.now();
+            child.kill('SIGINT');
+          }),
+      });
       expect(signalledAt, `the run got under way (stderr: ${r.stderr})`).toBeGreaterThan(0);
       expect(r.killedByTimeout).toBe(false);
       expect(r.code, `stderr:\n${r.stderr}`).toBe(130);

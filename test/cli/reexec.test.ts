@@ -17,7 +17,7 @@ import {
   reexecWanted,
 } from '../../src/harness/malloc.js';
 import { readResults } from '../../src/report/write.js';
-import { childrenOf, fixture, runCli, stackLines } from '../fixtures/cli.js';
+import { childrenOf, markedRun, runCli, stackLines, whenMarked } from '../fixtures/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-reexec-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -50,34 +50,6 @@ function readStat(pid: number): string {
   } catch {
     return '';
   }
-}
-
-/** A run that marks (marks-inline.ts) when inline's first trial is done; long enough to interrupt. */
-const markedRun = (out: string) => [
-  'run',
-  '--trials',
-  '50',
-  '--duration',
-  '500ms',
-  '--warmup',
-  '100ms',
-  '--strategy',
-  'inline',
-  '--strategy',
-  fixture('marks-inline.ts'),
-  '--out',
-  out,
-];
-
-/** Poll every 50 ms until `mark` exists (or the child has exited), then call `then`. */
-function whenMarked(mark: string, child: { exitCode: number | null; signalCode: unknown }, then: () => void) {
-  const poll = setInterval(() => {
-    if (child.exitCode !== null || child.signalCode !== null) clearInterval(poll);
-    else if (existsSync(mark)) {
-      clearInterval(poll);
-      then();
-    }
-  }, 50);
 }
 
 describe.runIf(process.platform === 'linux')('the second process', () => {
