@@ -11,7 +11,7 @@
  *   npm run bench:aa -- --strategy workqueue --strategy tasklet      # the pair inside a bigger run
  *
  * Options: --runs N (20), --trials N (5, deferlab run's default), --duration TIME (1s),
- * --warmup TIME (300ms), --baseline SPEC (inline), --strategy SPEC (repeatable: more strategies in
+ * --warmup TIME (300ms), --slice TIME (100ms, deferlab run's default; 0: whole trials), --baseline SPEC (inline), --strategy SPEC (repeatable: more strategies in
  * each run, as in the issue's four-strategy case), --seed N (first run's seed; run i uses seed+i).
  * The issue's bars: at most 10% false positives over >= 20 runs of the default trial count, and
  * Δ-mean half-widths at most ±5% of the baseline mean on an otherwise idle host.
@@ -54,6 +54,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       trials: { type: 'string', default: '5' },
       duration: { type: 'string', default: '1s' },
       warmup: { type: 'string', default: '300ms' },
+      slice: { type: 'string', default: '100ms' },
       baseline: { type: 'string', default: 'inline' },
       strategy: { type: 'string', multiple: true, default: [] },
       seed: { type: 'string' },
@@ -71,7 +72,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const t0 = Date.now();
   say(
     `# A/A: ${values.baseline} vs ${values.baseline} (control)${values.strategy.length ? ` among ${values.strategy.join(', ')}` : ''}; ` +
-      `${runs} runs × ${values.trials} trials of ${values.duration} (+ ${values.warmup} warm-up); load average ${load0.toFixed(2)}`,
+      `${runs} runs × ${values.trials} trials of ${values.duration} (+ ${values.warmup} warm-up; slices of ${values.slice}); load average ${load0.toFixed(2)}`,
   );
   for (let i = 0; i < runs; i++) {
     const config = resolveConfig({
@@ -82,6 +83,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
         trials: values.trials,
         trialMs: values.duration,
         warmupMs: values.warmup,
+        sliceMs: values.slice,
         seed: (firstSeed + i) >>> 0,
         outDir: null,
       },

@@ -133,6 +133,8 @@ export const LIMITS = Object.freeze({
   cpus: { min: 1, max: 64 },
   trialMs: { min: 50, max: 600_000 },
   warmupMs: { min: 0, max: 60_000 },
+  /** 0: trials are not sliced. */
+  sliceMs: { min: 0, max: 600_000 },
   trials: { min: 1, max: 1000 },
   /** Bytes; also at most ringBytes. */
   msgSize: { min: 1, max: 256 * MiB },
@@ -184,6 +186,8 @@ export const DEFAULTS = deepFreeze({
   hz: 250 as Hz,
   trialMs: 1000,
   warmupMs: 300,
+  /** Slices of a trial, interleaved over the round's strategies (src/harness/round.ts). */
+  sliceMs: 100,
   trials: 5,
   strategies: DEFAULT_STRATEGY_SPECS,
   baseline: 'inline',

@@ -68,6 +68,15 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     default: '300ms',
   },
   {
+    flag: '--slice',
+    path: 'sliceMs',
+    value: 'TIME',
+    example: '200ms',
+    help: 'measure each trial in slices of about this long, slice 1 of every strategy, then slice 2, ...; 0: whole trials',
+    accepts: '0..600s, as 100, 100ms or 0.1s',
+    default: '100ms',
+  },
+  {
     flag: '--trials',
     path: 'trials',
     value: 'N',

@@ -59,6 +59,7 @@ export interface PartialConfig {
   /** Milliseconds, or a duration string: `1500`, `1500ms`, `1.5s`. */
   trialMs?: NumberInput;
   warmupMs?: NumberInput;
+  sliceMs?: NumberInput;
   trials?: NumberInput;
   /** Strategy specs (see strategy-spec.ts); replaces the whole default list. */
   strategies?: readonly string[];
@@ -291,6 +292,7 @@ const CONFIG_SHAPE = {
   hz: field(oneOfIntegers<Hz>(HZ_VALUES, 'the HZ values kernels use')).optional(),
   trialMs: field(durationMsIn(LIMITS.trialMs.min, LIMITS.trialMs.max)).optional(),
   warmupMs: field(durationMsIn(LIMITS.warmupMs.min, LIMITS.warmupMs.max)).optional(),
+  sliceMs: field(durationMsIn(LIMITS.sliceMs.min, LIMITS.sliceMs.max)).optional(),
   trials: field(integerIn(LIMITS.trials.min, LIMITS.trials.max)).optional(),
   strategies: z
     .array(z.string({ error: 'must be a strategy spec, like "timer:deferrable=true" or "./my-strategy.ts"' }), {

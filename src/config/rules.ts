@@ -70,6 +70,7 @@ export const DEMO_RULES: CommandRules = {
     'workload.ringBytes': { kind: 'unused', why: NO_TCP_LAT },
     trials: { kind: 'unused', why: 'it runs once, for --duration' },
     warmupMs: { kind: 'unused', why: 'it counts from boot, with no warm-up' },
+    sliceMs: { kind: 'unused', why: 'it runs once, for --duration' },
     sweep: { kind: 'unused', why: 'it runs once, at one setting', allows: null },
     outDir: { kind: 'unused', why: 'it writes no files, it prints its counters', allows: null },
     control: { kind: 'unused', why: 'it compares nothing', allows: false },

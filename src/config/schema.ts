@@ -104,6 +104,8 @@ export interface ResolvedConfig {
   readonly hz: Hz;
   readonly trialMs: number;
   readonly warmupMs: number;
+  /** A trial is measured in slices of about this long, interleaved over the round (0: whole trials). */
+  readonly sliceMs: number;
   readonly trials: number;
   /** In run order; labels unique. */
   readonly strategies: readonly StrategySpec[];
@@ -339,6 +341,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     hz: m.hz ?? DEFAULTS.hz,
     trialMs: m.trialMs ?? DEFAULTS.trialMs,
     warmupMs: m.warmupMs ?? DEFAULTS.warmupMs,
+    sliceMs: m.sliceMs ?? DEFAULTS.sliceMs,
     trials: m.trials ?? DEFAULTS.trials,
     strategies,
     baseline,

@@ -27,28 +27,20 @@ import { Interrupted, MachineFaultError } from '../errors.js';
 import { irqTraceMeta, loadIrqTrace } from '../irq/replay.js';
 import type { IrqTracePlan } from '../irq/trace-file.js';
 import { Phase } from '../machine/layout.js';
-import { Machine, type MachineFault, releaseHistograms, takeHistogram } from '../machine/machine.js';
+import { Machine, type MachineFault, releaseHistograms } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
 import type { Stage } from '../machine/trace.js';
 import { summarize, withComparisons } from '../report/stats.js';
 import type { TrialWindow } from '../report/timeline.js';
-import type {
-  Calibration,
-  PointResult,
-  RunResults,
-  StageName,
-  StrategyResult,
-  Summary,
-  TrialResult,
-  UntilOutcome,
-} from '../report/types.js';
+import type { Calibration, PointResult, RunResults, StageName, UntilOutcome } from '../report/types.js';
 import { describe } from '../strategies/load.js';
 import { VERSION } from '../version.js';
 import { calibrate, finishCalibration } from './calibrate.js';
 import { collectGarbage } from './gc.js';
 import { mmapThresholdInEffect } from './malloc.js';
 import { machineOptions, type PointParams, strategyRefs, sweepPoints, withControl } from './options.js';
+import { type RoundContext, runRound, type StrategyAcc, sliceCount } from './round.js';
 import { roundOrder, SCHEDULE_METHOD } from './schedule.js';
 import { intervalWidths, untilProgress, widthsReached } from './until.js';
 import { startWatchdog } from './watchdog.js';
@@ -106,11 +98,6 @@ export interface RunHooks {
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
-interface StrategyAcc {
-  result: StrategyResult;
-  merged: Partial<Record<Stage, Histogram>>;
-}
 
 /** Run the experiment. Never throws for a fault in the machine: the result's status says it. */
 export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {}): Promise<RunResults> {
@@ -226,7 +213,6 @@ async function runPoint(
     if (r === 'abort') throw new Interrupted();
   };
   const rounds: string[][] = [];
-  point.schedule = { method: SCHEDULE_METHOD, rounds };
   const until = config.until;
   const minRounds = until ? Math.max(config.trials, UNTIL_MIN_ROUNDS) : config.trials;
   const deadline = until ? Date.now() + until.maxTimeMs : Number.POSITIVE_INFINITY;
@@ -248,6 +234,31 @@ async function runPoint(
       ...(until.stage ? { stage: until.stage } : {}),
     };
   };
+  const round: RoundContext = {
+    m,
+    accs,
+    trialMs: config.trialMs,
+    warmupMs: config.warmupMs,
+    slices: sliceCount(config.trialMs, config.sliceMs),
+    trigger: opts.fastPool.trigger,
+    warmupTrigger: Math.min(WARMUP_TRIGGER, opts.fastPool.trigger),
+    firstWarmupMs: firstWarmupMs(config.trialMs, config.warmupMs),
+    warmupPassMs: Math.max(WARMUP_PASS_MIN_MS, config.warmupMs),
+    guard,
+    endSlice: (label) => endTrial(m, label, drainTimeoutMs(config.watchdogMs)),
+    say,
+    setActive: (i) => {
+      activeIndex = i;
+    },
+    sliceEnd: hooks.timeline
+      ? (label, r, measureStartNs, measureEndNs) =>
+          hooks.timeline?.trialEnd(m, { point: results.points.length, label, round: r, measureStartNs, measureEndNs })
+      : undefined,
+    trialDone: hooks.trialDone
+      ? (label, r) => hooks.trialDone?.({ label, round: r, threadHeaps: m.threadHeaps() })
+      : undefined,
+  };
+  point.schedule = { method: SCHEDULE_METHOD, rounds, ...(round.slices > 1 ? { slices: round.slices } : {}) };
   // With --until, every progress line after the minimum rounds carries the current widths.
   let widthsNote = '';
   try {
@@ -277,61 +288,20 @@ async function runPoint(
         widthsNote = ` | ${untilProgress(r, widths, until.pct, deadline - Date.now())}`;
       }
       const roundStart = Date.now();
-      const sequence = roundOrder(config.seed, accs.length, r);
-      rounds.push(sequence.map((s) => accs[s].result.label));
+      // One balanced order per slice cycle (schedule.ts): the design's unit is the cycle.
+      const cycles = Array.from({ length: round.slices }, (_, k) =>
+        roundOrder(config.seed, accs.length, r * round.slices + k),
+      );
+      for (const c of cycles) rounds.push(c.map((s) => accs[s].result.label));
       const total = until ? `${minRounds}+` : String(config.trials);
-      for (const s of sequence) {
-        activeIndex = s;
-        const acc = accs[s];
-        if (r === 0) {
-          // Warm-up pass, just before the strategy's first trial: every path compiled before
-          // anything counts (a strategy that fails here leaves the trials before it intact).
-          say(`warm-up: ${acc.result.label}`);
-          m.setTrigger(Math.min(WARMUP_TRIGGER, opts.fastPool.trigger));
-          m.setActiveStrategy(s);
-          m.setPhase(Phase.Warmup);
-          const first = s === sequence[0];
-          await guard(
-            first ? firstWarmupMs(config.trialMs, config.warmupMs) : Math.max(WARMUP_PASS_MIN_MS, config.warmupMs),
-          );
-          releaseHistograms(Object.values(await endTrial(m, acc.result.label, drainTimeoutMs(config.watchdogMs))));
-          m.setTrigger(opts.fastPool.trigger);
-        }
-        say(`trial ${r + 1}/${total}: ${acc.result.label}${widthsNote}`);
-        m.resetEntropy();
-        m.setActiveStrategy(s);
-        const warmStart = m.nowNs();
-        m.setPhase(Phase.Warmup);
-        await guard(config.warmupMs);
-        const c0 = m.counters();
-        const t0 = m.nowNs();
-        m.setPhase(Phase.Measure);
-        await guard(config.trialMs);
-        const c1 = m.counters();
-        const t1 = m.nowNs();
-        const hist = await endTrial(m, acc.result.label, drainTimeoutMs(config.watchdogMs));
-        hooks.timeline?.trialEnd(m, {
-          point: results.points.length,
-          label: acc.result.label,
-          round: r,
-          measureStartNs: t0,
-          measureEndNs: t1,
-        });
-        const counters: Record<string, number> = {};
-        for (const k of Object.keys(c1)) counters[k] = c1[k] - c0[k];
-        const ready = m.inputPoolReadyAtNs();
-        counters.time_to_256_bits_ns = ready >= 0 ? ready - warmStart : Number.NaN;
-        const stages: Partial<Record<StageName, Summary>> = {};
-        for (const [st, h] of Object.entries(hist) as [Stage, Histogram][]) {
-          stages[st as StageName] = summarize(h);
-          acc.merged[st] ??= takeHistogram();
-          acc.merged[st].add(h);
-        }
-        releaseHistograms(Object.values(hist));
-        const trial: TrialResult = { index: r, order: order++, durationNs: t1 - t0, stages, counters };
-        acc.result.trials.push(trial);
-        hooks.trialDone?.({ label: acc.result.label, round: r, threadHeaps: m.threadHeaps() });
-      }
+      const slicesNote = (k: number) => (round.slices > 1 ? ` (slice ${k + 1}/${round.slices})` : '');
+      order = await runRound(
+        round,
+        r,
+        cycles,
+        order,
+        (label, k) => `trial ${r + 1}/${total}: ${label}${slicesNote(k)}${widthsNote}`,
+      );
       roundMs = Date.now() - roundStart;
     }
   } catch (e) {

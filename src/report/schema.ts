@@ -35,6 +35,7 @@ const trial = z.object({
   durationNs: z.number().nonnegative(),
   stages: z.partialRecord(stage, summary),
   counters: z.record(z.string(), num),
+  sliceMeans: z.partialRecord(stage, z.array(num)).optional(),
 });
 
 const comparison = z.object({
@@ -71,7 +72,9 @@ const point = z
   .object({
     params: z.record(z.string(), z.union([z.number(), z.string()])),
     strategies: z.array(strategy),
-    schedule: z.object({ method: z.string(), rounds: z.array(z.array(z.string())) }).optional(),
+    schedule: z
+      .object({ method: z.string(), rounds: z.array(z.array(z.string())), slices: count.optional() })
+      .optional(),
     until: z
       .object({
         pct: z.number(),

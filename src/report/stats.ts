@@ -35,6 +35,7 @@ import type {
   StageName,
   StrategyResult,
   Summary,
+  TrialResult,
   Verdict,
 } from './types.js';
 import { COMPARABLE_METRICS, STAGE_NAMES } from './types.js';
@@ -196,6 +197,8 @@ function cornishFisherT(z: number, d: number): number {
 export interface CompareOptions {
   /** Which direction is better. Latencies: `lower` (the default). Throughputs, entropy rates: `higher`. */
   better?: 'lower' | 'higher';
+  /** What one pair is, for the method's words: `trial` (the default) or `slice` (slice cycles). */
+  unit?: 'trial' | 'slice';
 }
 
 /** The result of {@link compare}: a {@link Comparison} without the stage and metric it is about. */
@@ -216,6 +219,7 @@ const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length
  */
 export function compare(baselineTrials: number[], trials: number[], opts: CompareOptions = {}): Interval {
   const better = opts.better ?? 'lower';
+  const unit = opts.unit ?? 'trial';
   const b: number[] = [];
   const v: number[] = [];
   const len = Math.min(baselineTrials.length, trials.length);
@@ -242,7 +246,7 @@ export function compare(baselineTrials: number[], trials: number[], opts: Compar
       ratio,
       detectable: Number.NaN,
       verdict: 'within-noise',
-      method: `paired t: no interval from ${n} paired trial${n === 1 ? '' : 's'} (needs at least 2; use --trials 3 or more)`,
+      method: `paired t: no interval from ${n} paired ${unit}${n === 1 ? '' : 's'} (needs at least 2; use --trials 3 or more)`,
     };
   }
   const df = n - 1;
@@ -262,7 +266,10 @@ export function compare(baselineTrials: number[], trials: number[], opts: Compar
     ratio,
     detectable: minimumDetectable(se, df),
     verdict: verdictOf(ciLow, ciHigh, better),
-    method: `paired t, 95% interval of the mean per-trial difference: n=${n} pairs, df=${df}, t=${t.toFixed(3)}`,
+    method:
+      unit === 'slice'
+        ? `paired t over slice cycles, 95% interval of the mean per-slice difference: n=${n} pairs, df=${df}, t=${t.toFixed(3)}`
+        : `paired t, 95% interval of the mean per-trial difference: n=${n} pairs, df=${df}, t=${t.toFixed(3)}`,
   };
 }
 
@@ -299,9 +306,42 @@ function perTrial(s: StrategyResult, stage: StageName, metric: ComparableMetric)
   return out;
 }
 
+/** Slices a trial was measured in (0: a whole trial, or results from before slices). */
+function slicesOf(t: TrialResult): number {
+  if (!t.sliceMeans) return 0;
+  for (const xs of Object.values(t.sliceMeans)) if (xs) return xs.length;
+  return 0;
+}
+
 /**
- * Compare one stage's metric of `candidate` with `baseline`, pairing trials by `index`.
- * Returns undefined when either strategy has no trial with that stage.
+ * The mean of sliced trials, paired slice by slice: slice k of trial r of both strategies ran in
+ * the same slice cycle (src/harness/round.ts), so the pair is the cycle, not the trial. Undefined
+ * when any paired trial is whole or the two disagree on the slice count (then trials pair).
+ */
+function slicePairs(
+  baseline: StrategyResult,
+  candidate: StrategyResult,
+  stage: StageName,
+): { bs: number[]; cs: number[] } | undefined {
+  const byIndex = new Map(baseline.trials.map((t) => [t.index, t]));
+  const bs: number[] = [];
+  const cs: number[] = [];
+  for (const t of candidate.trials) {
+    const o = byIndex.get(t.index);
+    if (!o) continue;
+    const k = slicesOf(t);
+    if (k < 2 || slicesOf(o) !== k) return undefined;
+    const nan = new Array<number>(k).fill(Number.NaN);
+    bs.push(...(o.sliceMeans?.[stage] ?? nan));
+    cs.push(...(t.sliceMeans?.[stage] ?? nan));
+  }
+  return bs.length > 0 ? { bs, cs } : undefined;
+}
+
+/**
+ * Compare one stage's metric of `candidate` with `baseline`, pairing trials by `index` (the mean
+ * of sliced trials: slice cycles, {@link slicePairs}). Returns undefined when either strategy has
+ * no trial with that stage.
  */
 export function compareStage(
   baseline: StrategyResult,
@@ -310,6 +350,12 @@ export function compareStage(
   metric: ComparableMetric,
   opts: CompareOptions = {},
 ): Comparison | undefined {
+  const sliced = metric === 'mean' ? slicePairs(baseline, candidate, stage) : undefined;
+  if (sliced) {
+    if (!sliced.bs.some(Number.isFinite) || !sliced.cs.some(Number.isFinite)) return undefined;
+    const { n: _n, ...rest } = compare(sliced.bs, sliced.cs, { ...opts, unit: 'slice' });
+    return { stage, metric, ...rest };
+  }
   const b = perTrial(baseline, stage, metric);
   const c = perTrial(candidate, stage, metric);
   const bs: number[] = [];

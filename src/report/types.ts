@@ -73,6 +73,14 @@ export interface TrialResult {
   durationNs: number;
   stages: Partial<Record<StageName, Summary>>;
   counters: Record<string, number>;
+  /**
+   * Trials measured in slices (`--slice`): per stage, the mean (ns) of each slice in slice order;
+   * NaN (`null` in JSON) for a slice that recorded nothing in the stage. Slice k of trial r ran in
+   * the same slice cycle as slice k of every other strategy's trial r, so the Δ-mean comparison
+   * pairs slices instead of trials (src/report/stats.ts). Absent for whole trials and in results
+   * written before slices existed.
+   */
+  sliceMeans?: Partial<Record<StageName, number[]>>;
 }
 
 export interface MergedStage {
@@ -147,7 +155,16 @@ export interface PointResult {
    * (trial r of each). Drawn from the run's seed (see src/harness/schedule.ts). Absent in
    * results written before the order was randomised (every round then ran in list order).
    */
-  schedule?: { method: string; rounds: string[][] };
+  schedule?: {
+    method: string;
+    /**
+     * Without slices, `rounds[r]` is round r's order. With `slices` > 1 every entry is one slice
+     * cycle, and round r is entries r·slices .. r·slices + slices − 1.
+     */
+    rounds: string[][];
+    /** Slices per trial (absent: 1, whole trials). */
+    slices?: number;
+  };
   /** Runs with `--until`: whether the target width was reached at this point. */
   until?: UntilOutcome;
 }

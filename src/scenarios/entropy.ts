@@ -49,6 +49,11 @@ const RULES: CommandRules = {
       instead: 'choose the rates with --sweep irq_rate:V1,V2,...',
     },
     ...NO_TIMELINE,
+    sliceMs: {
+      kind: 'sets',
+      why: 'it times 256 bits from the start of a whole trial, so its trials are not sliced',
+      allows: 0,
+    },
   },
   sweeps: { params: ['irq_rate'], why: 'which compares the strategies across interrupt rates' },
 };
@@ -69,6 +74,8 @@ export const entropyPreset = {
     trials: 2,
     trialMs: '1s',
     warmupMs: '200ms',
+    // Whole trials: time to 256 bits runs from a trial's start (src/harness/round.ts).
+    sliceMs: 0,
     // Seed 000's kernel (linux-stable 5.15); --kernel runs another.
     kernel: '5.15',
     workload: { kind: 'irq_only' },

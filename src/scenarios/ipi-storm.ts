@@ -64,6 +64,7 @@ const RULES: CommandRules = {
     control: { kind: 'unused', why: 'it compares two IPI policies, not deferral strategies', allows: false },
     until: { kind: 'unused', why: 'it runs --trials rounds of its own', allows: null },
     maxTimeMs: { kind: 'unused', why: 'it runs --trials rounds of its own' },
+    sliceMs: { kind: 'unused', why: 'it runs --trials rounds of whole trials of its own' },
     wide: { kind: 'unused', why: 'it prints its own table, which has no hidden columns', allows: false },
     ...NO_TIMELINE,
   },

@@ -146,6 +146,9 @@ describe('a faulty strategy fails the run: exit 1, one line saying where, partia
             '400ms',
             '--warmup',
             '100ms',
+            // Whole trials: arm.ts tells a new period in force by a gap of 250 ms, longer than a slice.
+            '--slice',
+            '0',
             '--watchdog',
             `${c.watchdogMs ?? WATCHDOG_MS}ms`,
             '--seed',

@@ -353,7 +353,7 @@ describe('help and version', () => {
     const text = h.stdout();
     for (const name of Object.keys(SCENARIOS)) expect(text).toMatch(new RegExp(`^  ${name}\\s+seed`, 'm'));
     expect(text).toMatch(/cpu-hog\s+seed 004[\s\S]*?not: --strategy, --baseline, --workload, --irq-cpus,/);
-    expect(text).toMatch(/entropy[\s\S]*a --sweep of anything but\s+irq_rate;\s+needs 2\+ CPUs/);
+    expect(text).toMatch(/entropy[\s\S]*a --sweep of anything\s+but\s+irq_rate;\s+needs 2\+ CPUs/);
     expect(text).toContain('Every scenario takes --trials, --duration, --warmup, --seed, --hz, --cpus');
     // What each runs with by default, and the cap.
     expect(text).toMatch(
@@ -371,7 +371,7 @@ describe('help and version', () => {
     const text = h.stdout();
     expect(text).toContain('with the inline strategy and background interrupts only');
     expect(text).toMatch(/--cpus, --hz, --duration, --nic,/);
-    expect(text).toMatch(/Not: --strategy, --baseline, --workload, --trials, --warmup, --sweep, --out/);
+    expect(text).toMatch(/Not: --strategy, --baseline, --workload, --trials, --warmup, --slice, --sweep, --out/);
     expect(text).not.toContain('narrated');
   });
 

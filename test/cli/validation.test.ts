@@ -413,7 +413,7 @@ const FILE_RULES: [string, string, string, string][] = [
     'key.json',
     '{"cpu": 4}',
     'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, hz, trialMs, ' +
-      'warmupMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
+      'warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
       'lockSpins, idle, kthreads, kernel, watchdogMs, tracing, outDir, sweep, control, until, maxTimeMs, wide, ' +
       'timeline, timelineWindowMs',
   ],

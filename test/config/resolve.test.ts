@@ -38,6 +38,7 @@ describe('defaults', () => {
       hz: 250,
       trialMs: 1000,
       warmupMs: 300,
+      sliceMs: 100,
       trials: 5,
       strategies: [
         'inline',

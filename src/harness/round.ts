@@ -1,0 +1,219 @@
+/**
+ * One round of a point: every strategy measured once, in the round's order, on the booted
+ * machine. Split from run.ts, which owns the rounds, the stopping rule and the results.
+ *
+ * Slices. A trial of `trialMs` is measured as `slices` pieces of trialMs/slices each, and the
+ * round runs them interleaved: slice 1 of every strategy in the round's order, then slice 2 of
+ * every strategy, ... A strategy's trial is the sum of its slices (histograms merged, counters
+ * added, durations added), so trial r of a strategy is still paired with trial r of the
+ * baseline; they are now measured within a slice cycle of each other instead of up to a whole
+ * round apart. Why: the host this lab runs on changes speed by itself (on the 2-core VMs here,
+ * tcp_lat's p50 moved between two levels 16% apart, for seconds at a time, with nothing else
+ * running: docs/architecture.md), and a change inside a round of whole trials lands on some
+ * strategies of the round and not on others. Measured with `npm run bench:aa` and the default
+ * run, before and after: docs/results.md ("Slices").
+ *
+ * Before each slice: the strategy in force is set and the machine warms up with it for
+ * `settleMs` (discarded: what the previous strategy left running on the CPUs' caches and
+ * queues); after it: drain (no new work until every deferred job has run, so nothing of one
+ * strategy runs in another's slice) and collect. Round 0 starts with a warm-up pass of every
+ * strategy (the trigger lowered, so that every hand-off and mix path is compiled before
+ * anything is measured; the first pass longer: FIRST_WARMUP_MS in run.ts).
+ *
+ * A fault or an interrupt keeps what finished: whole trials as each ends; sliced, the round's
+ * complete slice cycles, as trials shorter than trialMs (the cycle under way is dropped).
+ */
+import type { Histogram } from 'hdr-histogram-js';
+import { Phase } from '../machine/layout.js';
+import { type Machine, releaseHistograms, takeHistogram } from '../machine/machine.js';
+import type { Stage } from '../machine/trace.js';
+import { histogramMean, summarize } from '../report/stats.js';
+import type { StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
+
+/** A strategy's accumulators over the point. */
+export interface StrategyAcc {
+  result: StrategyResult;
+  merged: Partial<Record<Stage, Histogram>>;
+}
+
+/** What a round needs from the point it runs in. */
+export interface RoundContext {
+  m: Machine;
+  accs: StrategyAcc[];
+  trialMs: number;
+  /** Per-trial warm-up with the strategy in force (split over the slices). */
+  warmupMs: number;
+  slices: number;
+  /** The fast pool's trigger in force, and the one the warm-up pass uses. */
+  trigger: number;
+  warmupTrigger: number;
+  /** Length of round 0's warm-up pass: the first strategy's, and every other one's. */
+  firstWarmupMs: number;
+  warmupPassMs: number;
+  /** Sleep that throws on a fault or an abort. */
+  guard(ms: number): Promise<void>;
+  /** Drain and collect after a slice or a warm-up (throws if work was lost or stuck). */
+  endSlice(label: string): Promise<Partial<Record<Stage, Histogram>>>;
+  say(line: string): void;
+  /** The strategy in force, for fault messages. */
+  setActive(index: number): void;
+  /** After each measured slice (the timeline reads its rings). */
+  sliceEnd?(label: string, round: number, measureStartNs: number, measureEndNs: number): void;
+  /** After each finished trial. */
+  trialDone?(label: string, round: number): void;
+}
+
+/** Slices a trial is cut into for a slice length (0: none, one slice per trial). */
+export function sliceCount(trialMs: number, sliceMs: number): number {
+  if (!(sliceMs > 0) || sliceMs >= trialMs) return 1;
+  return Math.max(1, Math.round(trialMs / sliceMs));
+}
+
+interface Part {
+  hist: Partial<Record<Stage, Histogram>>;
+  /** Per stage, each slice's mean (NaN where the slice recorded nothing). */
+  sliceMeans: Partial<Record<Stage, number[]>>;
+  counters: Record<string, number>;
+  durationNs: number;
+  /** Entropy ready time (ns since the trial's first warm-up began); NaN if not reached in slice 1. */
+  readyNs: number;
+}
+
+/** Round 0's warm-up pass: every strategy in the round's order, the first one longer. */
+async function warmUpAll(ctx: RoundContext, sequence: readonly number[]): Promise<void> {
+  const { m } = ctx;
+  for (const s of sequence) {
+    const label = ctx.accs[s].result.label;
+    ctx.say(`warm-up: ${label}`);
+    ctx.setActive(s);
+    m.setTrigger(ctx.warmupTrigger);
+    m.setActiveStrategy(s);
+    m.setPhase(Phase.Warmup);
+    await ctx.guard(s === sequence[0] ? ctx.firstWarmupMs : ctx.warmupPassMs);
+    releaseHistograms(Object.values(await ctx.endSlice(label)));
+    m.setTrigger(ctx.trigger);
+  }
+}
+
+/**
+ * Run round `r`: slice cycle k in the order `cycles[k]` (strategy indices; one order per slice);
+ * push one trial per strategy. `order` is the run position of the round's first trial (trials are
+ * numbered in the first cycle's order); returns the next one.
+ */
+export async function runRound(
+  ctx: RoundContext,
+  r: number,
+  cycles: readonly (readonly number[])[],
+  order: number,
+  progress: (label: string, slice: number) => string,
+): Promise<number> {
+  const { m, accs, slices } = ctx;
+  if (r === 0) await warmUpAll(ctx, cycles[0]);
+  const sliceMs = ctx.trialMs / slices;
+  const settleMs = ctx.warmupMs / slices;
+  const parts = new Map<number, Part>();
+  // The cycle under way, folded into `parts` only once every strategy finished its slice.
+  const cycle = new Map<number, Part>();
+  let pushed = false;
+  try {
+    for (let k = 0; k < slices; k++) {
+      for (const s of cycles[k]) {
+        const label = accs[s].result.label;
+        ctx.say(progress(label, k));
+        ctx.setActive(s);
+        m.setActiveStrategy(s);
+        if (k === 0) m.resetEntropy();
+        const warmStart = m.nowNs();
+        m.setPhase(Phase.Warmup);
+        await ctx.guard(settleMs);
+        const c0 = m.counters();
+        const t0 = m.nowNs();
+        m.setPhase(Phase.Measure);
+        await ctx.guard(sliceMs);
+        const c1 = m.counters();
+        const t1 = m.nowNs();
+        const hist = await ctx.endSlice(label);
+        ctx.sliceEnd?.(label, r, t0, t1);
+        // Time to 256 bits: from the trial's first warm-up, seen only if slice 1 reached it.
+        const ready = k === 0 ? m.inputPoolReadyAtNs() : -1;
+        const counters: Record<string, number> = {};
+        for (const key of Object.keys(c1)) counters[key] = c1[key] - c0[key];
+        const slice: Part = {
+          hist,
+          sliceMeans: {},
+          counters,
+          durationNs: t1 - t0,
+          readyNs: ready >= 0 ? ready - warmStart : Number.NaN,
+        };
+        // A whole trial is finished here; a slice waits for the rest of its cycle.
+        if (slices === 1) fold(parts, s, slice, k, slices);
+        else cycle.set(s, slice);
+      }
+      for (const [s, slice] of cycle) fold(parts, s, slice, k, slices);
+      cycle.clear();
+    }
+    pushed = true;
+    return pushTrials(ctx, r, cycles[0], order, parts);
+  } catch (e) {
+    // Nothing finished is lost: the trials finished in this round, or, sliced, the round's
+    // complete cycles, which make (shorter) trials, paired as usual.
+    if (!pushed) pushTrials(ctx, r, cycles[0], order, parts);
+    throw e;
+  } finally {
+    for (const slice of cycle.values()) releaseHistograms(Object.values(slice.hist));
+    for (const part of parts.values()) releaseHistograms(Object.values(part.hist));
+  }
+}
+
+/** Add slice `k` of strategy `s` (its histograms are taken over) to the strategy's part. */
+function fold(parts: Map<number, Part>, s: number, slice: Part, k: number, slices: number): void {
+  let part = parts.get(s);
+  if (!part) {
+    part = { hist: {}, sliceMeans: {}, counters: {}, durationNs: 0, readyNs: slice.readyNs };
+    parts.set(s, part);
+  }
+  for (const [key, v] of Object.entries(slice.counters)) part.counters[key] = (part.counters[key] ?? 0) + v;
+  for (const [st, h] of Object.entries(slice.hist) as [Stage, Histogram][]) {
+    part.hist[st] ??= takeHistogram();
+    part.hist[st].add(h);
+    if (slices > 1) {
+      part.sliceMeans[st] ??= new Array<number>(slices).fill(Number.NaN);
+      part.sliceMeans[st][k] = h.totalCount > 0 ? histogramMean(h) : Number.NaN;
+    }
+  }
+  releaseHistograms(Object.values(slice.hist));
+  part.durationNs += slice.durationNs;
+}
+
+/** Round r's trials from the parts, numbered from `order` in `first`'s order; returns the next. */
+function pushTrials(
+  ctx: RoundContext,
+  r: number,
+  first: readonly number[],
+  order: number,
+  parts: Map<number, Part>,
+): number {
+  for (const s of first) {
+    const acc = ctx.accs[s];
+    const part = parts.get(s);
+    if (!part) continue;
+    const stages: Partial<Record<StageName, Summary>> = {};
+    for (const [st, h] of Object.entries(part.hist) as [Stage, Histogram][]) {
+      stages[st as StageName] = summarize(h);
+      acc.merged[st] ??= takeHistogram();
+      acc.merged[st].add(h);
+    }
+    const counters = { ...part.counters, time_to_256_bits_ns: part.readyNs };
+    const trial: TrialResult = {
+      index: r,
+      order: order++,
+      durationNs: part.durationNs,
+      stages,
+      counters,
+      ...(ctx.slices > 1 ? { sliceMeans: part.sliceMeans as Partial<Record<StageName, number[]>> } : {}),
+    };
+    acc.result.trials.push(trial);
+    ctx.trialDone?.(acc.result.label, r);
+  }
+  return order;
+}
