@@ -28,7 +28,7 @@ import { Phase } from '../machine/layout.js';
 import { type Machine, releaseHistograms, takeHistogram } from '../machine/machine.js';
 import type { Stage } from '../machine/trace.js';
 import { histogramMean, summarize } from '../report/stats.js';
-import type { StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
+import type { SliceStats, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
 
 /** A strategy's accumulators over the point. */
 export interface StrategyAcc {
@@ -71,8 +71,8 @@ export function sliceCount(trialMs: number, sliceMs: number): number {
 
 interface Part {
   hist: Partial<Record<Stage, Histogram>>;
-  /** Per stage, each slice's mean (NaN where the slice recorded nothing). */
-  sliceMeans: Partial<Record<Stage, number[]>>;
+  /** Per stage, each slice's count and mean (0 and NaN where the slice recorded nothing). */
+  slices: Partial<Record<Stage, SliceStats>>;
   counters: Record<string, number>;
   durationNs: number;
   /** Entropy ready time (ns since the trial's first warm-up began); NaN if not reached in slice 1. */
@@ -140,7 +140,7 @@ export async function runRound(
         for (const key of Object.keys(c1)) counters[key] = c1[key] - c0[key];
         const slice: Part = {
           hist,
-          sliceMeans: {},
+          slices: {},
           counters,
           durationNs: t1 - t0,
           readyNs: ready >= 0 ? ready - warmStart : Number.NaN,
@@ -169,7 +169,7 @@ export async function runRound(
 function fold(parts: Map<number, Part>, s: number, slice: Part, k: number, slices: number): void {
   let part = parts.get(s);
   if (!part) {
-    part = { hist: {}, sliceMeans: {}, counters: {}, durationNs: 0, readyNs: slice.readyNs };
+    part = { hist: {}, slices: {}, counters: {}, durationNs: 0, readyNs: slice.readyNs };
     parts.set(s, part);
   }
   for (const [key, v] of Object.entries(slice.counters)) part.counters[key] = (part.counters[key] ?? 0) + v;
@@ -177,8 +177,13 @@ function fold(parts: Map<number, Part>, s: number, slice: Part, k: number, slice
     part.hist[st] ??= takeHistogram();
     part.hist[st].add(h);
     if (slices > 1) {
-      part.sliceMeans[st] ??= new Array<number>(slices).fill(Number.NaN);
-      part.sliceMeans[st][k] = h.totalCount > 0 ? histogramMean(h) : Number.NaN;
+      part.slices[st] ??= {
+        count: new Array<number>(slices).fill(0),
+        mean: new Array<number>(slices).fill(Number.NaN),
+      };
+      const stats = part.slices[st];
+      stats.count[k] = h.totalCount;
+      stats.mean[k] = h.totalCount > 0 ? histogramMean(h) : Number.NaN;
     }
   }
   releaseHistograms(Object.values(slice.hist));
@@ -210,7 +215,7 @@ function pushTrials(
       durationNs: part.durationNs,
       stages,
       counters,
-      ...(ctx.slices > 1 ? { sliceMeans: part.sliceMeans as Partial<Record<StageName, number[]>> } : {}),
+      ...(ctx.slices > 1 ? { slices: part.slices as Partial<Record<StageName, SliceStats>> } : {}),
     };
     acc.result.trials.push(trial);
     ctx.trialDone?.(acc.result.label, r);

@@ -16,7 +16,14 @@
  * exactly `shiftNs` for the mean and for every percentile. With `control`, a third side (the
  * baseline's model again) is the A/A control, and its interval is the noise floor a called
  * difference must lie outside of (the rule of `applyFloor`).
+ *
+ * With `slices` > 1 a trial is that many slices of `samples` each, as `--slice` measures them
+ * (src/harness/round.ts), each slice holding 50–100% of them (a stalled slice records fewer):
+ * drift and each side's factor are drawn per slice cycle, the mean is compared by slice cycle
+ * (compareSlices, as compareStage does for sliced trials) and the tail trial by trial, over the
+ * trial's pooled samples.
  */
+import { compareSlices, type SlicePair } from './slices.js';
 import { compare, withinFloor } from './stats.js';
 import { mulberry32 } from './synthetic.js';
 import type { ComparableMetric } from './types.js';
@@ -39,6 +46,8 @@ export interface CalibrationOptions {
   jitter?: number;
   /** Also simulate an A/A control (a third side, the baseline's model) and apply its noise floor. */
   control?: boolean;
+  /** Slices per trial, each of `samples` samples (1: whole trials). */
+  slices?: number;
 }
 
 export interface MetricCalibration {
@@ -54,6 +63,13 @@ export interface MetricCalibration {
   meanHalfWidth: number;
   /** With `control`: differences still called once the control's noise floor is applied. */
   calledBeyondFloor: number;
+}
+
+interface Side {
+  summary: Record<ComparableMetric, number>;
+  /** Each slice's sample count and mean (one entry for a whole trial). */
+  count: number[];
+  mean: number[];
 }
 
 /** Summary values of one trial: mean and the percentiles, as `summarize` names them. */
@@ -89,12 +105,37 @@ export function calibrate(opts: CalibrationOptions): Record<ComparableMetric, Me
   const driftNs = opts.driftNs ?? 0.2 * median;
   const jitter = opts.jitter ?? 0.02;
   const sample = (): number => median * Math.exp(0.3 * normal()) + (rnd() < 0.03 ? rnd() * 5 * median : 0);
-  const side = (drift: number, shift: number): Record<ComparableMetric, number> => {
-    const factor = 1 + jitter * normal();
-    const xs = new Float64Array(opts.samples);
-    for (let i = 0; i < xs.length; i++) xs[i] = (sample() + drift) * factor + shift;
-    return trialSummary(xs);
+  const slices = Math.max(1, opts.slices ?? 1);
+  /** One side's trial: its summary, and each slice's mean (drifts: one per slice cycle). */
+  const side = (drifts: number[], shift: number): Side => {
+    const xs: number[] = [];
+    const count: number[] = [];
+    const mean: number[] = [];
+    for (let k = 0; k < slices; k++) {
+      const factor = 1 + jitter * normal();
+      // Sliced, a slice holds 50–100% of `samples` (a host stall costs a slice its messages).
+      const n = slices > 1 ? Math.max(2, Math.round(opts.samples * (0.5 + 0.5 * rnd()))) : opts.samples;
+      let sum = 0;
+      for (let i = 0; i < n; i++) {
+        const x = (sample() + drifts[k]) * factor + shift;
+        xs.push(x);
+        sum += x;
+      }
+      count.push(n);
+      mean.push(sum / n);
+    }
+    return { summary: trialSummary(Float64Array.from(xs)), count, mean };
   };
+  // A sliced mean pairs slice cycles (compareSlices); everything else pairs trials (compare).
+  const pairsOf = (b: Side[], a: Side[]): SlicePair[] =>
+    b.flatMap((t, i) => t.count.map((nB, k) => ({ nB, mB: t.mean[k], nA: a[i].count[k], mA: a[i].mean[k] })));
+  const comparison = (b: Side[], a: Side[], m: ComparableMetric) =>
+    slices > 1 && m === 'mean'
+      ? compareSlices(pairsOf(b, a))
+      : compare(
+          b.map((t) => t.summary[m]),
+          a.map((t) => t.summary[m]),
+        );
   const out = Object.fromEntries(
     COMPARABLE_METRICS.map((m) => [
       m,
@@ -102,31 +143,23 @@ export function calibrate(opts: CalibrationOptions): Record<ComparableMetric, Me
     ]),
   ) as Record<ComparableMetric, MetricCalibration>;
   for (let c = 0; c < opts.comparisons; c++) {
-    const base: Record<ComparableMetric, number>[] = [];
-    const cand: Record<ComparableMetric, number>[] = [];
-    const ctrl: Record<ComparableMetric, number>[] = [];
+    const base: Side[] = [];
+    const cand: Side[] = [];
+    const ctrl: Side[] = [];
     for (let t = 0; t < opts.trials; t++) {
-      const drift = driftNs * normal();
-      base.push(side(drift, 0));
-      cand.push(side(drift, opts.shiftNs));
-      if (opts.control) ctrl.push(side(drift, 0));
+      const drifts = Array.from({ length: slices }, () => driftNs * normal());
+      base.push(side(drifts, 0));
+      cand.push(side(drifts, opts.shiftNs));
+      if (opts.control) ctrl.push(side(drifts, 0));
     }
     for (const m of COMPARABLE_METRICS) {
-      const r = compare(
-        base.map((b) => b[m]),
-        cand.map((x) => x[m]),
-      );
+      const r = comparison(base, cand, m);
       if (!Number.isFinite(r.ciLow)) continue;
       const o = out[m];
       o.n++;
       if (r.verdict !== 'within-noise') {
         o.called++;
-        const floor = opts.control
-          ? compare(
-              base.map((b) => b[m]),
-              ctrl.map((x) => x[m]),
-            )
-          : undefined;
+        const floor = opts.control ? comparison(base, ctrl, m) : undefined;
         if (!floor || !Number.isFinite(floor.ciLow) || !withinFloor(r.diff, floor)) o.calledBeyondFloor++;
       }
       if (r.ciLow <= opts.shiftNs && opts.shiftNs <= r.ciHigh) o.covered++;

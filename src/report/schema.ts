@@ -35,7 +35,7 @@ const trial = z.object({
   durationNs: z.number().nonnegative(),
   stages: z.partialRecord(stage, summary),
   counters: z.record(z.string(), num),
-  sliceMeans: z.partialRecord(stage, z.array(num)).optional(),
+  slices: z.partialRecord(stage, z.object({ count: z.array(count), mean: z.array(num) })).optional(),
 });
 
 const comparison = z.object({

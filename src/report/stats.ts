@@ -27,6 +27,7 @@
  */
 
 import type { Histogram } from 'hdr-histogram-js';
+import { compareSlices, slicePairs } from './slices.js';
 import type {
   ComparableMetric,
   Comparison,
@@ -35,7 +36,6 @@ import type {
   StageName,
   StrategyResult,
   Summary,
-  TrialResult,
   Verdict,
 } from './types.js';
 import { COMPARABLE_METRICS, STAGE_NAMES } from './types.js';
@@ -197,8 +197,6 @@ function cornishFisherT(z: number, d: number): number {
 export interface CompareOptions {
   /** Which direction is better. Latencies: `lower` (the default). Throughputs, entropy rates: `higher`. */
   better?: 'lower' | 'higher';
-  /** What one pair is, for the method's words: `trial` (the default) or `slice` (slice cycles). */
-  unit?: 'trial' | 'slice';
 }
 
 /** The result of {@link compare}: a {@link Comparison} without the stage and metric it is about. */
@@ -219,7 +217,6 @@ const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length
  */
 export function compare(baselineTrials: number[], trials: number[], opts: CompareOptions = {}): Interval {
   const better = opts.better ?? 'lower';
-  const unit = opts.unit ?? 'trial';
   const b: number[] = [];
   const v: number[] = [];
   const len = Math.min(baselineTrials.length, trials.length);
@@ -246,7 +243,7 @@ export function compare(baselineTrials: number[], trials: number[], opts: Compar
       ratio,
       detectable: Number.NaN,
       verdict: 'within-noise',
-      method: `paired t: no interval from ${n} paired ${unit}${n === 1 ? '' : 's'} (needs at least 2; use --trials 3 or more)`,
+      method: `paired t: no interval from ${n} paired trial${n === 1 ? '' : 's'} (needs at least 2; use --trials 3 or more)`,
     };
   }
   const df = n - 1;
@@ -266,10 +263,7 @@ export function compare(baselineTrials: number[], trials: number[], opts: Compar
     ratio,
     detectable: minimumDetectable(se, df),
     verdict: verdictOf(ciLow, ciHigh, better),
-    method:
-      unit === 'slice'
-        ? `paired t over slice cycles, 95% interval of the mean per-slice difference: n=${n} pairs, df=${df}, t=${t.toFixed(3)}`
-        : `paired t, 95% interval of the mean per-trial difference: n=${n} pairs, df=${df}, t=${t.toFixed(3)}`,
+    method: `paired t, 95% interval of the mean per-trial difference: n=${n} pairs, df=${df}, t=${t.toFixed(3)}`,
   };
 }
 
@@ -285,7 +279,7 @@ export function minimumDetectable(se: number, df: number): number {
 }
 
 /** Policy: a difference is called only when the whole interval is on one side of zero. */
-function verdictOf(ciLow: number, ciHigh: number, better: 'lower' | 'higher'): Verdict {
+export function verdictOf(ciLow: number, ciHigh: number, better: 'lower' | 'higher'): Verdict {
   const above = ciLow > 0;
   const below = ciHigh < 0;
   if (!above && !below) return 'within-noise';
@@ -306,41 +300,9 @@ function perTrial(s: StrategyResult, stage: StageName, metric: ComparableMetric)
   return out;
 }
 
-/** Slices a trial was measured in (0: a whole trial, or results from before slices). */
-function slicesOf(t: TrialResult): number {
-  if (!t.sliceMeans) return 0;
-  for (const xs of Object.values(t.sliceMeans)) if (xs) return xs.length;
-  return 0;
-}
-
-/**
- * The mean of sliced trials, paired slice by slice: slice k of trial r of both strategies ran in
- * the same slice cycle (src/harness/round.ts), so the pair is the cycle, not the trial. Undefined
- * when any paired trial is whole or the two disagree on the slice count (then trials pair).
- */
-function slicePairs(
-  baseline: StrategyResult,
-  candidate: StrategyResult,
-  stage: StageName,
-): { bs: number[]; cs: number[] } | undefined {
-  const byIndex = new Map(baseline.trials.map((t) => [t.index, t]));
-  const bs: number[] = [];
-  const cs: number[] = [];
-  for (const t of candidate.trials) {
-    const o = byIndex.get(t.index);
-    if (!o) continue;
-    const k = slicesOf(t);
-    if (k < 2 || slicesOf(o) !== k) return undefined;
-    const nan = new Array<number>(k).fill(Number.NaN);
-    bs.push(...(o.sliceMeans?.[stage] ?? nan));
-    cs.push(...(t.sliceMeans?.[stage] ?? nan));
-  }
-  return bs.length > 0 ? { bs, cs } : undefined;
-}
-
 /**
  * Compare one stage's metric of `candidate` with `baseline`, pairing trials by `index` (the mean
- * of sliced trials: slice cycles, {@link slicePairs}). Returns undefined when either strategy has
+ * of sliced trials: slice cycles, src/report/slices.ts). Returns undefined when either strategy has
  * no trial with that stage.
  */
 export function compareStage(
@@ -352,8 +314,8 @@ export function compareStage(
 ): Comparison | undefined {
   const sliced = metric === 'mean' ? slicePairs(baseline, candidate, stage) : undefined;
   if (sliced) {
-    if (!sliced.bs.some(Number.isFinite) || !sliced.cs.some(Number.isFinite)) return undefined;
-    const { n: _n, ...rest } = compare(sliced.bs, sliced.cs, { ...opts, unit: 'slice' });
+    if (sliced.length === 0) return undefined;
+    const { n: _n, ...rest } = compareSlices(sliced, opts);
     return { stage, metric, ...rest };
   }
   const b = perTrial(baseline, stage, metric);

@@ -74,13 +74,19 @@ export interface TrialResult {
   stages: Partial<Record<StageName, Summary>>;
   counters: Record<string, number>;
   /**
-   * Trials measured in slices (`--slice`): per stage, the mean (ns) of each slice in slice order;
-   * NaN (`null` in JSON) for a slice that recorded nothing in the stage. Slice k of trial r ran in
-   * the same slice cycle as slice k of every other strategy's trial r, so the Δ-mean comparison
-   * pairs slices instead of trials (src/report/stats.ts). Absent for whole trials and in results
-   * written before slices existed.
+   * Trials measured in slices (`--slice`): per stage, each slice's sample count and mean (ns), in
+   * slice order; count 0 and mean NaN (`null` in JSON) for a slice that recorded nothing in the
+   * stage, or that an interrupt dropped. Slice k of trial r ran in the same slice cycle as slice k
+   * of every other strategy's trial r, so the Δ-mean comparison pairs cycles instead of trials
+   * (src/report/slices.ts). Absent for whole trials and in results written before slices existed.
    */
-  sliceMeans?: Partial<Record<StageName, number[]>>;
+  slices?: Partial<Record<StageName, SliceStats>>;
+}
+
+/** One stage's slices of a trial: `count[k]` samples with mean `mean[k]` ns in slice k. */
+export interface SliceStats {
+  count: number[];
+  mean: number[];
 }
 
 export interface MergedStage {

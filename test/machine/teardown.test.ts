@@ -13,7 +13,7 @@ import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/schema.js';
 import { runExperiment } from '../../src/harness/run.js';
-import type { Calibration } from '../../src/report/types.js';
+import { NO_CALIBRATION } from '../fixtures/calibration.js';
 import { drain, Machine, options, runFor } from './helpers.js';
 
 function gcFunction(): () => void {
@@ -36,24 +36,7 @@ async function collectGarbage(): Promise<void> {
 const workersOf = (m: Machine): Worker[] => (m as unknown as { workers: Worker[] }).workers;
 
 /** Calibration is not what this tests: a block given to the run skips measuring it. */
-const CALIBRATION: Calibration = {
-  futexWakeP50Ns: 0,
-  futexWakeP99Ns: 0,
-  handoffP50Ns: 0,
-  handoffP99Ns: 0,
-  sameThreadSwitchNs: 0,
-  clockReadNs: 0,
-  histRecordNs: 0,
-  histWasm: true,
-  roundTrips: 0,
-  repetitions: 0,
-  batches: 0,
-  durationMs: 0,
-  hostCores: 1,
-  cpuModel: 'test',
-  loadAvgStart: [],
-  loadAvgEnd: [],
-};
+const CALIBRATION = NO_CALIBRATION;
 
 const originalBoot = Machine.boot;
 afterEach(() => {

@@ -1,0 +1,83 @@
+/**
+ * A sliced run on real threads (src/harness/round.ts): every trial is the sum of its slices, each
+ * slice cycle has its own order, the Δ mean pairs slices, and an interrupt keeps the complete
+ * cycles of the round under way.
+ */
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/schema.js';
+import { runExperiment } from '../../src/harness/run.js';
+import type { RunResults } from '../../src/report/types.js';
+import { NO_CALIBRATION } from '../fixtures/calibration.js';
+
+const LABELS = ['inline', 'tasklet'];
+
+const config = () =>
+  resolveConfig({
+    flags: {
+      strategies: LABELS,
+      trials: 2,
+      trialMs: 200,
+      warmupMs: 40,
+      sliceMs: 50,
+      seed: 7,
+      outDir: null,
+      until: null,
+    },
+    cwd: process.cwd(),
+  });
+
+const oneWaySlices = (r: RunResults, label: string) =>
+  r.points[0].strategies.find((s) => s.label === label)!.trials.map((t) => t.slices?.one_way?.mean ?? []);
+
+describe('a sliced run', () => {
+  it('measures each trial as 4 slices of 50 ms, one balanced order per slice cycle, and pairs the Δ mean by slice', async () => {
+    const r = await runExperiment(config(), { calibration: NO_CALIBRATION });
+    expect(r.status).toBe('completed');
+    const point = r.points[0];
+    expect(point.schedule?.slices).toBe(4);
+    expect(point.schedule?.rounds).toHaveLength(8);
+    for (const cycle of point.schedule!.rounds) expect([...cycle].sort()).toEqual(LABELS);
+    for (const s of point.strategies) {
+      expect(s.trials.map((t) => t.index)).toEqual([0, 1]);
+      for (const t of s.trials) {
+        const slices = t.slices?.one_way;
+        expect(slices?.mean).toHaveLength(4);
+        expect(slices!.mean.every((x) => Number.isFinite(x) && x > 0)).toBe(true);
+        // The trial is its slices: their counts add up to its count, their pooled mean is its mean.
+        const sum = t.stages.one_way!;
+        expect(slices!.count.reduce((a, b) => a + b, 0)).toBe(sum.count);
+        const pooled = slices!.mean.reduce((a, m, k) => a + m * slices!.count[k], 0) / sum.count;
+        expect(pooled / sum.mean).toBeCloseTo(1, 6);
+      }
+      // The strategy's counters are its trials' (each the sum of its slices).
+      const handoffs = s.trials.reduce((a, t) => a + t.counters.handoffs, 0);
+      expect(s.counters.handoffs).toBe(handoffs);
+    }
+    const tasklet = point.strategies.find((s) => s.label === 'tasklet')!;
+    const mean = tasklet.comparison!.find((c) => c.stage === 'one_way' && c.metric === 'mean')!;
+    expect(mean.method).toMatch(/slice cycle.*n=8 pairs/);
+    const p99 = tasklet.comparison!.find((c) => c.stage === 'one_way' && c.metric === 'p99')!;
+    expect(p99.method).toMatch(/per-trial difference: n=2 pairs/);
+  }, 60_000);
+
+  it('keeps the complete cycles of the round under way when interrupted, as shorter trials', async () => {
+    const ac = new AbortController();
+    const r = await runExperiment(config(), {
+      calibration: NO_CALIBRATION,
+      signal: ac.signal,
+      // Cycle 3 of round 2 starting: cycles 1 and 2 of that round are complete.
+      progress: (line) => {
+        if (/^trial 2\/2: .* \(slice 3\/4\)/.test(line)) ac.abort();
+      },
+    });
+    expect(r.status).toBe('interrupted');
+    for (const label of LABELS) {
+      const [first, second] = oneWaySlices(r, label);
+      expect(first.every(Number.isFinite), `${label}: round 1 whole`).toBe(true);
+      expect(second.map(Number.isFinite), `${label}: round 2's first two cycles`).toEqual([true, true, false, false]);
+    }
+    const tasklet = r.points[0].strategies.find((s) => s.label === 'tasklet')!;
+    const mean = tasklet.comparison!.find((c) => c.stage === 'one_way' && c.metric === 'mean')!;
+    expect(mean.method).toMatch(/n=6 pairs/);
+  }, 60_000);
+});
