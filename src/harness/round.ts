@@ -3,11 +3,11 @@
  * machine. Split from run.ts, which owns the rounds, the stopping rule and the results.
  *
  * Slices. A trial of `trialMs` is measured as `slices` pieces of trialMs/slices each, and the
- * round runs them interleaved: slice 1 of every strategy in the round's order, then slice 2 of
- * every strategy, ... A strategy's trial is the sum of its slices (histograms merged, counters
- * added, durations added), so trial r of a strategy is still paired with trial r of the
- * baseline; they are now measured within a slice cycle of each other instead of up to a whole
- * round apart. Why: the host this lab runs on changes speed by itself (on the 2-core VMs here,
+ * round runs them interleaved: slice 1 of every strategy (a slice cycle, in its own order from
+ * schedule.ts), then slice 2 of every strategy, ... A strategy's trial is the sum of its slices
+ * (histograms merged, counters added, durations added, and each slice's count and mean kept per
+ * stage), so trial r of a strategy is still paired with trial r of the baseline, and the Δ mean
+ * pairs the slices of one cycle (src/report/slices.ts). Why: the host this lab runs on changes speed by itself (on the 2-core VMs here,
  * tcp_lat's p50 moved between two levels 16% apart, for seconds at a time, with nothing else
  * running: docs/architecture.md), and a change inside a round of whole trials lands on some
  * strategies of the round and not on others. Measured with `npm run bench:aa` and the default
@@ -114,6 +114,8 @@ export async function runRound(
   const parts = new Map<number, Part>();
   // The cycle under way, folded into `parts` only once every strategy finished its slice.
   const cycle = new Map<number, Part>();
+  // Each strategy's fast pool counts at the end of its last slice.
+  const counts = new Map<number, number[]>();
   let pushed = false;
   try {
     for (let k = 0; k < slices; k++) {
@@ -122,7 +124,10 @@ export async function runRound(
         ctx.say(progress(label, k));
         ctx.setActive(s);
         m.setActiveStrategy(s);
+        // A trial starts from fresh pools; a later slice from where the strategy's last one left
+        // the fast pools' counts (not where the previous strategy left them).
         if (k === 0) m.resetEntropy();
+        else m.setFastPoolCounts(counts.get(s) ?? m.fastPoolCounts());
         const warmStart = m.nowNs();
         m.setPhase(Phase.Warmup);
         await ctx.guard(settleMs);
@@ -133,6 +138,7 @@ export async function runRound(
         const c1 = m.counters();
         const t1 = m.nowNs();
         const hist = await ctx.endSlice(label);
+        if (slices > 1) counts.set(s, m.fastPoolCounts());
         ctx.sliceEnd?.(label, r, t0, t1);
         // Time to 256 bits: from the trial's first warm-up, seen only if slice 1 reached it.
         const ready = k === 0 ? m.inputPoolReadyAtNs() : -1;

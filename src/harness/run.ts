@@ -7,12 +7,14 @@
  *
  * Order per point: boot the machine; a warm-up pass that runs every strategy with the fast
  * pool's trigger lowered to WARMUP_TRIGGER (so every hand-off and mix path is compiled by V8
- * before anything is measured; discarded); then rounds, each running every strategy once in a
- * seeded, balanced order (schedule.ts: C A B, B C A, ...; recorded as `points[].schedule`).
+ * before anything is measured; discarded); then rounds, each measuring every strategy once
+ * (round.ts): in slices (`--slice`), each slice cycle in a seeded, balanced order (schedule.ts:
+ * C A B, B C A, ...; recorded as `points[].schedule`), or as whole trials with `--slice 0`.
  * `--trials N` runs N rounds; `--until PCT` then keeps adding rounds until every Δ-mean interval
- * is within ±PCT% of the baseline mean or `--max-time` runs out (until.ts). Each trial: reset the
- * entropy pools, warm up with the strategy in force (discarded), measure for trialMs, drain
- * (no new work; ticks reach every CPU) until all deferred work has run, collect.
+ * is within ±PCT% of the baseline mean or `--max-time` runs out (until.ts). Each slice: warm up
+ * with the strategy in force (its share of `--warmup`, discarded), measure, drain (no new work;
+ * ticks reach every CPU) until all deferred work has run, collect; the entropy pools are reset
+ * at a trial's first slice.
  *
  * Faults (a strategy that throws, a thread that dies, a CPU that stops passing preemption
  * points for watchdogMs) end the run at once: finished trials are kept, status 'failed'.

@@ -220,6 +220,23 @@ export class MachineMemory {
   }
 
   /**
+   * Each CPU's fast pool count word, MIX_INFLIGHT included: what a strategy leaves at the end of
+   * a slice (read while quiet), given back at its next slice ({@link setFastPoolCounts}), so that
+   * a strategy whose mixes run on the wrong CPU (unbound) stops its own hand-offs for the rest of
+   * its trial, as in a whole trial, and not the next strategy's.
+   */
+  fastPoolCounts(): number[] {
+    return this.fastPools.map((f) => f.countWord);
+  }
+
+  /** Put back counts from {@link fastPoolCounts}. Context: main thread, machine quiet. */
+  setFastPoolCounts(counts: readonly number[]): void {
+    this.fastPools.forEach((f, c) => {
+      f.countWord = counts[c];
+    });
+  }
+
+  /**
    * Is the machine quiet: no deferred mix pending, no work queued anywhere, no interrupt or
    * softirq pending, no workload message in flight? Returns what is still busy, or ''.
    */

@@ -58,7 +58,9 @@
  *   9      count  O  uint32 as int32: interrupts since the last mix; bit 31 = MIX_INFLIGHT.
  *                    Plain, like the kernel's `++fast_pool->count`: every writer is the owner
  *                    (++ and |= MIX_INFLIGHT in the hard IRQ, "read, set 0" in a mix running on
- *                    this CPU, `randomOnlineCpu()` on the CPU coming online). A mix that runs on
+ *                    this CPU, `randomOnlineCpu()` on the CPU coming online; between slices,
+ *                    while the machine is quiet, the main thread's `countWord`: src/harness/
+ *                    round.ts carries each strategy's count over its trial's slices). A mix that runs on
  *                    another CPU does not write it (6.x). Racy readers (statistics,
  *                    strategies) use Atomics.load: aligned Int32 accesses never tear.
  *                    Not Atomics.add: a locked RMW costs ~8 ns per interrupt here against <1 ns
@@ -351,6 +353,18 @@ export class FastPool {
    */
   randomOnlineCpu(): void {
     this.i32[this.base + COUNT] = 0;
+  }
+
+  /**
+   * The count word as it is, MIX_INFLIGHT included. Set only while the machine is quiet (between
+   * slices: the owner adds nothing then), from the main thread.
+   */
+  get countWord(): number {
+    return Atomics.load(this.i32, this.base + COUNT);
+  }
+
+  set countWord(v: number) {
+    Atomics.store(this.i32, this.base + COUNT, v | 0);
   }
 
   /** count without MIX_INFLIGHT (racy read). */

@@ -243,8 +243,10 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
     show: columns.map((c) => c.show),
     rows,
     deltaNote:
-      `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, averaged over interleaved trial pairs ` +
-      '(the mean column pools all samples instead, so the two can disagree), with a 95% paired-t interval; ' +
+      `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, ` +
+      ((point.schedule?.slices ?? 1) > 1
+        ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with a 95% interval paired by cycle; `
+        : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a 95% paired-t interval; ') +
       '"worse"/"better" only when the interval excludes 0' +
       (control ? ' and the difference lies outside the A/A noise floor' : '') +
       ', "~" = within noise; "could see ±X (Y%)": the smallest difference this comparison would likely have called ' +

@@ -77,6 +77,10 @@ export const cpuHogPreset = {
     trials: 3,
     trialMs: '2s',
     warmupMs: '300ms',
+    // Whole trials: a bound kworker starved by the hog waits up to a host time slice and more,
+    // and a slice's drain would end such waits early (the request's wait is recorded only when
+    // its work starts in the measured phase), taking the longest ones out of every 100 ms slice.
+    sliceMs: 0,
     hz: 1000,
     // Seed 004 is an August 2024 net-next patch (~6.11): the nearest profile is 6.9 (EEVDF).
     kernel: '6.9',

@@ -11,10 +11,10 @@ import { NO_CALIBRATION } from '../fixtures/calibration.js';
 
 const LABELS = ['inline', 'tasklet'];
 
-const config = () =>
+const config = (strategies: string[] = LABELS) =>
   resolveConfig({
     flags: {
-      strategies: LABELS,
+      strategies,
       trials: 2,
       trialMs: 200,
       warmupMs: 40,
@@ -79,5 +79,19 @@ describe('a sliced run', () => {
     const tasklet = r.points[0].strategies.find((s) => s.label === 'tasklet')!;
     const mean = tasklet.comparison!.find((c) => c.stage === 'one_way' && c.metric === 'mean')!;
     expect(mean.method).toMatch(/n=6 pairs/);
+  }, 60_000);
+
+  it("carries each strategy's fast pool counts over its slices: one that strands its CPUs' hand-offs does not strand the next one's", async () => {
+    // irq_work:target=next mixes on the other CPU, which leaves MIX_INFLIGHT set on the CPU that
+    // handed off (random.c): that CPU hands off no more until its count is reset, at a trial's start.
+    const r = await runExperiment(config(['inline', 'irq_work:target=next']), { calibration: NO_CALIBRATION });
+    expect(r.status).toBe('completed');
+    const [inline, stranding] = r.points[0].strategies;
+    const sum = (s: typeof inline, k: string) => s.trials.reduce((a, t) => a + t.counters[k], 0);
+    // inline hands off once per 1024 interrupts per CPU, in every slice.
+    expect(sum(inline, 'handoffs')).toBeGreaterThan((0.7 * sum(inline, 'interrupts')) / 1024);
+    // The stranding strategy: at most once per CPU per trial.
+    expect(sum(stranding, 'handoffs')).toBeLessThanOrEqual(2 * stranding.trials.length);
+    expect(sum(stranding, 'mixes_remote')).toBe(sum(stranding, 'handoffs'));
   }, 60_000);
 });
