@@ -364,7 +364,12 @@ function interrupted(signal: AbortSignal): Promise<'interrupted'> {
 function ignoreSignal(): void {}
 
 /** Run the CLI in this process: returns the exit status. */
-export async function start(argv: string[]): Promise<number> {
+export interface StartOptions {
+  /** See CliDeps.beforeCommand; this process's signal handlers are off while it runs. */
+  beforeCommand?(command: string): Promise<void>;
+}
+
+export async function start(argv: string[], opts: StartOptions = {}): Promise<number> {
   const ac = new AbortController();
   let signals = 0;
   const onSignal = () => {
@@ -392,7 +397,21 @@ export async function start(argv: string[]): Promise<number> {
     cwd: process.cwd(),
     env: process.env,
   };
-  const code = await main(argv, makeDeps(ac.signal, argv), io);
+  // A parent that starts the command again (src/harness/malloc.ts) forwards signals itself and
+  // never comes back: its own handlers must not count them too (a second Ctrl-C would exit it).
+  const beforeCommand = opts.beforeCommand
+    ? async (command: string) => {
+        process.off('SIGINT', onInt);
+        process.off('SIGTERM', onSignal);
+        try {
+          await opts.beforeCommand?.(command);
+        } finally {
+          process.on('SIGINT', onInt);
+          process.on('SIGTERM', onSignal);
+        }
+      }
+    : undefined;
+  const code = await main(argv, { ...makeDeps(ac.signal, argv), ...(beforeCommand ? { beforeCommand } : {}) }, io);
   process.off('SIGINT', onInt);
   process.off('SIGTERM', onSignal);
   // A command that finished its work although a signal came late (after the last trial) says

@@ -70,6 +70,12 @@ export interface CliDeps {
    * listing the known ones) and resolves the config with the preset as a layer.
    */
   scenarios?: Readonly<Record<string, ScenarioPreset>>;
+  /**
+   * Optional: called once a command's input is checked, just before it runs (the CLI starts
+   * itself again there for the commands that boot machines, src/cli.ts: bad input is refused by
+   * the first process, at the cost of one).
+   */
+  beforeCommand?(command: ParsedCommand['command']): Promise<void>;
 }
 
 /** `deferlab compare`, its input checked: paths resolved against the working directory. */
@@ -334,13 +340,17 @@ function printError(err: unknown, io: CliIo, debug: boolean): void {
 export async function main(argv: string[], deps: CliDeps, io: CliIo): Promise<number> {
   const debug = Boolean(io.env.DEFERLAB_DEBUG);
   let command: () => Promise<number>;
+  let name: ParsedCommand['command'];
   try {
-    command = prepare(parseArgv(argv, { scenarios: Object.keys(deps.scenarios ?? {}) }), deps, io);
+    const parsed = parseArgv(argv, { scenarios: Object.keys(deps.scenarios ?? {}) });
+    name = parsed.command;
+    command = prepare(parsed, deps, io);
   } catch (err) {
     printError(err, io, debug);
     return err instanceof DeferlabError ? err.exitStatus : EXIT_BAD_INPUT;
   }
   try {
+    await deps.beforeCommand?.(name);
     return await command();
   } catch (err) {
     printError(err, io, debug);

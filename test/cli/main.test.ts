@@ -176,6 +176,37 @@ describe('dispatch', () => {
   });
 });
 
+describe('beforeCommand (where the CLI starts itself again)', () => {
+  it('is called with the command once its input is checked, before the command runs', async () => {
+    const seen: string[] = [];
+    const h = harness({
+      beforeCommand: async (command) => {
+        seen.push(`before ${command}`);
+      },
+      run: async () => {
+        seen.push('run');
+        return 0;
+      },
+    });
+    expect(await h.run(['run', '--trials', '2'])).toBe(0);
+    expect(seen).toEqual(['before run', 'run']);
+  });
+
+  it('is not called for bad input: the first process refuses it alone', async () => {
+    const seen: string[] = [];
+    const h = harness({
+      beforeCommand: async (command) => {
+        seen.push(command);
+      },
+    });
+    expect(await h.run(['run', '--trials', '0'])).toBe(2);
+    expect(await h.run(['run', '--hz', '7'])).toBe(2);
+    expect(seen).toEqual([]);
+    expect(await h.run(['--version'])).toBe(0);
+    expect(seen).toEqual(['version']);
+  });
+});
+
 describe('the default baseline', () => {
   it.each([
     [['--strategy', 'tasklet'], 'tasklet'],
