@@ -143,13 +143,15 @@ export class IdleTask implements HostedTask {
     const cpu = this.id;
     const t0 = rt.now();
     // Arrivals are published in due order, so the next one cannot become due before `due`; one
-    // published into an empty ring is picked up every 64 turns. A wake-up from another CPU sets
-    // NEED_RESCHED in the flags, looked at every turn; the clock is read every 4th turn and the
-    // rest of work() every 64th. Why not the clock every turn: on Node 20 every clock read
-    // allocates a HeapNumber (performance.now() is not a fast API call), and a CPU polling with
-    // one read a turn allocated ~60 MB/s, a young-generation collection every ~13 ms (measured
-    // with a sampling heap profiler and --trace-gc: 55% of a CPU thread's allocation). A turn
-    // without the clock is one Atomics.load, a few ns against the read's 40–150 ns.
+    // published into an empty ring is picked up every 256 turns (~2 µs). A wake-up from another
+    // CPU sets NEED_RESCHED in the flags, looked at every turn; the clock is read every 16th turn
+    // and the rest of work() every 256th. Why not the clock every turn: on Node 20 every clock read
+    // allocates a HeapNumber (performance.now() is not a fast API call); with one read a turn a
+    // CPU thread allocated ~60 MB/s, 55% of it in this loop, and collected its young generation
+    // every ~13 ms (a sampling heap profile and --trace-gc). A turn
+    // without the clock is one Atomics.load, ~5.5 ns against the read's 40–150 ns, so a due
+    // interrupt is seen up to ~90 ns later; the kernel's poll_idle() reads its clock once per
+    // POLL_IDLE_RELAX_COUNT = 200 turns (drivers/cpuidle/poll_state.c).
     let due = rt.nextDeviceDue(cpu);
     let hit = false;
     for (let k = 1; ; k++) {
