@@ -57,8 +57,11 @@ export interface RoundContext {
   say(line: string): void;
   /** The strategy in force, for fault messages. */
   setActive(index: number): void;
-  /** After each measured slice (the timeline reads its rings). */
-  sliceEnd?(label: string, round: number, measureStartNs: number, measureEndNs: number): void;
+  /**
+   * After a trial's last slice, drained (the timeline reads its rings: one window per trial, the
+   * end of its last slice; what earlier slices left in the rings is older than the window).
+   */
+  lastSliceEnd?(label: string, round: number, measureStartNs: number, measureEndNs: number): void;
   /** After each finished trial. */
   trialDone?(label: string, round: number): void;
 }
@@ -139,7 +142,7 @@ export async function runRound(
         const t1 = m.nowNs();
         const hist = await ctx.endSlice(label);
         if (slices > 1) counts.set(s, m.fastPoolCounts());
-        ctx.sliceEnd?.(label, r, t0, t1);
+        if (k === slices - 1) ctx.lastSliceEnd?.(label, r, t0, t1);
         // Time to 256 bits: from the trial's first warm-up, seen only if slice 1 reached it.
         const ready = k === 0 ? m.inputPoolReadyAtNs() : -1;
         const counters: Record<string, number> = {};

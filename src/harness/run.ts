@@ -252,7 +252,7 @@ async function runPoint(
     setActive: (i) => {
       activeIndex = i;
     },
-    sliceEnd: hooks.timeline
+    lastSliceEnd: hooks.timeline
       ? (label, r, measureStartNs, measureEndNs) =>
           hooks.timeline?.trialEnd(m, { point: results.points.length, label, round: r, measureStartNs, measureEndNs })
       : undefined,

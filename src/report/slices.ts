@@ -17,7 +17,7 @@
  * one stalled slice in 50 widened a Δ-mean interval from ±6.0% paired by trial to ±11.8%).
  * Coverage on synthetic data: test/report/calibration.test.ts (docs/results.md, "Slices").
  */
-import { type CompareOptions, type Interval, minimumDetectable, tCritical95, verdictOf } from './stats.js';
+import { type CompareOptions, type Interval, intervalOf } from './stats.js';
 import type { SliceStats, StageName, StrategyResult, TrialResult } from './types.js';
 
 /** One slice cycle's pair: the baseline's and the candidate's count and mean there. */
@@ -80,21 +80,15 @@ export function compareSlices(pairs: readonly SlicePair[], opts: CompareOptions 
   }
   const value = sA / nA;
   const baseline = sB / nB;
-  const diff = value - baseline;
-  const ratio = value / baseline;
+  const est = { n, baseline, value, diff: value - baseline };
+  const better = opts.better ?? 'lower';
   if (n < 2) {
-    return {
-      n,
-      baseline,
-      value,
-      diff,
-      ciLow: Number.NaN,
-      ciHigh: Number.NaN,
-      ratio,
-      detectable: Number.NaN,
-      verdict: 'within-noise',
-      method: `paired by slice cycle: no interval from ${n} paired slice${n === 1 ? '' : 's'} (needs at least 2)`,
-    };
+    return intervalOf(
+      est,
+      Number.NaN,
+      better,
+      () => `paired by slice cycle: no interval from ${n} paired slice${n === 1 ? '' : 's'} (needs at least 2)`,
+    );
   }
   const perA = nA / n;
   const perB = nB / n;
@@ -103,21 +97,11 @@ export function compareSlices(pairs: readonly SlicePair[], opts: CompareOptions 
     const z = (p.nA * (p.mA - value)) / perA - (p.nB * (p.mB - baseline)) / perB;
     ss += z * z; // the z_j sum to 0 by construction: their mean is 0
   }
-  const df = n - 1;
-  const se = Math.sqrt(ss / df) / Math.sqrt(n);
-  const t = tCritical95(df);
-  const ciLow = diff - t * se;
-  const ciHigh = diff + t * se;
-  return {
-    n,
-    baseline,
-    value,
-    diff,
-    ciLow,
-    ciHigh,
-    ratio,
-    detectable: minimumDetectable(se, df),
-    verdict: verdictOf(ciLow, ciHigh, opts.better ?? 'lower'),
-    method: `paired by slice cycle, 95% interval of the pooled means' difference (count-weighted, delta method): n=${n} pairs, df=${df}, t=${t.toFixed(3)}`,
-  };
+  return intervalOf(
+    est,
+    Math.sqrt(ss / (n - 1)) / Math.sqrt(n),
+    better,
+    (df, t) =>
+      `paired by slice cycle, 95% interval of the pooled means' difference (count-weighted, delta method): n=${n} pairs, df=${df}, t=${t.toFixed(3)}`,
+  );
 }

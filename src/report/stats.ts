@@ -231,39 +231,60 @@ export function compare(baselineTrials: number[], trials: number[], opts: Compar
   const value = n > 0 ? mean(v) : Number.NaN;
   const diffs = v.map((x, i) => x - b[i]);
   const diff = n > 0 ? mean(diffs) : Number.NaN;
-  const ratio = value / baseline;
   if (n < 2) {
+    return intervalOf(
+      { n, baseline, value, diff },
+      Number.NaN,
+      better,
+      () =>
+        `paired t: no interval from ${n} paired trial${n === 1 ? '' : 's'} (needs at least 2; use --trials 3 or more)`,
+    );
+  }
+  const sd = Math.sqrt(diffs.reduce((a, d) => a + (d - diff) ** 2, 0) / (n - 1));
+  return intervalOf(
+    { n, baseline, value, diff },
+    sd / Math.sqrt(n),
+    better,
+    (df, t) => `paired t, 95% interval of the mean per-trial difference: n=${n} pairs, df=${df}, t=${t.toFixed(3)}`,
+  );
+}
+
+/**
+ * A paired comparison's Interval from its point estimate and standard error `se` (n − 1 degrees
+ * of freedom): `diff ± t(0.975, n−1) · se`, the detectable effect and the verdict, and `method`
+ * says it in words. `se` NaN (fewer than 2 pairs): no interval. Shared by {@link compare} (pairs of
+ * trials) and compareSlices (slice cycles, src/report/slices.ts).
+ */
+export function intervalOf(
+  est: { n: number; baseline: number; value: number; diff: number },
+  se: number,
+  better: 'lower' | 'higher',
+  method: (df: number, t: number) => string,
+): Interval {
+  const ratio = est.value / est.baseline;
+  if (!(est.n >= 2) || Number.isNaN(se)) {
     return {
-      n,
-      baseline,
-      value,
-      diff,
+      ...est,
       ciLow: Number.NaN,
       ciHigh: Number.NaN,
       ratio,
       detectable: Number.NaN,
       verdict: 'within-noise',
-      method: `paired t: no interval from ${n} paired trial${n === 1 ? '' : 's'} (needs at least 2; use --trials 3 or more)`,
+      method: method(Number.NaN, Number.NaN),
     };
   }
-  const df = n - 1;
-  const sd = Math.sqrt(diffs.reduce((a, d) => a + (d - diff) ** 2, 0) / df);
+  const df = est.n - 1;
   const t = tCritical95(df);
-  const se = sd / Math.sqrt(n);
-  const half = t * se;
-  const ciLow = diff - half;
-  const ciHigh = diff + half;
+  const ciLow = est.diff - t * se;
+  const ciHigh = est.diff + t * se;
   return {
-    n,
-    baseline,
-    value,
-    diff,
+    ...est,
     ciLow,
     ciHigh,
     ratio,
     detectable: minimumDetectable(se, df),
     verdict: verdictOf(ciLow, ciHigh, better),
-    method: `paired t, 95% interval of the mean per-trial difference: n=${n} pairs, df=${df}, t=${t.toFixed(3)}`,
+    method: method(df, t),
   };
 }
 
@@ -279,7 +300,7 @@ export function minimumDetectable(se: number, df: number): number {
 }
 
 /** Policy: a difference is called only when the whole interval is on one side of zero. */
-export function verdictOf(ciLow: number, ciHigh: number, better: 'lower' | 'higher'): Verdict {
+function verdictOf(ciLow: number, ciHigh: number, better: 'lower' | 'higher'): Verdict {
   const above = ciLow > 0;
   const below = ciHigh < 0;
   if (!above && !below) return 'within-noise';
