@@ -25,7 +25,7 @@
 
 import { availableParallelism, loadavg } from 'node:os';
 import { tcpLatOptions } from '../src/config/defaults.js';
-import { ARRIVAL_RING_CAPACITY } from '../src/machine/layout.js';
+import { ARRIVAL_RING_CAPACITY } from '../src/hw/layout.js';
 import type { MachineOptions } from '../src/machine/options.js';
 import {
   builtin,

@@ -44,7 +44,7 @@ import { timelineCollectorFor, writeTimeline } from './report/timeline-files.js'
 import type { RunResults } from './report/types.js';
 import { reportFromDir, writeFileAtomic, writeResults } from './report/write.js';
 import { SCENARIOS } from './scenarios/index.js';
-import { strategyRef } from './strategies/ref.js';
+import { strategyRef } from './config/strategy-spec.js';
 import { BUILTINS } from './strategies/registry.js';
 import { validateStrategiesIsolated } from './strategies/validate.js';
 import { VERSION } from './version.js';

@@ -15,7 +15,6 @@
  *
  * Codes are stable (tests and scripts may match on them); messages may be reworded.
  */
-import type { MachineFault } from './machine/machine.js';
 
 /** The run finished and its report was written. */
 export const EXIT_OK = 0;
@@ -107,6 +106,18 @@ export class BootInterrupted extends Interrupted {
 /** The strategies' validation thread was interrupted (src/strategies/validate.ts): nothing ran. */
 export class ValidationInterrupted extends Interrupted {
   override readonly name = 'ValidationInterrupted';
+}
+
+/** What went wrong in a machine run: which thread, CPU, task and context, and how (src/machine/machine.ts). */
+export interface MachineFault {
+  thread: string;
+  message: string;
+  cpu: number;
+  task: string;
+  context: string;
+  strategy?: string;
+  kind: 'bad-input' | 'fault' | 'exit' | 'watchdog';
+  stack?: string;
 }
 
 /**

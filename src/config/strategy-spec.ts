@@ -13,6 +13,8 @@
  * The label (what reports show, what `--baseline` names) is canonical: option keys sorted,
  * values as coerced, so `timer:b=2,a=1` and `timer:a=1,b=02` are the same strategy.
  */
+import type { StrategyRef } from '../strategies/ref.js';
+import { pathToFileURL } from 'node:url';
 import { statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { closest, fail, ok, type Parsed } from './errors.js';
@@ -162,3 +164,16 @@ export function parseStrategySpec(
   const name = basename(file, extname(file));
   return ok({ label: strategyLabel(basename(file), options), name, kind: 'file', file, options });
 }
+
+/** The StrategyRef of `spec`; `exportName` picks a named export of a file (default: see StrategyRef). */
+export function strategyRef(spec: StrategySpec, exportName?: string): StrategyRef {
+  return {
+    label: spec.label,
+    name: spec.name,
+    kind: spec.kind,
+    ...(spec.kind === 'file' && spec.file ? { url: pathToFileURL(spec.file).href } : {}),
+    ...(exportName ? { exportName } : {}),
+    options: { ...spec.options },
+  };
+}
+

@@ -13,17 +13,10 @@
 import { badOption, conflict, fail, ok, type Parsed } from './errors.js';
 import { parseIdList } from './units.js';
 
-export const TOPOLOGY_LEVELS = ['smt', 'cache', 'numa'] as const;
-export type TopologyLevel = (typeof TOPOLOGY_LEVELS)[number];
+import { type CpuGroups, TOPOLOGY_LEVELS, type Topology, type TopologyLevel } from '../hw/board.js';
 
-/** Groups of CPU ids. */
-export type CpuGroups = readonly (readonly number[])[];
-
-export interface Topology {
-  readonly smt: CpuGroups;
-  readonly cache: CpuGroups;
-  readonly numa: CpuGroups;
-}
+// The topology's one declaration is the board's (src/hw/board.ts).
+export { type CpuGroups, TOPOLOGY_LEVELS, type Topology, type TopologyLevel };
 
 /** Levels a user described; the others take their defaults. */
 export type PartialTopology = { [L in TopologyLevel]?: CpuGroups };

@@ -31,7 +31,7 @@ import type { StrategyClass } from '../api/types.js';
 import { machineDefaults } from '../config/defaults.js';
 import { MachineFaultError, StrategyLoadError } from '../errors.js';
 import { startWatchdog, WATCHDOG_PERIOD_MS } from '../harness/watchdog.js';
-import { CPU_SOFTIRQ, CPU_WORDS, TestFlag } from '../machine/layout.js';
+import { CPU_SOFTIRQ, CPU_WORDS, TestFlag } from '../hw/layout.js';
 import { type Counters, Machine, Phase } from '../machine/machine.js';
 import type { MachineOptions, StrategyRef } from '../machine/options.js';
 import { MpscRing } from '../shm/ring.js';

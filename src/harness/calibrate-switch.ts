@@ -6,7 +6,7 @@
 
 import { nowNs } from '../clock.js';
 import { machineDefaults, tcpLatOptions } from '../config/defaults.js';
-import { CPU_OWNER, CPU_WORDS } from '../machine/layout.js';
+import { CPU_OWNER, CPU_WORDS } from '../hw/layout.js';
 import { MachineMemory } from '../machine/memory.js';
 import type { MachineOptions } from '../machine/options.js';
 import { Runtime } from '../machine/runtime.js';

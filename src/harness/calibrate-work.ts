@@ -108,7 +108,7 @@ export async function runCalibrationThread(d: CalibrationWorkerData): Promise<Ca
   }
   // The histograms' and the kernel's code are loaded only here (B needs neither, and starts
   // sooner without), before anything is timed.
-  const { initHistograms, newHistogram } = await import('../machine/trace.js');
+  const { initHistograms, newHistogram } = await import('../hw/trace.js');
   const wasm = await initHistograms(d.histogramWasm); // before any histogram is built (the Runtime's tracer too)
   const { sameThreadSwitcher } = await import('./calibrate-switch.js');
   // The same-thread switch's warm-up (unmeasured, the longest part) runs while B starts.

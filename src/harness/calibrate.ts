@@ -21,7 +21,7 @@
  * source each thread also starts tsx.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { histogramWasmBytes } from '../machine/trace.js';
+import { histogramWasmBytes } from '../hw/trace.js';
 import type { Calibration } from '../report/types.js';
 import { spawnWorker } from '../threads/spawn.js';
 import {

@@ -7,7 +7,7 @@
  */
 import { type CliIo, sayStopped } from '../cli/main.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { Phase } from '../machine/layout.js';
+import { Phase } from '../hw/layout.js';
 import { Machine } from '../machine/machine.js';
 import { builtinRef } from '../strategies/ref.js';
 import { machineOptions } from './options.js';

@@ -2,8 +2,8 @@
 import { autoIdle } from '../config/defaults.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
-import { timelineRecordsFor } from '../machine/timeline.js';
-import { strategyRef } from '../strategies/ref.js';
+import { timelineRecordsFor } from '../hw/timeline.js';
+import { strategyRef } from '../config/strategy-spec.js';
 
 export interface PointParams {
   msg_size?: number;

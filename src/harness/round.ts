@@ -24,9 +24,9 @@
  * complete slice cycles, as trials shorter than trialMs (the cycle under way is dropped).
  */
 import type { Histogram } from 'hdr-histogram-js';
-import { Phase } from '../machine/layout.js';
+import { Phase } from '../hw/layout.js';
 import { type Machine, releaseHistograms, takeHistogram } from '../machine/machine.js';
-import type { Stage } from '../machine/trace.js';
+import type { Stage } from '../hw/trace.js';
 import { histogramMean, summarize } from '../report/stats.js';
 import type { SliceStats, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
 

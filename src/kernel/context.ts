@@ -9,20 +9,12 @@
  * runtime, so that each can be built and tested on one thread with a fake clock
  * (test/kernel/).
  */
-import {
-  C_JIFFIES,
-  C_STOP,
-  CPU_COUNTERS,
-  CPU_F64,
-  CPU_WHERE,
-  CPU_WORDS,
-  type MachineRegions,
-  OBJ_WORDS,
-  POOL_WORDS,
-  TIMER_BASE_WORDS,
-} from '../machine/layout.js';
-import { Timeline } from '../machine/timeline.js';
-import type { Tracer } from '../machine/trace.js';
+import { C_JIFFIES, C_STOP, CPU_COUNTERS, CPU_F64, CPU_WHERE, CPU_WORDS, type MachineRegions } from '../hw/layout.js';
+import { OBJ_WORDS } from './objects.js';
+import { POOL_WORDS } from './workqueue.js';
+import { TIMER_BASE_WORDS } from './timer.js';
+import { Timeline } from '../hw/timeline.js';
+import type { Tracer } from '../hw/trace.js';
 
 /** Execution context as the kernel's preempt_count tells it. */
 export type ContextName = 'hardirq' | 'softirq' | 'task';

@@ -11,8 +11,9 @@
  * Context: queueing from any context on the owner of a CPU; the run in hardirq on the target.
  */
 import type { IrqWork } from '../api/types.js';
-import { type IrqChip, Vector } from '../machine/irqchip.js';
-import { CPU_FLAGS, CPU_IPI_PENDING, CpuCounter, CpuFlag, O_STATE, ObjState } from '../machine/layout.js';
+import { type IrqChip, Vector } from '../hw/irqchip.js';
+import { CPU_FLAGS, CPU_IPI_PENDING, CpuCounter, CpuFlag } from '../hw/layout.js';
+import { O_STATE, ObjState } from './objects.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuContext } from './context.js';
 import { KernelBug, type Objects } from './objects.js';

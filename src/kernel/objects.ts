@@ -8,9 +8,38 @@
  * shared words of an object (state bits, argument, CPU) are in the `objects` region
  * (src/machine/layout.ts, O_*); this registry holds only each thread's callbacks.
  */
+import { LINE_WORDS } from '../shm/layout.js';
 import type { Callback, Kernel } from '../api/types.js';
-import { MAX_OBJECTS, Where } from '../machine/layout.js';
+import { Where } from '../hw/layout.js';
 import type { CpuContext } from './context.js';
+
+// ---------------------------------------------------------------------------------------------
+// Capacity: an upper bound on objects queued at once, so that a list holding them is never full
+// (a full worklist would lose a PENDING work item).
+// ---------------------------------------------------------------------------------------------
+/** Work items, tasklets, timers and irq_works a run may create (all strategies together). */
+export const MAX_OBJECTS = 256;
+
+// ---------------------------------------------------------------------------------------------
+// Kernel objects: work items, tasklets, timers, irq_works. OBJ_WORDS Int32 each.
+// ---------------------------------------------------------------------------------------------
+export const OBJ_WORDS = 4;
+/** R: state bits (ObjState), test-and-set with Atomics.or / compareExchange. */
+export const O_STATE = 0;
+/** L timer base lock of O_CPU (timers): expiry in jiffies. Work: pool it was queued on (R). */
+export const O_ARG = 1;
+/** L timer base lock (timers) / R (others): CPU the object is queued on (-1: none). */
+export const O_CPU = 2;
+/** I: flags (timers: 1 = deferrable). */
+export const O_FLAGS = 3;
+
+export enum ObjState {
+  /** Queued / scheduled / armed, not yet run (work PENDING, TASKLET_STATE_SCHED, timer pending, IRQ_WORK_PENDING). */
+  Pending = 1,
+  /** Running now (tasklet TASKLET_STATE_RUN, IRQ_WORK_BUSY). */
+  Running = 2,
+}
+
 
 /** What a kernel object runs, and for whom (fault attribution). */
 export interface ObjEntry {

@@ -17,19 +17,10 @@
  *
  * Context: the CPU's owner (any thread that owns it); never allocates.
  */
-import {
-  CPU_FLAGS,
-  CPU_IN_SOFTIRQ,
-  CPU_SOFTIRQ,
-  CpuCounter,
-  CpuFlag,
-  NR_SOFTIRQS,
-  Softirq,
-  TaskState,
-  Where,
-} from '../machine/layout.js';
-import { TlWhat } from '../machine/timeline.js';
-import { St } from '../machine/trace.js';
+import type { HostedTask, TaskHost } from './task.js';
+import { CPU_FLAGS, CPU_IN_SOFTIRQ, CPU_SOFTIRQ, CpuCounter, CpuFlag, NR_SOFTIRQS, Softirq, TaskState, Where } from '../hw/layout.js';
+import { TlWhat } from '../hw/timeline.js';
+import { St } from '../hw/trace.js';
 import type { CpuContext } from './context.js';
 import type { Scheduler } from './sched/core.js';
 
@@ -165,5 +156,32 @@ export class Softirqs {
   private wakeKsoftirqd(c: number): void {
     this.ctx.count(CpuCounter.ksoftirqd_wakeups);
     this.sched.wakeUp(this.ksoftirqd[c]);
+  }
+}
+
+/** ksoftirqd/n: run softirqs left over when irq_exit's budget ran out. */
+export class KsoftirqdTask implements HostedTask {
+  private readonly pending: number;
+  private readonly recheck: () => boolean;
+  constructor(
+    private readonly rt: TaskHost,
+    private readonly softirqs: Softirqs,
+    readonly id: number,
+    cpu: number,
+  ) {
+    this.pending = rt.ctx.cw(cpu, CPU_SOFTIRQ);
+    this.recheck = () => Atomics.load(rt.i32, this.pending) !== 0 || rt.isStopping();
+  }
+  run(): void {
+    const rt = this.rt;
+    for (;;) {
+      if (!rt.poll() || rt.isStopping()) return;
+      if (Atomics.load(rt.i32, this.pending) !== 0) {
+        this.softirqs.doSoftirq(true);
+        continue;
+      }
+      if (rt.sched.sleepCurrent(this.recheck)) return;
+      if (rt.task !== this.id) return;
+    }
   }
 }

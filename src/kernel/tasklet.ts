@@ -10,7 +10,8 @@
  * Context: the CPU's owner; never allocates.
  */
 import type { Tasklet } from '../api/types.js';
-import { CpuCounter, O_CPU, O_STATE, ObjState, Softirq } from '../machine/layout.js';
+import { CpuCounter, Softirq } from '../hw/layout.js';
+import { O_CPU, O_STATE, ObjState } from './objects.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuContext } from './context.js';
 import { KernelBug, type Objects } from './objects.js';

@@ -15,30 +15,38 @@
  * Context: any thread for add/del/mod/pending (under the base's lock); the CPU's owner for the
  * tick and the softirq. Never allocates.
  */
+import { LINE_WORDS } from '../shm/layout.js';
+import { LOCK_WORDS } from '../shm/lock.js';
+import { MAX_OBJECTS } from './objects.js';
 import type { Timer } from '../api/types.js';
-import {
-  CPU_LAST_TICK,
-  CPU_NEXT_TIMER,
-  CPU_NEXT_TIMER_ANY,
-  CpuCounter,
-  MAX_TIMERS_PER_CPU,
-  O_ARG,
-  O_CPU,
-  O_FLAGS,
-  O_STATE,
-  ObjState,
-  Softirq,
-  TB_LEN,
-  TB_LIST,
-  TIMER_BASE_WORDS,
-  timerNone,
-} from '../machine/layout.js';
-import { TlWhat } from '../machine/timeline.js';
+import { CPU_LAST_TICK, CPU_NEXT_TIMER, CPU_NEXT_TIMER_ANY, CpuCounter, Softirq } from '../hw/layout.js';
+import { O_ARG, O_CPU, O_FLAGS, O_STATE, ObjState } from './objects.js';
+import { TlWhat } from '../hw/timeline.js';
 import { ShmLock } from '../shm/lock.js';
 import type { CpuContext } from './context.js';
 import { KernelBug, type Objects } from './objects.js';
 import type { Scheduler } from './sched/core.js';
 import type { Softirqs } from './softirq.js';
+
+/** Pending timers per CPU. */
+export const MAX_TIMERS_PER_CPU = MAX_OBJECTS;
+
+/**
+ * The value CPU_NEXT_TIMER / CPU_NEXT_TIMER_ANY hold when no timer is pending, at jiffies `j`:
+ * half the int32 range ahead, so that `time_after` arithmetic (`j - next >= 0`) reads it as far in
+ * the future for the next ~12 days of jiffies at HZ 1000.
+ */
+export function timerNone(j: number): number {
+  return (j + 0x3fffffff) | 0;
+}
+
+/** Words of one CPU's timer base: lock, a header line, the pending timer ids. */
+export const TIMER_BASE_WORDS = LOCK_WORDS + LINE_WORDS + MAX_TIMERS_PER_CPU;
+/** L timer base lock: number of ids in the pending list. */
+export const TB_LEN = LOCK_WORDS;
+/** L timer base lock: pending timer ids (unordered). */
+export const TB_LIST = LOCK_WORDS + LINE_WORDS;
+
 
 export class Timers {
   private readonly locks: ShmLock[] = [];

@@ -15,20 +15,13 @@
  * Context: queue_work_on from any context on the owner of a CPU; workers' pops from task
  * context, BH pools' from softirq. Never allocates on those paths.
  */
+import { LINE_WORDS } from '../shm/layout.js';
+import { LOCK_WORDS } from '../shm/lock.js';
 import type { AffinityScope, SystemWorkqueue, Work, Workqueue, WorkqueueAttrs } from '../api/types.js';
 import { WORK_CPU_UNBOUND } from '../api/types.js';
-import {
-  CpuCounter,
-  O_ARG,
-  O_STATE,
-  ObjState,
-  P_NR_RUNNING,
-  POOL_WORDS,
-  Softirq,
-  TaskState,
-} from '../machine/layout.js';
-import type { Topology } from '../machine/options.js';
-import { bhPool, boundPool, type MachinePlan } from '../machine/plan.js';
+import { CpuCounter, Softirq, TaskState } from '../hw/layout.js';
+import { O_ARG, O_STATE, ObjState } from './objects.js';
+import type { MachinePlan, Topology } from '../hw/board.js';
 import { ShmLock } from '../shm/lock.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuContext } from './context.js';
@@ -37,12 +30,36 @@ import { type KernelProfile, kernelProfile } from './profiles.js';
 import type { Scheduler } from './sched/core.js';
 import type { Softirqs } from './softirq.js';
 
+// ---------------------------------------------------------------------------------------------
+// Worker pools.
+// ---------------------------------------------------------------------------------------------
+/** A pool: its lock line (pool->lock: unbound pools' consumers pop under it), then a line of
+ *  words written by every CPU. */
+export const POOL_WORDS = LOCK_WORDS + LINE_WORDS;
+/** R: workers of this pool awake and processing (workqueue.c's nr_running). A producer wakes a
+ *  worker only when it reads 0 after publishing; a worker decrements it, then re-checks the
+ *  worklist before sleeping (the Dekker pair that keeps work from being stranded). */
+export const P_NR_RUNNING = LOCK_WORDS;
+
+
+
+
+
+// Pool numbering (the plan's pool ids, src/machine/plan.ts): per CPU c, 2c = bound normal and 2c+1 =
+// bound highpri; 2N the unbound pool; 2N+1+2c (+1) the BH pools of CPU c (normal, highpri).
+export function boundPool(cpu: number, highpri: boolean): number {
+  return 2 * cpu + (highpri ? 1 : 0);
+}
+export function bhPool(cpus: number, cpu: number, highpri: boolean): number {
+  return 2 * cpus + 1 + 2 * cpu + (highpri ? 1 : 0);
+}
+
 /** BH_WORKER_RESTARTS / BH_WORKER_JIFFIES (kernel/workqueue.c, 6.9): items and time per BH pool run. */
 export const BH_WORKER_RESTARTS = 10;
 export const BH_WORKER_NS = 2_000_000;
 
 export interface WorkqueueEntry extends Workqueue {
-  pods: number[][]; // per CPU: the CPUs of its affinity scope
+  pods: (readonly number[])[]; // per CPU: the CPUs of its affinity scope
 }
 
 const SYSTEM_WQ_ATTRS: Record<SystemWorkqueue, WorkqueueAttrs> = {
@@ -110,14 +127,14 @@ export class Workqueues {
       affinityScope: scope,
       affinityStrict: !!a.affinityStrict,
     };
-    const pods: number[][] = [];
+    const pods: (readonly number[])[] = [];
     for (let c = 0; c < this.ctx.nrCpus; c++) pods.push(this.podOf(scope, c));
     const wq: WorkqueueEntry = { kind: 'workqueue', id: this.list.length, name, attrs, pods };
     this.list.push(wq);
     return wq;
   }
 
-  private podOf(scope: AffinityScope, cpu: number): number[] {
+  private podOf(scope: AffinityScope, cpu: number): readonly number[] {
     if (scope === 'cpu') return [cpu];
     if (scope === 'system') return Array.from({ length: this.ctx.nrCpus }, (_, i) => i);
     return this.topology[scope].find((g) => g.includes(cpu)) ?? [cpu];

@@ -23,11 +23,11 @@
  * Context: the CPU's own thread; the task never allocates once running.
  */
 import { availableParallelism } from 'node:os';
-import { C_IDLE_POLLERS, CPU_FLAGS, CPU_WORDS, CpuCounter } from './layout.js';
+import { C_IDLE_POLLERS, CPU_FLAGS, CPU_WORDS, CpuCounter } from '../hw/layout.js';
 import type { Runtime } from './runtime.js';
 import type { HostedTask } from './tasks.js';
-import { TlWhat } from './timeline.js';
-import { St } from './trace.js';
+import { TlWhat } from '../hw/timeline.js';
+import { St } from '../hw/trace.js';
 
 export type IdlePolicyName = 'poll' | 'halt' | 'haltpoll';
 export const IDLE_POLICIES: readonly IdlePolicyName[] = ['poll', 'halt', 'haltpoll'];

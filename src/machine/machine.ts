@@ -10,27 +10,15 @@ import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
 import type { Histogram } from 'hdr-histogram-js';
 import { initClock, newEpoch, nowNs } from '../clock.js';
-import { BootInterrupted, MachineFaultError } from '../errors.js';
+import { BootInterrupted, type MachineFault, MachineFaultError } from '../errors.js';
 import { compileStrategies } from '../strategies/compile.js';
 import { spawnWorker } from '../threads/spawn.js';
-import {
-  C_ACTIVE,
-  C_EPOCH,
-  C_PHASE,
-  C_STOP,
-  C_TEST,
-  C_TRIGGER,
-  CPU_FLAGS,
-  CPU_WORDS,
-  CpuFlag,
-  type MachineRegions,
-  Phase,
-} from './layout.js';
+import { C_ACTIVE, C_EPOCH, C_PHASE, C_STOP, C_TEST, C_TRIGGER, CPU_FLAGS, CPU_WORDS, CpuFlag, type MachineRegions, Phase } from '../hw/layout.js';
 import { MachineMemory } from './memory.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
 import type { StartupData, ThreadHeap, WorkerMessage } from './protocol.js';
-import { addEncoded, type EncodedHistogram, histogramWasmBytes, newHistogram, STAGES, type Stage } from './trace.js';
+import { addEncoded, type EncodedHistogram, histogramWasmBytes, newHistogram, STAGES, type Stage } from '../hw/trace.js';
 
 // The catalogue's classes (src/errors.ts), where callers have always imported them from.
 export { BootInterrupted, MachineFaultError } from '../errors.js';
@@ -61,16 +49,7 @@ export const WORKER_YOUNG_MB = 4;
 /** How long the threads may take to report between trials. */
 export const COLLECT_TIMEOUT_MS = 10_000;
 
-export interface MachineFault {
-  thread: string;
-  message: string;
-  cpu: number;
-  task: string;
-  context: string;
-  strategy?: string;
-  kind: 'bad-input' | 'fault' | 'exit' | 'watchdog';
-  stack?: string;
-}
+export type { MachineFault } from '../errors.js';
 
 export type { Counters } from './memory.js';
 

@@ -11,55 +11,21 @@
  */
 
 import { RunQueues } from '../kernel/sched/rq.js';
-import { FAST_POOL_WORDS, FastPool, initFastPool } from '../random/fastpool.js';
+import { FAST_POOL_FIELDS, FAST_POOL_WORDS, FastPool, initFastPool } from '../random/fastpool.js';
 import { InputPool } from '../random/inputpool.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { ShmLock } from '../shm/lock.js';
 import { MpscRing, SpscRing } from '../shm/ring.js';
 import { type Workload, workloadOf } from '../workloads/index.js';
-import {
-  ARRIVAL_RECORD_WORDS,
-  ARRIVAL_RING_CAPACITY,
-  C_ACTIVE,
-  C_FAULT,
-  C_GEN_INFLIGHT,
-  C_IRQ_CPU_NS,
-  C_PHASE,
-  C_TRIGGER,
-  CPU_COUNTER_NAMES,
-  CPU_COUNTERS,
-  CPU_DEFERRED,
-  CPU_F64,
-  CPU_FLAGS,
-  CPU_HEARTBEAT,
-  CPU_NEXT_TIMER,
-  CPU_NEXT_TIMER_ANY,
-  CPU_OWNER,
-  CPU_SOFTIRQ,
-  CPU_WHERE,
-  CPU_WORDS,
-  CPUF_NIC_DUE,
-  GLOBAL_COUNTER_NAMES,
-  IRQ_RECORD_WORDS,
-  IRQ_RING_CAPACITY,
-  MAX_OBJECTS,
-  type MachineRegions,
-  O_CPU,
-  OBJ_WORDS,
-  Phase,
-  POOL_WORDS,
-  planMachine,
-  REQUEST_RECORD_WORDS,
-  REQUEST_RING_CAPACITY,
-  SOFTIRQ_NAMES,
-  TIMER_BASE_WORDS,
-  timerNone,
-  Where,
-} from './layout.js';
-import { assertLayoutSound } from './layout-fields.js';
+import { ARRIVAL_RECORD_WORDS, ARRIVAL_RING_CAPACITY, C_ACTIVE, C_FAULT, C_GEN_INFLIGHT, C_IRQ_CPU_NS, C_PHASE, C_TRIGGER, CPU_COUNTER_NAMES, CPU_COUNTERS, CPU_DEFERRED, CPU_F64, CPU_FLAGS, CPU_HEARTBEAT, CPU_NEXT_TIMER, CPU_NEXT_TIMER_ANY, CPU_OWNER, CPU_SOFTIRQ, CPU_WHERE, CPU_WORDS, CPUF_NIC_DUE, GLOBAL_COUNTER_NAMES, IRQ_RECORD_WORDS, IRQ_RING_CAPACITY, type MachineRegions, Phase, REQUEST_RECORD_WORDS, REQUEST_RING_CAPACITY, SOFTIRQ_NAMES, Where } from '../hw/layout.js';
+import { MAX_OBJECTS, O_CPU, OBJ_WORDS } from '../kernel/objects.js';
+import { POOL_WORDS } from '../kernel/workqueue.js';
+import { TIMER_BASE_WORDS, timerNone } from '../kernel/timer.js';
+import { assertLayoutSound, RECORD_FIELDS } from '../hw/layout-fields.js';
 import { fairPolicyOf, type MachineOptions } from './options.js';
 import { type MachinePlan, planMachineTasks } from './plan.js';
-import { initTimelineRing } from './timeline.js';
+import { initTimelineRing } from '../hw/timeline.js';
+import { planMachine } from './regions.js';
 
 export type Counters = Record<string, number>;
 
@@ -90,7 +56,7 @@ export class MachineMemory {
 
   /** Plan the regions of a machine with these options and allocate the buffer. */
   protected static layout(opts: MachineOptions): { plan: MachinePlan; sab: SharedArrayBuffer; R: MachineRegions } {
-    assertLayoutSound();
+    assertLayoutSound({ ...RECORD_FIELDS, fastPool: FAST_POOL_FIELDS });
     const plan = planMachineTasks(opts);
     const { sab, regions } = planMachine({
       cpus: opts.cpus,

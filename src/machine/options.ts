@@ -6,9 +6,22 @@
 import type { IrqTracePlan } from '../irq/trace-file.js';
 import { type KernelName, kernelProfile } from '../kernel/profiles.js';
 import type { FairPolicyName } from '../kernel/sched/fair.js';
-import type { NicOptions } from '../net/profiles.js';
 import type { NotifyPolicy } from '../shm/doorbell.js';
+import type { PayloadOptions } from '../random/driver.js';
+import type { FastPoolVariant } from '../random/fastpool.js';
+import type { StrategyRef } from '../strategies/ref.js';
+import type { WorkloadOptions } from '../workloads/index.js';
+import type { Topology } from '../hw/board.js';
 import { HALTPOLL_MAX_NS, type IdlePolicyName } from './idle.js';
+
+// Each part's options live with their owner; re-exported here for the harness and the tests.
+export type { PayloadOptions } from '../random/driver.js';
+export type { StrategyRef } from '../strategies/ref.js';
+export type { AppTaskSpec } from '../workloads/workload.js';
+export type { CrossCpuOptions } from '../workloads/cross-cpu.js';
+export type { TcpLatOptions } from '../workloads/tcp-lat.js';
+export type { WorkloadOptions } from '../workloads/index.js';
+export { defaultTopology, type Topology } from '../hw/board.js';
 
 /** cpuidle for the emulated CPUs: the policy, and haltpoll's guest_halt_poll_ns. */
 export interface IdleOptions {
@@ -30,22 +43,7 @@ export const DEFAULT_KTHREADS: KthreadHosting = 'cpu';
 /** The default idle policy (see docs/architecture.md, "Idle", for the measurement behind it). */
 export const DEFAULT_IDLE: IdleOptions = { policy: 'haltpoll', maxPollNs: HALTPOLL_MAX_NS };
 
-export interface StrategyRef {
-  label: string;
-  name: string;
-  kind: 'builtin' | 'file';
-  /** file:// URL of a user's strategy module (kind 'file'). */
-  url?: string;
-  /** Named export to use; default: the default export, else the only exported class. */
-  exportName?: string;
-  options: Record<string, string | number | boolean>;
-}
 
-export interface Topology {
-  smt: number[][];
-  cache: number[][];
-  numa: number[][];
-}
 
 export interface IrqOptions {
   /** Device interrupts per second per target CPU (0: none). */
@@ -55,63 +53,10 @@ export interface IrqOptions {
   cpus: number[];
 }
 
-/** A task the workload puts on a CPU, hosted on that CPU's thread. */
-export type AppTaskSpec =
-  | { kind: 'tcp_client'; cpu: number; peerCpu: number; instance: number }
-  | { kind: 'tcp_server'; cpu: number; peerCpu: number; instance: number }
-  | { kind: 'hog'; cpu: number; policy: 'normal' | 'fifo' | 'rr'; nice: number; rtPrio: number }
-  | { kind: 'spinner'; cpu: number; nice: number }
-  | { kind: 'producer'; cpu: number };
 
-export type WorkloadOptions =
-  | TcpLatOptions
-  | { kind: 'irq_only' }
-  | { kind: 'custom'; tasks: AppTaskSpec[] }
-  | CrossCpuOptions;
 
-/**
- * qperf's tcp_lat over the network path (src/net/): `instances` client/server pairs, pair i's
- * client on CPU (clientCpu + i) mod cpus and its server on (serverCpu + i) mod cpus.
- */
-export interface TcpLatOptions {
-  kind: 'tcp_lat';
-  msgSize: number;
-  clientCpu: number;
-  serverCpu: number;
-  /** Each direction's packet ring (the NIC's RX ring and the socket's receive queue), bytes; at least one message's packets. */
-  ringBytes: number;
-  nic: NicOptions;
-  instances: number;
-}
 
-/**
- * Seed 002: producers on some CPUs queue items for consumers on others through cross-CPU rings;
- * a consumer drains its ring in NET_TX softirq with a budget. `policy` decides when a producer
- * raises an IPI (irq_work_queue_on): 'always' after every item, or 'if-idle' (Tempesta's fix)
- * only while the consumer has announced it is not draining.
- */
-export interface CrossCpuOptions {
-  kind: 'cross_cpu';
-  producers: number[];
-  consumers: number[];
-  policy: 'always' | 'if-idle';
-  /** Busy work a producer does per item (ns): sets the offered load. */
-  produceNs: number;
-  /** Busy work a consumer does per item (ns). */
-  consumeNs: number;
-  /** Items a consumer drains per NET_TX run before it re-raises (the budget). */
-  budget: number;
-}
 
-/** The deferred job a hand-off carries: random.c's mix (default), or a driver's work item (seed 004). */
-export type PayloadOptions =
-  | { kind: 'random_mix' }
-  /**
-   * Each device interrupt hands off one work item (unless one is pending) that busies the CPU for
-   * `workNs`. Every request's wait until its work starts is timed (`request_to_start`); those
-   * longer than `slowNs` (default 1 ms) are counted as `requests_slow`.
-   */
-  | { kind: 'driver_work'; workNs: number; slowNs?: number };
 
 export interface MachineOptions {
   cpus: number;
@@ -128,7 +73,7 @@ export interface MachineOptions {
   kthreads?: KthreadHosting;
   /** The fair class's policy (src/kernel/sched/fair.ts); default: the kernel profile's (fairPolicyOf). */
   sched?: FairPolicyName;
-  fastPool: { trigger: number; variant: '64' | '32' };
+  fastPool: { trigger: number; variant: FastPoolVariant };
   tracing: boolean;
   /** `--timeline`: records per thread of the timeline rings (src/machine/timeline.ts); absent or 0: off. */
   timelineRecords?: number;
@@ -147,10 +92,6 @@ export interface MachineOptions {
   irqTrace?: IrqTracePlan;
 }
 
-export function defaultTopology(cpus: number): Topology {
-  const all = Array.from({ length: cpus }, (_, i) => i);
-  return { smt: all.map((c) => [c]), cache: [all], numa: [all] };
-}
 
 /** The fair-class policy a machine runs: `sched` when given (tests), else its kernel profile's. */
 export function fairPolicyOf(o: Pick<MachineOptions, 'sched' | 'kernel'>): FairPolicyName {

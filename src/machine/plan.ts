@@ -12,70 +12,20 @@
  * Pool ids:   per CPU c      2c = bound normal, 2c+1 = bound highpri
  *             2N             the unbound pool
  *             2N+1+2c (+1)   BH pools of CPU c (normal, highpri): run in softirq, no workers
- * The plan is plain JSON, computed once by the main thread and posted to every worker.
+ * The plan is plain JSON, computed once by the main thread and posted to every worker; its types
+ * are the board's (src/hw/board.ts), the pool numbering the workqueue's (src/kernel/workqueue.ts).
  */
 
 import { workloadOf } from '../workloads/index.js';
-import { SchedPolicy } from './layout.js';
+import type { MachinePlan as BoardPlan, TaskPlan as BoardTask, PoolPlan, ThreadPlan } from '../hw/board.js';
+import { SchedPolicy } from '../hw/layout.js';
+import { bhPool, boundPool } from '../kernel/workqueue.js';
 import { type AppTaskSpec, DEFAULT_KTHREADS, type MachineOptions } from './options.js';
 
-export type TaskKind = 'idle' | 'app' | 'kworker' | 'ksoftirqd' | 'unbound';
-
-export interface TaskPlan {
-  id: number;
-  name: string;
-  kind: TaskKind;
-  /** Home CPU (bound tasks); the first CPU for unbound workers. */
-  cpu: number;
-  bound: boolean;
-  thread: number;
-  policy: SchedPolicy;
-  nice: number;
-  rtPrio: number;
-  /** Pool served (workers), else -1. */
-  pool: number;
-  /** Index of the worker in its pool (bit in the pool's idle mask). */
-  poolSlot: number;
-  app?: AppTaskSpec;
-  /** Woken by its CPU's thread when a measuring phase starts (load generators). */
-  startsOnPhase: boolean;
-}
-
-export interface ThreadPlan {
-  id: number;
-  name: string;
-  kind: 'cpu' | 'kthread' | 'irq';
-  cpu: number;
-  tasks: number[];
-}
-
-export interface PoolPlan {
-  id: number;
-  kind: 'bound' | 'unbound' | 'bh';
-  cpu: number;
-  highpri: boolean;
-  workers: number[];
-}
-
-export interface MachinePlan {
-  cpus: number;
-  tasks: TaskPlan[];
-  threads: ThreadPlan[];
-  pools: PoolPlan[];
-  irqThread: number;
-  /** Per CPU: task ids of kworker/c:0, kworker/c:0H, ksoftirqd/c. */
-  kworker: number[];
-  kworkerHi: number[];
-  ksoftirqd: number[];
-  unboundPool: number;
-}
-
-export function boundPool(cpu: number, highpri: boolean): number {
-  return 2 * cpu + (highpri ? 1 : 0);
-}
-export function bhPool(cpus: number, cpu: number, highpri: boolean): number {
-  return 2 * cpus + 1 + 2 * cpu + (highpri ? 1 : 0);
-}
+export type { PoolPlan, TaskKind, ThreadPlan } from '../hw/board.js';
+/** The board of a machine whose application tasks are the workloads' (AppTaskSpec). */
+export type MachinePlan = BoardPlan<AppTaskSpec>;
+export type TaskPlan = BoardTask<AppTaskSpec>;
 
 export function planMachineTasks(o: MachineOptions): MachinePlan {
   const n = o.cpus;

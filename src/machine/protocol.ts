@@ -3,10 +3,10 @@
  * post: threads post only at start-up, between trials (reports) and on a fault.
  */
 import type { CompiledStrategies } from '../strategies/compile.js';
-import type { MachineRegions } from './layout.js';
+import type { MachineRegions } from '../hw/layout.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
-import type { EncodedHistogram, Stage } from './trace.js';
+import type { EncodedHistogram, Stage } from '../hw/trace.js';
 
 /** main → worker, as workerData. */
 export interface StartupData {

@@ -26,32 +26,12 @@ import { RandomDriver } from '../random/driver.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { MpscRing } from '../shm/ring.js';
 import type { WorkloadAttachment } from '../workloads/workload.js';
-import { Arrivals, IrqChip, recordTime, Vector } from './irqchip.js';
-import {
-  C_EPOCH,
-  C_PHASE,
-  C_STOP,
-  CPU_FLAGS,
-  CPU_HEARTBEAT,
-  CPU_ON_CPU,
-  CPU_OWNER,
-  CPU_WORDS,
-  CPUF_NIC_DUE,
-  CPUF_SWITCH_NS,
-  CpuCounter,
-  CpuFlag,
-  genEnter,
-  genExit,
-  type MachineRegions,
-  Phase,
-  Softirq,
-  TaskState,
-  Where,
-} from './layout.js';
+import { Arrivals, IrqChip, recordTime, Vector } from '../hw/irqchip.js';
+import { C_EPOCH, C_PHASE, C_STOP, CPU_FLAGS, CPU_HEARTBEAT, CPU_ON_CPU, CPU_OWNER, CPU_WORDS, CPUF_NIC_DUE, CPUF_SWITCH_NS, CpuCounter, CpuFlag, genEnter, genExit, type MachineRegions, Phase, Softirq, TaskState, Where } from '../hw/layout.js';
 import { fairPolicyOf, type MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
-import { TlWhat, timelineOf } from './timeline.js';
-import { St, Tracer } from './trace.js';
+import { TlWhat, timelineOf } from '../hw/timeline.js';
+import { St, Tracer } from '../hw/trace.js';
 
 /** The flags that mean "take an interrupt". */
 const IRQ_FLAGS = CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork;

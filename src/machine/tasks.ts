@@ -9,88 +9,16 @@
  *   else: enterCpu (the two-owner check), t.run() until t gives the CPU away or the run stops
  *
  * Each task's run() polls preemption points; it returns when `rt.task` is no longer itself.
- * The idle task is in idle.ts.
+ * The idle task is in idle.ts; the kworkers' in src/kernel/worker.ts, ksoftirqd's in
+ * src/kernel/softirq.ts.
  */
-import { C_STOP, CPU_OWNER, CPU_SOFTIRQ, CPU_WORDS, CpuCounter, P_NR_RUNNING, Phase } from './layout.js';
+export type { HostedTask } from '../kernel/task.js';
+import { C_STOP, CPU_OWNER, CPU_WORDS, Phase } from '../hw/layout.js';
+import type { HostedTask } from '../kernel/task.js';
 import type { TaskPlan } from './plan.js';
 import type { Runtime } from './runtime.js';
 
-export interface HostedTask {
-  readonly id: number;
-  /** Run as owner until the task sleeps, is preempted or the machine stops. */
-  run(): void;
-  /** Wake this task when a measuring phase starts (workload tasks that generate load). */
-  readonly startsOnPhase?: boolean;
-}
-
 const active = (p: Phase) => p === Phase.Warmup || p === Phase.Measure;
-
-/** kworker/n:0, kworker/n:0H and the unbound kworker/uN:i: process their pool's worklist. */
-export class WorkerTask implements HostedTask {
-  /** Counted in the pool's nr_running (between waking and going to sleep). */
-  private running = false;
-  private readonly nrRunning: number;
-  private readonly recheck: () => boolean;
-  constructor(
-    private readonly rt: Runtime,
-    readonly id: number,
-    private readonly pool: number,
-  ) {
-    this.nrRunning = rt.ctx.pw(pool, P_NR_RUNNING);
-    this.recheck = () => rt.workqueues.hasWork(pool) || rt.isStopping();
-  }
-  run(): void {
-    const rt = this.rt;
-    const i32 = rt.i32;
-    if (!this.running) {
-      Atomics.add(i32, this.nrRunning, 1);
-      this.running = true;
-    }
-    for (;;) {
-      if (!rt.poll() || rt.isStopping()) return;
-      const id = rt.workqueues.pop(this.pool);
-      if (id >= 0) {
-        rt.workqueues.run(id);
-        rt.count(CpuCounter.works_run);
-        continue;
-      }
-      // worker_enter_idle: leave nr_running first, then re-check the list (pairs with the
-      // producer's publish-then-load of nr_running).
-      Atomics.sub(i32, this.nrRunning, 1);
-      this.running = false;
-      if (rt.sched.sleepCurrent(this.recheck)) return;
-      Atomics.add(i32, this.nrRunning, 1);
-      this.running = true;
-      if (rt.task !== this.id) return;
-    }
-  }
-}
-
-/** ksoftirqd/n: run softirqs left over when irq_exit's budget ran out. */
-export class KsoftirqdTask implements HostedTask {
-  private readonly pending: number;
-  private readonly recheck: () => boolean;
-  constructor(
-    private readonly rt: Runtime,
-    readonly id: number,
-    cpu: number,
-  ) {
-    this.pending = rt.R.cpu + cpu * CPU_WORDS + CPU_SOFTIRQ;
-    this.recheck = () => Atomics.load(rt.i32, this.pending) !== 0 || rt.isStopping();
-  }
-  run(): void {
-    const rt = this.rt;
-    for (;;) {
-      if (!rt.poll() || rt.isStopping()) return;
-      if (Atomics.load(rt.i32, this.pending) !== 0) {
-        rt.softirqs.doSoftirq(true);
-        continue;
-      }
-      if (rt.sched.sleepCurrent(this.recheck)) return;
-      if (rt.task !== this.id) return;
-    }
-  }
-}
 
 /** A CPU hog (`stress --cpu`): burns the CPU in ~1 µs steps between preemption points. */
 export class HogTask implements HostedTask {

@@ -12,12 +12,14 @@ import { attachShm } from '../shm/layout.js';
 import { loadStrategies } from '../strategies/load.js';
 import { workloadOf } from '../workloads/index.js';
 import { IdleTask } from './idle.js';
-import { C_FAULT } from './layout.js';
+import { C_FAULT } from '../hw/layout.js';
 import { DEFAULT_IDLE } from './options.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
 import { Runtime } from './runtime.js';
-import { HogTask, type HostedTask, KsoftirqdTask, runThreadLoop, WorkerTask } from './tasks.js';
-import { initHistograms } from './trace.js';
+import { KsoftirqdTask } from '../kernel/softirq.js';
+import { WorkerTask } from '../kernel/worker.js';
+import { HogTask, type HostedTask, runThreadLoop } from './tasks.js';
+import { initHistograms } from '../hw/trace.js';
 
 function post(m: WorkerMessage): void {
   parentPort?.postMessage(m);
@@ -50,8 +52,8 @@ export async function startTaskThread(data: StartupData): Promise<void> {
     for (const t of plans) {
       if (t.kind === 'idle')
         tasks.push(new IdleTask(r, t.id, opts.idle?.policy ?? DEFAULT_IDLE.policy, opts.idle?.maxPollNs));
-      else if (t.kind === 'kworker' || t.kind === 'unbound') tasks.push(new WorkerTask(r, t.id, t.pool));
-      else if (t.kind === 'ksoftirqd') tasks.push(new KsoftirqdTask(r, t.id, t.cpu));
+      else if (t.kind === 'kworker' || t.kind === 'unbound') tasks.push(new WorkerTask(r, r.workqueues, t.id, t.pool));
+      else if (t.kind === 'ksoftirqd') tasks.push(new KsoftirqdTask(r, r.softirqs, t.id, t.cpu));
       else if (t.app?.kind === 'hog' || t.app?.kind === 'spinner') tasks.push(new HogTask(r, t.id));
       else {
         const h = wl.task(t.id);

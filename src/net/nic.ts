@@ -27,10 +27,10 @@
 import type { CpuContext } from '../kernel/context.js';
 import type { Scheduler } from '../kernel/sched/core.js';
 import type { Softirqs } from '../kernel/softirq.js';
-import { Vector } from '../machine/irqchip.js';
-import { CPU_FLAGS, CPUF_NIC_DUE, CpuCounter, CpuFlag, GlobalCounter, Softirq, TaskState } from '../machine/layout.js';
-import { TlWhat } from '../machine/timeline.js';
-import { St } from '../machine/trace.js';
+import { Vector } from '../hw/irqchip.js';
+import { CPU_FLAGS, CPUF_NIC_DUE, CpuCounter, CpuFlag, GlobalCounter, Softirq, TaskState } from '../hw/layout.js';
+import { TlWhat } from '../hw/timeline.js';
+import { St } from '../hw/trace.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
 import {

@@ -21,22 +21,23 @@
  */
 import type { DeferralStrategy, Deferred, Kernel } from '../api/types.js';
 import type { CpuContext } from '../kernel/context.js';
-import {
-  C_ACTIVE,
-  C_TEST,
-  C_TRIGGER,
-  CPU_DEFERRED,
-  CPUF_HANDOFF_NS,
-  CpuCounter,
-  TestFlag,
-  Where,
-} from '../machine/layout.js';
-import type { PayloadOptions } from '../machine/options.js';
-import { TlWhat } from '../machine/timeline.js';
-import { St } from '../machine/trace.js';
+import { C_ACTIVE, C_TEST, C_TRIGGER, CPU_DEFERRED, CPUF_HANDOFF_NS, CpuCounter, TestFlag, Where } from '../hw/layout.js';
+import { TlWhat } from '../hw/timeline.js';
+import { St } from '../hw/trace.js';
 import { SpscRing } from '../shm/ring.js';
 import { FAST_POOL_WORDS, FastPool, type FastPoolVariant } from './fastpool.js';
 import { InputPool } from './inputpool.js';
+
+/** The deferred job a hand-off carries: random.c's mix (default), or a driver's work item (seed 004). */
+export type PayloadOptions =
+  | { kind: 'random_mix' }
+  /**
+   * Each device interrupt hands off one work item (unless one is pending) that busies the CPU for
+   * `workNs`. Every request's wait until its work starts is timed (`request_to_start`); those
+   * longer than `slowNs` (default 1 ms) are counted as `requests_slow`.
+   */
+  | { kind: 'driver_work'; workNs: number; slowNs?: number };
+
 
 /** instruction_pointer() analogue: a base address plus the irq number. */
 const IP_BASE = 0xffff_8000_0100_0;

@@ -76,6 +76,7 @@ import { nowNs as clockNowNs } from '../clock.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import type { InputPool } from './inputpool.js';
 import { HSIPHASH_CONST, hsipPermute32, SIPHASH_CONST, SipState32, SipState64, sipPermute64 } from './siphash.js';
+import { fieldTable, type RecordFields } from '../hw/layout-fields.js';
 
 /** Int32 words per CPU's fast pool: one 64-byte cache line. */
 export const FAST_POOL_WORDS = 16;
@@ -91,6 +92,9 @@ export const FastPoolWord = Object.freeze({
   VARIANT: 13,
   CPU: 14,
 });
+/** The fast pool's field table (its words above; `pool` is 4 longs as 8 halves). */
+export const FAST_POOL_FIELDS: RecordFields = fieldTable(FastPoolWord, /^[A-Z_]+$/, FAST_POOL_WORDS, { POOL: 8 });
+
 const POOL = FastPoolWord.POOL;
 const LAST = FastPoolWord.LAST;
 const COUNT = FastPoolWord.COUNT;

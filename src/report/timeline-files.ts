@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import type { ResolvedConfig } from '../config/schema.js';
-import { timelineRecordsFor } from '../machine/timeline.js';
+import { timelineRecordsFor } from '../hw/timeline.js';
 import { VERSION } from '../version.js';
 import { TIMELINE_JSON, TimelineCollector } from './timeline.js';
 import { renderTimelineHtml } from './timeline-html.js';

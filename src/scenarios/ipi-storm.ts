@@ -13,7 +13,7 @@ import { sayStopped } from '../cli/main.js';
 import type { CommandRules, FixedSetting } from '../config/rules.js';
 import { Interrupted, MachineFaultError } from '../errors.js';
 import { machineOptions } from '../harness/options.js';
-import { Phase } from '../machine/layout.js';
+import { Phase } from '../hw/layout.js';
 import { Machine } from '../machine/machine.js';
 import { makeDirs } from '../report/outdir.js';
 import { compare } from '../report/stats.js';

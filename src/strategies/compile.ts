@@ -23,7 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { StrategyRef } from '../machine/options.js';
+import type { StrategyRef } from './ref.js';
 
 /** A TypeScript strategy file (what needs tsx or this compilation; load.ts uses it too). */
 export const TS_EXT = /\.(ts|mts|cts|tsx)$/;

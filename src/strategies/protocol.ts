@@ -2,7 +2,7 @@
  * Messages between the main thread and the strategies' validation thread (workers/validate.ts,
  * src/strategies/validate.ts), by direction, as src/machine/protocol.ts declares the machine's.
  */
-import type { StrategyRef } from '../machine/options.js';
+import type { StrategyRef } from './ref.js';
 
 /** main → validation thread, as workerData: the strategies to load and construct, in order. */
 export type ValidateStartup = readonly StrategyRef[];

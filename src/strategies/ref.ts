@@ -5,29 +5,26 @@
  */
 import { basename, extname } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { StrategyOptionValue, StrategySpec } from '../config/strategy-spec.js';
-import type { StrategyRef } from '../machine/options.js';
 
-type Options = Readonly<Record<string, StrategyOptionValue>>;
+type Options = Readonly<Record<string, string | number | boolean>>;
 
-/** The StrategyRef of `spec`; `exportName` picks a named export of a file (default: see StrategyRef). */
-export function strategyRef(spec: StrategySpec, exportName?: string): StrategyRef {
-  return {
-    label: spec.label,
-    name: spec.name,
-    kind: spec.kind,
-    ...(spec.kind === 'file' && spec.file ? { url: pathToFileURL(spec.file).href } : {}),
-    ...(exportName ? { exportName } : {}),
-    options: { ...spec.options },
-  };
+export interface StrategyRef {
+  label: string;
+  name: string;
+  kind: 'builtin' | 'file';
+  /** file:// URL of a user's strategy module (kind 'file'). */
+  url?: string;
+  /** Named export to use; default: the default export, else the only exported class. */
+  exportName?: string;
+  options: Record<string, string | number | boolean>;
 }
 
 /** A built-in by name; its label is the name unless given. Options are not checked here. */
 export function builtinRef(name: string, options: Options = {}, label = name): StrategyRef {
-  return strategyRef({ label, name, kind: 'builtin', options });
+  return { label, name, kind: 'builtin', options: { ...options } };
 }
 
 /** A strategy file by absolute path; its label is the file's name unless given. */
 export function fileRef(file: string, options: Options = {}, label = basename(file)): StrategyRef {
-  return strategyRef({ label, name: basename(file, extname(file)), kind: 'file', file, options });
+  return { label, name: basename(file, extname(file)), kind: 'file', url: pathToFileURL(file).href, options: { ...options } };
 }

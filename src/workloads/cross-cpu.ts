@@ -31,14 +31,32 @@
  */
 
 import type { IrqWork } from '../api/types.js';
-import { GlobalCounter, Phase, Softirq } from '../machine/layout.js';
-import type { CrossCpuOptions } from '../machine/options.js';
-import type { Runtime } from '../machine/runtime.js';
-import type { HostedTask } from '../machine/tasks.js';
-import { St } from '../machine/trace.js';
+import { GlobalCounter, Phase, Softirq } from '../hw/layout.js';
+import type { HostedTask } from '../kernel/task.js';
+import { St } from '../hw/trace.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
-import type { Workload, WorkloadAttachment } from './workload.js';
+import type { CpuHost, Workload, WorkloadAttachment } from './workload.js';
+
+/**
+ * Seed 002: producers on some CPUs queue items for consumers on others through cross-CPU rings;
+ * a consumer drains its ring in NET_TX softirq with a budget. `policy` decides when a producer
+ * raises an IPI (irq_work_queue_on): 'always' after every item, or 'if-idle' (Tempesta's fix)
+ * only while the consumer has announced it is not draining.
+ */
+export interface CrossCpuOptions {
+  kind: 'cross_cpu';
+  producers: number[];
+  consumers: number[];
+  policy: 'always' | 'if-idle';
+  /** Busy work a producer does per item (ns): sets the offered load. */
+  produceNs: number;
+  /** Busy work a consumer does per item (ns). */
+  consumeNs: number;
+  /** Items a consumer drains per NET_TX run before it re-raises (the budget). */
+  budget: number;
+}
+
 
 const RING_CAPACITY = 4096;
 const REC = 4;
@@ -75,7 +93,7 @@ export function crossInit(
 
 const active = (p: Phase) => p === Phase.Warmup || p === Phase.Measure;
 
-function burn(rt: Runtime, ns: number): void {
+function burn(rt: CpuHost, ns: number): void {
   const t0 = rt.now();
   while (rt.now() - t0 < ns) {
     // busy work
@@ -89,7 +107,7 @@ class Producer implements HostedTask {
   private readonly recheck: () => boolean;
   private readonly policyWord: number;
   constructor(
-    private readonly rt: Runtime,
+    private readonly rt: CpuHost,
     readonly id: number,
     private readonly w: CrossCpuOptions,
     private readonly rings: MpscRing[],
@@ -130,7 +148,7 @@ class Producer implements HostedTask {
       ring.publish();
       rt.globalCount(GlobalCounter.items_produced);
       if (Atomics.load(i32, this.policyWord) !== IF_IDLE || Atomics.load(i32, this.flag(cons)) === 1)
-        rt.irqWorks.queueOn(this.ipis[k], cons);
+        rt.facade.irqWorkQueueOn(this.ipis[k], cons);
       rt.genExit();
     }
   }
@@ -169,7 +187,7 @@ export function setCrossCpuPolicy(
   for (const c of w.consumers) Atomics.store(i32, xcpuFlagWord(base, c), 1);
 }
 
-function crossAttach(rt: Runtime, w: CrossCpuOptions): WorkloadAttachment {
+function crossAttach(rt: CpuHost, w: CrossCpuOptions): WorkloadAttachment {
   const state = rt.R.workload['xcpu:state'];
   const flag = (c: number) => xcpuFlagWord(state, c);
   const rings = w.consumers.map((c) => new MpscRing(rt.i32, rt.R.workload[`xcpu:ring${c}`]));
@@ -184,7 +202,7 @@ function crossAttach(rt: Runtime, w: CrossCpuOptions): WorkloadAttachment {
     }),
   );
   return {
-    netTx(r: Runtime) {
+    netTx(r: CpuHost) {
       const c = r.cpu;
       const ring = ringOf.get(c);
       if (!ring) return;

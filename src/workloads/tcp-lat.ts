@@ -27,11 +27,9 @@
  * Shared memory: src/net/layout.ts.
  */
 
-import { GlobalCounter, Phase } from '../machine/layout.js';
-import type { TcpLatOptions } from '../machine/options.js';
-import type { Runtime } from '../machine/runtime.js';
-import type { HostedTask } from '../machine/tasks.js';
-import { St } from '../machine/trace.js';
+import { GlobalCounter, Phase } from '../hw/layout.js';
+import type { HostedTask } from '../kernel/task.js';
+import { St } from '../hw/trace.js';
 import {
   ACK_RECORD_WORDS,
   ackRegion,
@@ -55,10 +53,26 @@ import {
 import { type LinkSpec, netCapacities, payloadWords } from '../net/links.js';
 import { Nic } from '../net/nic.js';
 import { fillPayload, patternSum, sealPacket, writeHeader } from '../net/packet.js';
-import { describeNic, NIC_PROFILE, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
+import { describeNic, NIC_PROFILE, type NicOptions, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
-import type { Workload, WorkloadAttachment } from './workload.js';
+import type { CpuHost, Workload, WorkloadAttachment } from './workload.js';
+
+/**
+ * qperf's tcp_lat over the network path (src/net/): `instances` client/server pairs, pair i's
+ * client on CPU (clientCpu + i) mod cpus and its server on (serverCpu + i) mod cpus.
+ */
+export interface TcpLatOptions {
+  kind: 'tcp_lat';
+  msgSize: number;
+  clientCpu: number;
+  serverCpu: number;
+  /** Each direction's packet ring (the NIC's RX ring and the socket's receive queue), bytes; at least one message's packets. */
+  ringBytes: number;
+  nic: NicOptions;
+  instances: number;
+}
+
 
 /** Words copied between preemption points: a page, as copy_{from,to}_user's fault-in granularity. */
 export const COPY_CHUNK_WORDS = 1024;
@@ -158,7 +172,7 @@ class Endpoint {
   private rBad = false;
 
   constructor(
-    protected readonly rt: Runtime,
+    protected readonly rt: CpuHost,
     private readonly nic: Nic,
     w: TcpLatOptions,
     instance: number,
@@ -288,7 +302,7 @@ class ClientTask extends Endpoint implements HostedTask {
   private readonly recheckReply: () => boolean;
   private readonly recheckPhase: () => boolean;
   constructor(
-    rt: Runtime,
+    rt: CpuHost,
     nic: Nic,
     w: TcpLatOptions,
     instance: number,
@@ -340,7 +354,7 @@ class ServerTask extends Endpoint implements HostedTask {
   private seq = 0;
   private readonly recheck: () => boolean;
   constructor(
-    rt: Runtime,
+    rt: CpuHost,
     nic: Nic,
     w: TcpLatOptions,
     instance: number,
@@ -419,7 +433,7 @@ export function tcpBadMessages(w: TcpLatOptions, i32: Int32Array, regions: Recor
 }
 
 /** Per-thread attachment: the NIC, hosted tasks for this thread and the NET_RX action. */
-function tcpAttach(rt: Runtime, w: TcpLatOptions, cpus: number): WorkloadAttachment {
+function tcpAttach(rt: CpuHost, w: TcpLatOptions, cpus: number): WorkloadAttachment {
   const links: LinkSpec[] = [];
   const clients: number[] = [];
   const servers: number[] = [];
@@ -445,7 +459,7 @@ function tcpAttach(rt: Runtime, w: TcpLatOptions, cpus: number): WorkloadAttachm
   );
   return {
     nic,
-    netRx(rt2: Runtime) {
+    netRx(rt2: CpuHost) {
       nic.netRx(rt2.cpu);
     },
     task(id: number) {

@@ -5,22 +5,64 @@
  * description. The machine knows workloads only through this interface and the registry
  * (src/workloads/index.ts): a new workload is one file and one registry line.
  */
-import type { Phase } from '../machine/layout.js';
-import type { AppTaskSpec } from '../machine/options.js';
-import type { Runtime } from '../machine/runtime.js';
-import type { HostedTask } from '../machine/tasks.js';
+import type { Phase } from '../hw/layout.js';
+import type { IrqWork, Kernel } from '../api/types.js';
+import type { MachinePlan } from '../hw/board.js';
+import type { IrqChip } from '../hw/irqchip.js';
+import type { MachineRegions } from '../hw/layout.js';
+import type { Tracer } from '../hw/trace.js';
+import type { Softirqs } from '../kernel/softirq.js';
+import type { HostedTask, TaskHost } from '../kernel/task.js';
+import type { RandomDriver } from '../random/driver.js';
 import type { Nic } from '../net/nic.js';
+
+/** A task the workload puts on a CPU, hosted on that CPU's thread. */
+export type AppTaskSpec =
+  | { kind: 'tcp_client'; cpu: number; peerCpu: number; instance: number }
+  | { kind: 'tcp_server'; cpu: number; peerCpu: number; instance: number }
+  | { kind: 'hog'; cpu: number; policy: 'normal' | 'fifo' | 'rr'; nice: number; rtPrio: number }
+  | { kind: 'spinner'; cpu: number; nice: number }
+  | { kind: 'producer'; cpu: number };
+
+
+/**
+ * What a workload sees of one thread's emulated CPU: the narrow host its tasks and softirq
+ * actions run on (the machine's Runtime, src/machine/runtime.ts, implements it).
+ */
+export interface CpuHost extends TaskHost {
+  readonly R: MachineRegions;
+  readonly plan: MachinePlan<AppTaskSpec>;
+  readonly softirqs: Softirqs;
+  readonly chip: IrqChip;
+  readonly driver: RandomDriver;
+  /** The kernel as strategies see it (src/api/types.ts). */
+  readonly facade: Kernel;
+  readonly tracer: Tracer;
+  /** The CPU this thread runs on now (-1: none). */
+  readonly cpu: number;
+  /** The phase this thread last acted on. */
+  readonly phase: Phase;
+  now(): number;
+  /** Inside softirq processing: take hard interrupts, nothing else. */
+  pollIrq(): void;
+  /** Enter a generation step (true: generate, then genExit()); see C_GEN_INFLIGHT. */
+  genEnter(): boolean;
+  genExit(): void;
+  globalCount(counter: number, n?: number): void;
+  /** An irq_work owned by the workload (created in every thread in the same order). */
+  createWorkloadIrqWork(name: string, fn: (k: Kernel) => void): IrqWork;
+}
 
 /** What a workload adds to one thread's kernel. */
 export interface WorkloadAttachment {
   /** The NIC model the runtime takes interrupts from (src/net/nic.ts), if the workload has one. */
   nic?: Nic;
   /** The NET_RX softirq action on the runtime's current CPU. */
-  netRx?(rt: Runtime): void;
+  netRx?(rt: CpuHost): void;
   /** The NET_TX softirq action. */
-  netTx?(rt: Runtime): void;
+  netTx?(rt: CpuHost): void;
   /** The phase changed; called on each CPU thread when it notices. */
-  onPhase?(rt: Runtime, phase: Phase): void;
+  onPhase?(rt: CpuHost, phase: Phase): void;
   /** The hosted task for task id `id`, if it is one of the workload's. */
   task(id: number): HostedTask | undefined;
 }
@@ -37,7 +79,7 @@ export interface Workload {
   /** The tasks it puts on CPUs (hosted on their CPU's thread, hogs on their own). */
   tasks(): AppTaskSpec[];
   /** Attach to one thread's runtime. Context: thread start-up, after the strategies' setup(). */
-  attach(rt: Runtime): WorkloadAttachment;
+  attach(rt: CpuHost): WorkloadAttachment;
   /**
    * What of it is still in flight ('' when nothing), read by the drain (Machine.busy) after the
    * generators have stopped and before the machine's queues: see docs/architecture.md, "drain".

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { CfsPolicy } from '../../src/kernel/sched/cfs.js';
-import { SchedPolicy, T_STATE, T_WAKEUPS, TaskState, TF_VRUNTIME } from '../../src/machine/layout.js';
+import { SchedPolicy, TaskState } from '../../src/hw/layout.js';
+import { T_STATE, T_WAKEUPS, TF_VRUNTIME } from '../../src/kernel/sched/rq.js';
 import { cpu0Queue } from './helpers.js';
 
 const MS = 1_000_000;

@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EevdfPolicy } from '../../src/kernel/sched/eevdf.js';
 import { sysctlFactor, tickNsec } from '../../src/kernel/sched/fair.js';
-import { SchedPolicy, TF_DEADLINE, TF_VLAG, TF_VRUNTIME } from '../../src/machine/layout.js';
+import { SchedPolicy } from '../../src/hw/layout.js';
+import { TF_DEADLINE, TF_VLAG, TF_VRUNTIME } from '../../src/kernel/sched/rq.js';
 import { cpu0Queue } from './helpers.js';
 
 describe('tunable scaling (get_update_sysctl_factor, SCHED_TUNABLESCALING_LOG)', () => {

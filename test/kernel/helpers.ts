@@ -4,7 +4,8 @@
  * worker threads, no wall clock: what a test sees is the kernel's logic, step by step.
  */
 
-import { C_JIFFIES, SchedPolicy, T_WAKEUPS } from '../../src/machine/layout.js';
+import { C_JIFFIES, SchedPolicy } from '../../src/hw/layout.js';
+import { T_WAKEUPS } from '../../src/kernel/sched/rq.js';
 import { MachineMemory } from '../../src/machine/memory.js';
 import type { MachineOptions } from '../../src/machine/options.js';
 import { Runtime } from '../../src/machine/runtime.js';

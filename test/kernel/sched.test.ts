@@ -3,7 +3,8 @@
  * preemption by lag, and the RT class over the fair class.
  */
 import { describe, expect, it } from 'vitest';
-import { SchedPolicy, TaskState, TF_VLAG } from '../../src/machine/layout.js';
+import { SchedPolicy, TaskState } from '../../src/hw/layout.js';
+import { TF_VLAG } from '../../src/kernel/sched/rq.js';
 import { cpu0Queue, oneThreadKernel } from './helpers.js';
 
 const setup = () => cpu0Queue();

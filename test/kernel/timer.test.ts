@@ -4,14 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Timer } from '../../src/api/types.js';
-import {
-  CPU_FLAGS,
-  CPU_NEXT_TIMER,
-  CPU_NEXT_TIMER_ANY,
-  CpuFlag,
-  Softirq,
-  timerNone,
-} from '../../src/machine/layout.js';
+import { CPU_FLAGS, CPU_NEXT_TIMER, CPU_NEXT_TIMER_ANY, CpuFlag, Softirq } from '../../src/hw/layout.js';
+import { timerNone } from '../../src/kernel/timer.js';
 import { type OneThreadKernel, oneThreadKernel } from './helpers.js';
 
 function timer(k: OneThreadKernel, deferrable: boolean, fn: () => void): Timer {

@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Work } from '../../src/api/types.js';
-import { P_NR_RUNNING, TaskState } from '../../src/machine/layout.js';
+import { TaskState } from '../../src/hw/layout.js';
+import { P_NR_RUNNING } from '../../src/kernel/workqueue.js';
 import { boundPool } from '../../src/machine/plan.js';
 import { type OneThreadKernel, oneThreadKernel } from './helpers.js';
 

@@ -4,8 +4,8 @@
  * shown to catch what it is for).
  */
 import { describe, expect, it } from 'vitest';
-import * as Words from '../../src/machine/layout.js';
-import * as F from '../../src/machine/layout-fields.js';
+import * as Words from '../../src/hw/layout.js';
+import * as F from '../../src/hw/layout-fields.js';
 
 /** The layout's words and the field tables that list them. */
 const L = { ...Words, ...F };

@@ -7,7 +7,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { tcpLatOptions } from '../../src/config/defaults.js';
-import { CPU_ON_CPU, CPU_WORDS } from '../../src/machine/layout.js';
+import { CPU_ON_CPU, CPU_WORDS } from '../../src/hw/layout.js';
 import { builtin, drain, Machine, options, Phase, sleep } from './helpers.js';
 
 let m: Machine | undefined;

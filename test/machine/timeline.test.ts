@@ -5,8 +5,8 @@
  * nesting, the window's cut, flows, and slices whose begin or end is missing.
  */
 import { describe, expect, it } from 'vitest';
-import { Vector } from '../../src/machine/irqchip.js';
-import { CPU_F64, CPUF_HANDOFF_NS, Phase, timelineRingWords } from '../../src/machine/layout.js';
+import { Vector } from '../../src/hw/irqchip.js';
+import { CPU_F64, CPUF_HANDOFF_NS, Phase, timelineRingWords } from '../../src/hw/layout.js';
 import type { MachinePlan } from '../../src/machine/plan.js';
 import {
   initTimelineRing,
@@ -16,7 +16,7 @@ import {
   type TlRecord,
   TlWhat,
   timelineRecordsFor,
-} from '../../src/machine/timeline.js';
+} from '../../src/hw/timeline.js';
 import { buildTrial } from '../../src/report/timeline.js';
 import { LINE_WORDS } from '../../src/shm/layout.js';
 

@@ -13,7 +13,7 @@ import {
   STAGES,
   St,
   Tracer,
-} from '../../src/machine/trace.js';
+} from '../../src/hw/trace.js';
 
 /** Deterministic values over the whole tracked range, with the edges. */
 function values(seed: number, n: number): number[] {

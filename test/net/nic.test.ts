@@ -7,16 +7,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { tcpLatOptions } from '../../src/config/defaults.js';
-import {
-  CPU_FLAGS,
-  CPU_OWNER,
-  type CpuCounter,
-  CpuFlag,
-  Softirq,
-  T_STATE,
-  TaskState,
-} from '../../src/machine/layout.js';
-import { KsoftirqdTask } from '../../src/machine/tasks.js';
+import { CPU_FLAGS, CPU_OWNER, type CpuCounter, CpuFlag, Softirq, TaskState } from '../../src/hw/layout.js';
+import { T_STATE } from '../../src/kernel/sched/rq.js';
+import { KsoftirqdTask } from '../../src/kernel/softirq.js';
 import { dataRegion, L_POLLED, linkRegion, P_BYTES } from '../../src/net/layout.js';
 import { payloadWords } from '../../src/net/links.js';
 import { fillPayload, patternSum, sealPacket, writeHeader } from '../../src/net/packet.js';
@@ -93,7 +86,7 @@ function preempt(s: ReturnType<typeof server>): void {
   const ksoftirqd = s.k.mem.plan.ksoftirqd[1];
   for (let n = 0; n < 100 && Atomics.load(s.k.mem.i32, rt.ctx.cw(1, CPU_OWNER)) === ksoftirqd; n++) {
     rt.enterCpu(1, ksoftirqd);
-    new KsoftirqdTask(rt, ksoftirqd, 1).run();
+    new KsoftirqdTask(rt, rt.softirqs, ksoftirqd, 1).run();
   }
   expect(Atomics.load(s.k.mem.i32, rt.ctx.cw(1, CPU_OWNER))).toBe(1); // back to swapper/1
   rt.enterCpu(1, 1);

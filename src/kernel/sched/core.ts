@@ -8,7 +8,8 @@
  * Context: any thread that owns a CPU (schedule, sleepCurrent, tick) or any thread at all
  * (wakeUp, wakeUpOn). Never allocates.
  */
-import { CPU_FLAGS, CPU_OWNER, CpuCounter, CpuFlag, T_STATE, TaskState } from '../../machine/layout.js';
+import { CPU_FLAGS, CPU_OWNER, CpuCounter, CpuFlag, TaskState } from '../../hw/layout.js';
+import { T_STATE } from './rq.js';
 import type { CpuContext } from '../context.js';
 import type { RunQueues } from './rq.js';
 

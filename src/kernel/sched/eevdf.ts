@@ -17,7 +17,8 @@
  *
  * Context: under the CPU's rq lock (rq.ts); never allocates.
  */
-import { CPUF_V_HINT, TF_DEADLINE, TF_VLAG, TF_VRUNTIME } from '../../machine/layout.js';
+import { CPUF_V_HINT } from '../../hw/layout.js';
+import { TF_DEADLINE, TF_VLAG, TF_VRUNTIME } from './rq.js';
 import { calcDeltaFair, type FairParams, type FairPolicy, type RqView, sysctlFactor, tickNsec } from './fair.js';
 
 /**

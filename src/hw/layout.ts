@@ -18,14 +18,8 @@
  * f64 index is its Int32 base / 2 (regions are cache-line aligned, so 8-byte aligned).
  */
 
-import { FAST_POOL_WORDS } from '../random/fastpool.js';
-import { INPUT_POOL_WORDS } from '../random/inputpool.js';
-import { DOORBELL_WORDS } from '../shm/doorbell.js';
-import { LINE_WORDS, MIN_SHM_BYTES, type RegionMap, ShmPlanner } from '../shm/layout.js';
+import { LINE_WORDS, type RegionMap } from '../shm/layout.js';
 import { LOCK_WORDS } from '../shm/lock.js';
-import { MpscRing, SpscRing } from '../shm/ring.js';
-import { GLOBAL_COUNTER_NAMES } from './counters.js';
-import { timelineRingWords } from './timeline-layout.js';
 
 export * from './counters.js';
 export * from './timeline-layout.js';
@@ -35,12 +29,6 @@ export * from './timeline-layout.js';
 // holding them can never be full (a full worklist would otherwise lose a PENDING work item).
 // ---------------------------------------------------------------------------------------------
 
-/** Work items, tasklets, timers and irq_works a run may create (all strategies together). */
-export const MAX_OBJECTS = 256;
-/** Tasks a CPU's run queue can hold at once. */
-export const MAX_RQ_TASKS = 32;
-/** Pending timers per CPU. */
-export const MAX_TIMERS_PER_CPU = MAX_OBJECTS;
 /** Interrupt records a CPU's IRQ ring holds; a raise into a full ring is counted as dropped.
  *  8192 absorbs ~8 ms of a 1M/s
  *  stream while the host deschedules the CPU's thread for a time slice. */
@@ -251,66 +239,6 @@ export const SOFTIRQ_NAMES = [
 
 // Per-CPU and global counters: ./counters.ts (re-exported here).
 
-// ---------------------------------------------------------------------------------------------
-// Run queue, per CPU: a lock line, then the queue under it.
-// ---------------------------------------------------------------------------------------------
-export const RQ_WORDS = LOCK_WORDS + LINE_WORDS + MAX_RQ_TASKS;
-/** L rq lock (Atomics.store so the irq thread and idle checks may load it racily): tasks queued
- *  (runnable), the current one included. */
-export const RQ_NR_RUNNING = LOCK_WORDS;
-/** L rq lock: the task the scheduler picked last (== OWNER except during a hand-off). */
-export const RQ_CURR = LOCK_WORDS + 1;
-/** L rq lock: number of entries in RQ_QUEUE. */
-export const RQ_LEN = LOCK_WORDS + 2;
-/** L rq lock: real-time tasks are throttled until the period ends (1) or not (0). */
-export const RQ_RT_THROTTLED = LOCK_WORDS + 3;
-/** L rq lock: CFS's next buddy (cfs_rq->next: a woken task that preempted), task id, −1 none.
- *  Unused under EEVDF. */
-export const RQ_NEXT_BUDDY = LOCK_WORDS + 4;
-/** L rq lock: CFS's last buddy (cfs_rq->last: the task a wakeup preempted), task id, −1 none.
- *  Unused under EEVDF. */
-export const RQ_LAST_BUDDY = LOCK_WORDS + 5;
-/** L rq lock: task ids queued on this CPU (runnable, including the current one), in queue order. */
-export const RQ_QUEUE = LOCK_WORDS + LINE_WORDS;
-
-// ---------------------------------------------------------------------------------------------
-// Tasks: TASK_WORDS Int32 + TASK_F64 doubles each.
-// ---------------------------------------------------------------------------------------------
-export const TASK_WORDS = LINE_WORDS;
-/** L rq lock of TASK_CPU (Atomics.store; Atomics.load for racy checks): TaskState. */
-export const T_STATE = 0;
-/** L rq lock: the CPU whose run queue holds / will hold the task. Unbound workers move: the
- *  waker stores the new CPU under the new CPU's rq lock while the task sleeps. */
-export const T_CPU = 1;
-/** I: SchedPolicy. */
-export const T_POLICY = 2;
-/** I: nice, -20..19 (normal tasks). */
-export const T_NICE = 3;
-/** I: real-time priority 1..99 (higher runs first), 0 for normal tasks. */
-export const T_RT_PRIO = 4;
-/** I: load weight from the nice-to-weight table. */
-export const T_WEIGHT = 5;
-/** L rq lock: times the task was picked to run (slices). */
-export const T_SLICES = 6;
-/** L rq lock: times the task was woken. 0 until its first wakeup, which the run queues treat
- *  as the task's first enqueue (its fork: CFS places it as a new task, START_DEBIT). */
-export const T_WAKEUPS = 7;
-/** L rq lock: ticks at which the task was the one running (its share of the CPU, in slices). */
-export const T_TICKS = 8;
-/** L rq lock of T_CPU (the old CPU's while a waker moves the task, then the new one's): CFS: 1
- *  while a sleeping task's vruntime is relative to the min_vruntime of the CPU it left
- *  (migrate_task_rq_fair) until its enqueue on the new CPU adds that CPU's (ENQUEUE_MIGRATED). */
-export const T_MIGRATED = 9;
-
-export const TASK_F64 = 8;
-export const TF_VRUNTIME = 0; // L rq lock: virtual runtime (ns, weighted)
-export const TF_DEADLINE = 1; // L rq lock: EEVDF virtual deadline (unused under CFS)
-export const TF_VLAG = 2; // L rq lock: EEVDF lag saved at dequeue (unused under CFS)
-export const TF_EXEC_START = 3; // L rq lock: clock when it last started running / was accounted
-export const TF_SUM_EXEC = 4; // L rq lock: total runtime (ns)
-export const TF_RR_LEFT = 5; // L rq lock: round-robin time left in the slice (ns)
-export const TF_PREV_SUM_EXEC = 6; // L rq lock: CFS prev_sum_exec_runtime: TF_SUM_EXEC when last picked
-
 export enum TaskState {
   Sleeping = 0,
   Runnable = 1,
@@ -323,55 +251,11 @@ export enum SchedPolicy {
   Idle = 3,
 }
 
-// ---------------------------------------------------------------------------------------------
-// Kernel objects: work items, tasklets, timers, irq_works. OBJ_WORDS Int32 each.
-// ---------------------------------------------------------------------------------------------
-export const OBJ_WORDS = 4;
-/** R: state bits (ObjState), test-and-set with Atomics.or / compareExchange. */
-export const O_STATE = 0;
-/** L timer base lock of O_CPU (timers): expiry in jiffies. Work: pool it was queued on (R). */
-export const O_ARG = 1;
-/** L timer base lock (timers) / R (others): CPU the object is queued on (-1: none). */
-export const O_CPU = 2;
-/** I: flags (timers: 1 = deferrable). */
-export const O_FLAGS = 3;
-
-export enum ObjState {
-  /** Queued / scheduled / armed, not yet run (work PENDING, TASKLET_STATE_SCHED, timer pending, IRQ_WORK_PENDING). */
-  Pending = 1,
-  /** Running now (tasklet TASKLET_STATE_RUN, IRQ_WORK_BUSY). */
-  Running = 2,
-}
-
-// ---------------------------------------------------------------------------------------------
-// Worker pools.
-// ---------------------------------------------------------------------------------------------
-/** A pool: its lock line (pool->lock: unbound pools' consumers pop under it), then a line of
- *  words written by every CPU. */
-export const POOL_WORDS = LOCK_WORDS + LINE_WORDS;
-/** R: workers of this pool awake and processing (workqueue.c's nr_running). A producer wakes a
- *  worker only when it reads 0 after publishing; a worker decrements it, then re-checks the
- *  worklist before sleeping (the Dekker pair that keeps work from being stranded). */
-export const P_NR_RUNNING = LOCK_WORDS;
-
 // Timeline rings (--timeline): ./timeline-layout.ts (re-exported here).
 
 // ---------------------------------------------------------------------------------------------
-// The plan: which regions exist, for a machine of a given shape.
+// The regions of a machine: where each lies in the buffer (planned by src/machine/regions.ts).
 // ---------------------------------------------------------------------------------------------
-
-export interface MachineShape {
-  cpus: number;
-  tasks: number;
-  threads: number;
-  pools: number;
-  /** Extra named regions a workload needs (name → Int32 words). */
-  workloadRegions: Record<string, number>;
-  /** Records per thread of the timeline rings (a power of two); 0: no timeline (none reserved). */
-  timelineRecords?: number;
-  /** A request ring per CPU (the driver payload: every request's wait is timed). */
-  requestRings?: boolean;
-}
 
 export interface MachineRegions {
   map: RegionMap;
@@ -399,64 +283,4 @@ export interface MachineRegions {
   inputPool: number;
   workload: Record<string, number>;
   timeline: number[]; // a timeline ring per thread (--timeline), else empty
-}
-
-/**
- * The value CPU_NEXT_TIMER / CPU_NEXT_TIMER_ANY hold when no timer is pending, at jiffies `j`:
- * half the int32 range ahead, so that `time_after` arithmetic (`j - next >= 0`) reads it as far in
- * the future for the next ~12 days of jiffies at HZ 1000.
- */
-export function timerNone(j: number): number {
-  return (j + 0x3fffffff) | 0;
-}
-
-/** Words of one CPU's timer base: lock, a header line, the pending timer ids. */
-export const TIMER_BASE_WORDS = LOCK_WORDS + LINE_WORDS + MAX_TIMERS_PER_CPU;
-/** L timer base lock: number of ids in the pending list. */
-export const TB_LEN = LOCK_WORDS;
-/** L timer base lock: pending timer ids (unordered). */
-export const TB_LIST = LOCK_WORDS + LINE_WORDS;
-
-/** Plan and allocate the buffer. Context: main thread. */
-export function planMachine(shape: MachineShape): { sab: SharedArrayBuffer; regions: MachineRegions } {
-  const p = new ShmPlanner();
-  const r = {
-    control: p.reserve('control', CONTROL_WORDS),
-    globalCounters: p.reserve('globalCounters', Math.max(LINE_WORDS, GLOBAL_COUNTER_NAMES.length)),
-    cpu: p.reserve('cpu', CPU_WORDS * shape.cpus),
-    cpuF64: p.reserve('cpuF64', 2 * CPU_F64 * shape.cpus),
-    rq: p.reserve('rq', RQ_WORDS * shape.cpus),
-    timerBase: p.reserve('timerBase', TIMER_BASE_WORDS * shape.cpus),
-    task: p.reserve('task', TASK_WORDS * shape.tasks),
-    taskF64: p.reserve('taskF64', 2 * TASK_F64 * shape.tasks),
-    bells: p.reserve('bells', DOORBELL_WORDS * shape.threads),
-    objects: p.reserve('objects', OBJ_WORDS * MAX_OBJECTS),
-    pools: p.reserve('pools', POOL_WORDS * shape.pools),
-    poolLists: [] as number[],
-    irqRings: [] as number[],
-    arrivals: [] as number[],
-    irqWorkLists: [] as number[],
-    taskletLists: [] as number[],
-    requestRings: [] as number[],
-    fastPools: p.reserve('fastPools', FAST_POOL_WORDS * shape.cpus),
-    inputPool: p.reserve('inputPool', INPUT_POOL_WORDS),
-    workload: {} as Record<string, number>,
-    timeline: [] as number[],
-  };
-  for (let i = 0; i < shape.pools; i++) r.poolLists.push(p.reserve(`poolList${i}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
-  for (let c = 0; c < shape.cpus; c++) {
-    r.irqRings.push(p.reserve(`irqRing${c}`, MpscRing.wordsFor(IRQ_RING_CAPACITY, IRQ_RECORD_WORDS)));
-    r.arrivals.push(p.reserve(`arrivals${c}`, SpscRing.wordsFor(ARRIVAL_RING_CAPACITY, ARRIVAL_RECORD_WORDS)));
-    r.irqWorkLists.push(p.reserve(`irqWork${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
-    r.taskletLists.push(p.reserve(`taskletHi${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
-    r.taskletLists.push(p.reserve(`tasklet${c}`, MpscRing.wordsFor(MAX_OBJECTS, 1)));
-    if (shape.requestRings)
-      r.requestRings.push(p.reserve(`requests${c}`, SpscRing.wordsFor(REQUEST_RING_CAPACITY, REQUEST_RECORD_WORDS)));
-  }
-  for (const [name, words] of Object.entries(shape.workloadRegions)) r.workload[name] = p.reserve(`wl:${name}`, words);
-  const tlRecords = shape.timelineRecords ?? 0;
-  if (tlRecords > 0)
-    for (let t = 0; t < shape.threads; t++) r.timeline.push(p.reserve(`timeline${t}`, timelineRingWords(tlRecords)));
-  const { sab, map } = p.allocate(MIN_SHM_BYTES);
-  return { sab, regions: { ...r, map } };
 }
