@@ -282,19 +282,10 @@ async function settledCounters(m: Machine): Promise<Counters> {
  * Machine.busy() without its first rule (a hand-off accepted and not yet run): is anything
  * queued in the kernel (softirqs, interrupts, irq_work, work items)? That tells a strategy that
  * never runs its work (the first check's failure) from one whose queued work never finishes
- * (shutdown's). Reads the machine's regions as Machine.busy() does (legend in layout.ts).
+ * (shutdown's). Asks the interrupt rings and the kernel's mechanisms as Machine.busy() does.
  */
 function queuedBesidesHandoffs(m: Machine): string {
-  const i32 = m.i32;
-  for (let c = 0; c < m.opts.cpus; c++) {
-    if (Atomics.load(i32, m.R.cpu + c * CPU_WORDS + CPU_SOFTIRQ) !== 0) return `softirqs pending on CPU ${c}`;
-    if (new MpscRing(i32, m.R.irqRings[c]).length() !== 0) return `interrupts pending on CPU ${c}`;
-    if (new MpscRing(i32, m.R.irqWorkLists[c]).length() !== 0) return `irq_work pending on CPU ${c}`;
-  }
-  for (const p of m.plan.pools)
-    if (new MpscRing(i32, m.R.poolLists[p.id]).length() !== 0)
-      return `work queued on pool ${p.id} (${p.kind}, CPU ${p.cpu})`;
-  return '';
+  return m.kernelBusy();
 }
 
 /** A boot that failed because of a strategy (its setup threw, or is not deterministic): one line. */

@@ -43,15 +43,6 @@ export const IRQ_RECORD_WORDS = 4;
 export const ARRIVAL_RING_CAPACITY = 16384;
 /** Words per arrival record: due time low 32 bits, due time high bits, irq number. */
 export const ARRIVAL_RECORD_WORDS = 3;
-/**
- * Driver requests (seed 004's driver payload) that found the work still pending, per CPU,
- * waiting for the run that serves them: 8192 holds 41 s of pending at 200 interrupts/s, 82 ms at
- * 100k/s. A full ring refuses the request's time, counted as `requests_untimed` (it waited at
- * least as long as the ring took to fill). Reserved only with the driver payload.
- */
-export const REQUEST_RING_CAPACITY = 8192;
-/** Words per request record: request time low 32 bits, request time high bits. */
-export const REQUEST_RECORD_WORDS = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Control: one region, written by the main thread.
@@ -257,30 +248,29 @@ export enum SchedPolicy {
 // The regions of a machine: where each lies in the buffer (planned by src/machine/regions.ts).
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * A shared region that a part of the machine declares (a kernel mechanism, random.c): `count`
+ * blocks of `words` Int32 words each, reserved by the machine's planner (src/machine/regions.ts)
+ * in cache-line-aligned blocks; the part finds each block's base in MachineRegions.parts under
+ * the region's name. Who writes and reads its words is documented where the part declares them.
+ */
+export interface RegionDecl {
+  readonly words: number;
+  readonly count: number;
+}
+
+/** Where each region lies in the buffer (Int32 word indexes). */
 export interface MachineRegions {
   map: RegionMap;
   control: number;
   globalCounters: number;
   cpu: number; // CPU_WORDS × cpus
   cpuF64: number; // Int32 base of CPU_F64 doubles × cpus
-  rq: number; // RQ_WORDS × cpus
-  timerBase: number; // (LOCK_WORDS + LINE + MAX_TIMERS_PER_CPU) × cpus
-  task: number; // TASK_WORDS × tasks
-  taskF64: number; // TASK_F64 doubles × tasks
   bells: number; // DOORBELL_WORDS × threads
-  objects: number; // OBJ_WORDS × MAX_OBJECTS
-  pools: number; // POOL_WORDS × pools
-  poolLists: number[]; // an MPSC ring per pool (capacity MAX_OBJECTS)
   irqRings: number[]; // an MPSC ring per CPU
   arrivals: number[]; // an SPSC ring per CPU: device-interrupt arrivals (irq thread → owner)
-  irqWorkLists: number[]; // an MPSC ring per CPU
-  taskletLists: number[]; // 2 per CPU: [HI, normal] SPSC rings used by the owner only
-  /** An SPSC ring per CPU with the driver payload, else none: the times of requests that found
-   *  the driver's work pending. Producer: the CPU's owner, in hardirq (src/random/driver.ts,
-   *  `interrupt`); consumer: whoever runs that CPU's work (`runDeferred`), one run at a time. */
-  requestRings: number[];
-  fastPools: number; // FAST_POOL_WORDS × cpus
-  inputPool: number;
+  /** The regions the machine's parts declared (RegionDecl), by name: each block's base. */
+  parts: Record<string, readonly number[]>;
   workload: Record<string, number>;
   timeline: number[]; // a timeline ring per thread (--timeline), else empty
 }

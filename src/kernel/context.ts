@@ -68,18 +68,6 @@ export class CpuContext {
   cf(cpu: number, word: number): number {
     return this.R.cpuF64 / 2 + cpu * CPU_F64 + word;
   }
-  /** Index of word `word` of kernel object `obj` (layout.ts, O_*). */
-  ow(obj: number, word: number): number {
-    return this.R.objects + obj * OBJ_WORDS + word;
-  }
-  /** Index of word `word` of worker pool `pool` (layout.ts, P_*). */
-  pw(pool: number, word: number): number {
-    return this.R.pools + pool * POOL_WORDS + word;
-  }
-  /** Index of word `w` of CPU `c`'s timer base (layout.ts, TB_*). */
-  tb(c: number, w: number): number {
-    return this.R.timerBase + c * TIMER_BASE_WORDS + w;
-  }
   /** Add `n` to per-CPU counter `counter` of the CPU this thread owns (none owned: dropped). */
   count(counter: number, n = 1): void {
     if (this.cpu >= 0) this.i32[this.R.cpu + this.cpu * CPU_WORDS + CPU_COUNTERS + counter] += n;

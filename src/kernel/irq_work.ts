@@ -16,7 +16,8 @@ import { CPU_FLAGS, CPU_IPI_PENDING, CpuCounter, CpuFlag } from '../hw/layout.js
 import { O_STATE, ObjState } from './objects.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuContext } from './context.js';
-import { KernelBug, type Objects } from './objects.js';
+import type { Mechanism } from './mechanism.js';
+import { KernelBug, MAX_OBJECTS, type Objects } from './objects.js';
 
 export class IrqWorks {
   private readonly lists: MpscRing[] = [];
@@ -26,7 +27,7 @@ export class IrqWorks {
     private readonly objects: Objects,
     private readonly chip: IrqChip,
   ) {
-    for (const base of ctx.R.irqWorkLists) this.lists.push(new MpscRing(ctx.i32, base));
+    for (const base of ctx.R.parts.irqWork) this.lists.push(new MpscRing(ctx.i32, base));
   }
 
   /** irq_work_queue_on(): false when `iw` is already pending. */
@@ -34,7 +35,7 @@ export class IrqWorks {
     const ctx = this.ctx;
     const i32 = ctx.i32;
     this.objects.checkCpu(cpu, 'irq_work_queue_on');
-    if ((Atomics.or(i32, ctx.ow(iw.id, O_STATE), ObjState.Pending) & ObjState.Pending) !== 0) return false;
+    if ((Atomics.or(i32, this.objects.ow(iw.id, O_STATE), ObjState.Pending) & ObjState.Pending) !== 0) return false;
     const list = this.lists[cpu];
     const idx = list.claim();
     if (idx < 0) throw new KernelBug('irq_work list is full');
@@ -64,7 +65,7 @@ export class IrqWorks {
       if (idx < 0) return;
       const id = i32[idx];
       list.release();
-      const st = ctx.ow(id, O_STATE);
+      const st = this.objects.ow(id, O_STATE);
       Atomics.store(i32, st, ObjState.Running); // IRQ_WORK_BUSY, PENDING cleared
       try {
         this.objects.call(id);
@@ -75,3 +76,33 @@ export class IrqWorks {
     }
   }
 }
+
+/** irq_work as a kernel mechanism (src/kernel/mechanism.ts): a list per CPU, run on an IPI. */
+export const mechanism: Mechanism<IrqWorks> = {
+  name: 'irq_work',
+  regions: (s) => ({ irqWork: { words: MpscRing.wordsFor(MAX_OBJECTS, 1), count: s.cpus } }),
+  init(m) {
+    for (const base of m.R.parts.irqWork) MpscRing.init(m.i32, base, MAX_OBJECTS, 1, m.words(base));
+  },
+  busy(m) {
+    const lists = m.R.parts.irqWork;
+    for (let c = 0; c < lists.length; c++)
+      if (new MpscRing(m.i32, lists[c]).length() !== 0) return `irq_work pending on CPU ${c}`;
+    return '';
+  },
+  build: (k) => new IrqWorks(k.ctx, k.objects, k.chip),
+  hooks: (w) => ({ ipi: (c) => w.run(c) }),
+  facade: (w, k) => ({
+    irqWorkQueue(iw: IrqWork): boolean {
+      k.objects.checkHandle('irqWorkQueue', 'irq_work', iw);
+      return w.queueOn(iw, k.ctx.cpu);
+    },
+    irqWorkQueueOn(iw: IrqWork, cpu: number): boolean {
+      k.objects.checkHandle('irqWorkQueueOn', 'irq_work', iw);
+      return w.queueOn(iw, cpu);
+    },
+  }),
+  setup: (_w, k, index) => ({
+    createIrqWork: (name, fn) => ({ kind: 'irq_work', id: k.objects.create('irq_work', name, fn, index), name }) as IrqWork,
+  }),
+};

@@ -6,12 +6,12 @@
  * Objects are identified by creation order, so every thread must create the same objects in
  * the same order (setup() is deterministic; the main thread compares the lists at boot). The
  * shared words of an object (state bits, argument, CPU) are in the `objects` region
- * (src/machine/layout.ts, O_*); this registry holds only each thread's callbacks.
+ * (O_* below); this registry holds only each thread's callbacks.
  */
-import { LINE_WORDS } from '../shm/layout.js';
 import type { Callback, Kernel } from '../api/types.js';
 import { Where } from '../hw/layout.js';
 import type { CpuContext } from './context.js';
+import type { Mechanism } from './mechanism.js';
 
 // ---------------------------------------------------------------------------------------------
 // Capacity: an upper bound on objects queued at once, so that a list holding them is never full
@@ -40,7 +40,6 @@ export enum ObjState {
   Running = 2,
 }
 
-
 /** What a kernel object runs, and for whom (fault attribution). */
 export interface ObjEntry {
   fn: Callback;
@@ -57,7 +56,17 @@ export class Objects {
   /** The facade callbacks receive; set once the facade exists (it needs the subsystems). */
   facade!: Kernel;
 
-  constructor(private readonly ctx: CpuContext) {}
+  /** Base of the `objects` region (OBJ_WORDS per object). */
+  private readonly base: number;
+
+  constructor(private readonly ctx: CpuContext) {
+    this.base = ctx.R.parts.objects[0];
+  }
+
+  /** Index of word `word` (O_*) of object `obj`. */
+  ow(obj: number, word: number): number {
+    return this.base + obj * OBJ_WORDS + word;
+  }
 
   create(kind: ObjEntry['kind'], name: string, fn: Callback, strategy: number): number {
     const id = this.list.length;
@@ -117,3 +126,14 @@ export function describeArg(v: unknown): string {
   }
   return `${typeof v} ${JSON.stringify(v)}`;
 }
+
+/** The objects' shared words: one record per object, on no CPU until queued. Built by the runtime. */
+export const mechanism: Mechanism = {
+  name: 'objects',
+  regions: () => ({ objects: { words: OBJ_WORDS * MAX_OBJECTS, count: 1 } }),
+  records: { object: { prefix: /^O_[A-Z_]+$/, size: OBJ_WORDS } },
+  init(m) {
+    const base = m.R.parts.objects[0];
+    for (let o = 0; o < MAX_OBJECTS; o++) m.i32[base + o * OBJ_WORDS + O_CPU] = -1;
+  },
+};

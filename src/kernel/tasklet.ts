@@ -11,14 +11,15 @@
  */
 import type { Tasklet } from '../api/types.js';
 import { CpuCounter, Softirq } from '../hw/layout.js';
-import { O_CPU, O_STATE, ObjState } from './objects.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuContext } from './context.js';
-import { KernelBug, type Objects } from './objects.js';
+import type { Mechanism } from './mechanism.js';
+import { KernelBug, MAX_OBJECTS, O_CPU, O_STATE, ObjState, type Objects } from './objects.js';
 import type { Softirqs } from './softirq.js';
 
 export class Tasklets {
-  /** Per CPU: [2c] = HI list, [2c+1] = normal list (layout.ts, taskletLists). */
+  /** Per CPU: [2c] = HI list, [2c+1] = normal list (the `tasklet` region's blocks). Rings used by
+   *  the CPU's owner only: it schedules onto its own CPU's lists and drains them in softirq. */
   private readonly lists: MpscRing[] = [];
 
   constructor(
@@ -26,7 +27,7 @@ export class Tasklets {
     private readonly objects: Objects,
     private readonly softirqs: Softirqs,
   ) {
-    for (const base of ctx.R.taskletLists) this.lists.push(new MpscRing(ctx.i32, base));
+    for (const base of ctx.R.parts.tasklet) this.lists.push(new MpscRing(ctx.i32, base));
     softirqs.open(Softirq.Hi, (c) => this.action(c, true));
     softirqs.open(Softirq.Tasklet, (c) => this.action(c, false));
   }
@@ -34,13 +35,13 @@ export class Tasklets {
   /** tasklet_schedule (hi: tasklet_hi_schedule) on the current CPU. False: already scheduled. */
   schedule(t: Tasklet, hi: boolean): boolean {
     const ctx = this.ctx;
-    if ((Atomics.or(ctx.i32, ctx.ow(t.id, O_STATE), ObjState.Pending) & ObjState.Pending) !== 0) return false;
+    if ((Atomics.or(ctx.i32, this.objects.ow(t.id, O_STATE), ObjState.Pending) & ObjState.Pending) !== 0) return false;
     const list = this.lists[2 * ctx.cpu + (hi ? 0 : 1)];
     const idx = list.claim();
     if (idx < 0) throw new KernelBug('tasklet list is full');
     ctx.i32[idx] = t.id;
     list.publish();
-    Atomics.store(ctx.i32, ctx.ow(t.id, O_CPU), ctx.cpu);
+    Atomics.store(ctx.i32, this.objects.ow(t.id, O_CPU), ctx.cpu);
     this.softirqs.raise(hi ? Softirq.Hi : Softirq.Tasklet);
     return true;
   }
@@ -56,7 +57,7 @@ export class Tasklets {
       if (idx < 0) return;
       const id = i32[idx];
       list.release();
-      const st = ctx.ow(id, O_STATE);
+      const st = this.objects.ow(id, O_STATE);
       if ((Atomics.or(i32, st, ObjState.Running) & ObjState.Running) !== 0) {
         // Running on another CPU (tasklet_trylock failed): requeue and raise again.
         const j = list.claim();
@@ -75,3 +76,26 @@ export class Tasklets {
     }
   }
 }
+
+/** Tasklets as a kernel mechanism (src/kernel/mechanism.ts). */
+export const mechanism: Mechanism<Tasklets> = {
+  name: 'tasklet',
+  regions: (s) => ({ tasklet: { words: MpscRing.wordsFor(MAX_OBJECTS, 1), count: 2 * s.cpus } }),
+  init(m) {
+    for (const base of m.R.parts.tasklet) MpscRing.init(m.i32, base, MAX_OBJECTS, 1, m.words(base));
+  },
+  build: (k) => new Tasklets(k.ctx, k.objects, k.softirqs),
+  facade: (t, k) => ({
+    taskletSchedule(tl: Tasklet): boolean {
+      k.objects.checkHandle('taskletSchedule', 'tasklet', tl);
+      return t.schedule(tl, false);
+    },
+    taskletHiSchedule(tl: Tasklet): boolean {
+      k.objects.checkHandle('taskletHiSchedule', 'tasklet', tl);
+      return t.schedule(tl, true);
+    },
+  }),
+  setup: (_t, k, index) => ({
+    createTasklet: (name, fn) => ({ kind: 'tasklet', id: k.objects.create('tasklet', name, fn, index), name }) as Tasklet,
+  }),
+};

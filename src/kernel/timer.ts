@@ -17,14 +17,13 @@
  */
 import { LINE_WORDS } from '../shm/layout.js';
 import { LOCK_WORDS } from '../shm/lock.js';
-import { MAX_OBJECTS } from './objects.js';
 import type { Timer } from '../api/types.js';
-import { CPU_LAST_TICK, CPU_NEXT_TIMER, CPU_NEXT_TIMER_ANY, CpuCounter, Softirq } from '../hw/layout.js';
-import { O_ARG, O_CPU, O_FLAGS, O_STATE, ObjState } from './objects.js';
+import { CPU_LAST_TICK, CPU_NEXT_TIMER, CPU_NEXT_TIMER_ANY, CPU_WORDS, CpuCounter, Softirq } from '../hw/layout.js';
 import { TlWhat } from '../hw/timeline.js';
 import { ShmLock } from '../shm/lock.js';
 import type { CpuContext } from './context.js';
-import { KernelBug, type Objects } from './objects.js';
+import type { Mechanism } from './mechanism.js';
+import { KernelBug, MAX_OBJECTS, O_ARG, O_CPU, O_FLAGS, O_STATE, ObjState, type Objects } from './objects.js';
 import type { Scheduler } from './sched/core.js';
 import type { Softirqs } from './softirq.js';
 
@@ -47,9 +46,10 @@ export const TB_LEN = LOCK_WORDS;
 /** L timer base lock: pending timer ids (unordered). */
 export const TB_LIST = LOCK_WORDS + LINE_WORDS;
 
-
 export class Timers {
   private readonly locks: ShmLock[] = [];
+  /** Base of the `timerBase` region (TIMER_BASE_WORDS per CPU). */
+  private readonly base: number;
   private readonly expired = new Int32Array(MAX_TIMERS_PER_CPU);
 
   constructor(
@@ -59,9 +59,14 @@ export class Timers {
     private readonly sched: Scheduler,
     lockSpins: number,
   ) {
-    for (let c = 0; c < ctx.nrCpus; c++)
-      this.locks.push(new ShmLock(ctx.i32, ctx.R.timerBase + c * TIMER_BASE_WORDS, lockSpins));
+    this.base = ctx.R.parts.timerBase[0];
+    for (let c = 0; c < ctx.nrCpus; c++) this.locks.push(new ShmLock(ctx.i32, this.tb(c, 0), lockSpins));
     softirqs.open(Softirq.Timer, (c) => this.run(c));
+  }
+
+  /** Index of word `w` (TB_*) of CPU `c`'s timer base. */
+  private tb(c: number, w: number): number {
+    return this.base + c * TIMER_BASE_WORDS + w;
   }
 
   /**
@@ -84,19 +89,19 @@ export class Timers {
   private next(c: number, j: number): void {
     const ctx = this.ctx;
     const i32 = ctx.i32;
-    const n = i32[ctx.tb(c, TB_LEN)];
+    const n = i32[this.tb(c, TB_LEN)];
     let nd = 0;
     let na = 0;
     let haveD = false;
     let haveA = false;
     for (let i = 0; i < n; i++) {
-      const id = i32[ctx.tb(c, TB_LIST + i)];
-      const e = i32[ctx.ow(id, O_ARG)];
+      const id = i32[this.tb(c, TB_LIST + i)];
+      const e = i32[this.objects.ow(id, O_ARG)];
       if (!haveA || e - na < 0) {
         na = e;
         haveA = true;
       }
-      if (i32[ctx.ow(id, O_FLAGS)] & 1) continue;
+      if (i32[this.objects.ow(id, O_FLAGS)] & 1) continue;
       if (!haveD || e - nd < 0) {
         nd = e;
         haveD = true;
@@ -113,17 +118,17 @@ export class Timers {
     this.objects.checkCpu(cpu, 'add_timer_on');
     const lock = this.locks[cpu];
     lock.lock();
-    const st = ctx.ow(t.id, O_STATE);
+    const st = this.objects.ow(t.id, O_STATE);
     if ((Atomics.load(i32, st) & ObjState.Pending) !== 0) {
       lock.unlock();
       throw new KernelBug(`add_timer_on: timer "${t.name}" is already pending (kernel: BUG_ON(timer_pending(timer)))`);
     }
-    const n = i32[ctx.tb(cpu, TB_LEN)];
-    i32[ctx.tb(cpu, TB_LIST + n)] = t.id;
-    i32[ctx.tb(cpu, TB_LEN)] = n + 1;
-    i32[ctx.ow(t.id, O_ARG)] = expires | 0;
-    i32[ctx.ow(t.id, O_FLAGS)] = t.deferrable ? 1 : 0;
-    Atomics.store(i32, ctx.ow(t.id, O_CPU), cpu);
+    const n = i32[this.tb(cpu, TB_LEN)];
+    i32[this.tb(cpu, TB_LIST + n)] = t.id;
+    i32[this.tb(cpu, TB_LEN)] = n + 1;
+    i32[this.objects.ow(t.id, O_ARG)] = expires | 0;
+    i32[this.objects.ow(t.id, O_FLAGS)] = t.deferrable ? 1 : 0;
+    Atomics.store(i32, this.objects.ow(t.id, O_CPU), cpu);
     Atomics.or(i32, st, ObjState.Pending);
     this.next(cpu, ctx.jiffies());
     lock.unlock();
@@ -133,11 +138,11 @@ export class Timers {
   del(t: Timer): boolean {
     const ctx = this.ctx;
     for (;;) {
-      const cpu = Atomics.load(ctx.i32, ctx.ow(t.id, O_CPU));
-      if ((Atomics.load(ctx.i32, ctx.ow(t.id, O_STATE)) & ObjState.Pending) === 0 || cpu < 0) return false;
+      const cpu = Atomics.load(ctx.i32, this.objects.ow(t.id, O_CPU));
+      if ((Atomics.load(ctx.i32, this.objects.ow(t.id, O_STATE)) & ObjState.Pending) === 0 || cpu < 0) return false;
       const lock = this.locks[cpu];
       lock.lock();
-      if (Atomics.load(ctx.i32, ctx.ow(t.id, O_CPU)) !== cpu) {
+      if (Atomics.load(ctx.i32, this.objects.ow(t.id, O_CPU)) !== cpu) {
         lock.unlock();
         continue;
       }
@@ -151,13 +156,13 @@ export class Timers {
   private detachLocked(cpu: number, id: number): boolean {
     const ctx = this.ctx;
     const i32 = ctx.i32;
-    const n = i32[ctx.tb(cpu, TB_LEN)];
+    const n = i32[this.tb(cpu, TB_LEN)];
     for (let i = 0; i < n; i++) {
-      if (i32[ctx.tb(cpu, TB_LIST + i)] !== id) continue;
-      i32[ctx.tb(cpu, TB_LIST + i)] = i32[ctx.tb(cpu, TB_LIST + n - 1)];
-      i32[ctx.tb(cpu, TB_LEN)] = n - 1;
-      Atomics.and(i32, ctx.ow(id, O_STATE), ~ObjState.Pending);
-      Atomics.store(i32, ctx.ow(id, O_CPU), -1);
+      if (i32[this.tb(cpu, TB_LIST + i)] !== id) continue;
+      i32[this.tb(cpu, TB_LIST + i)] = i32[this.tb(cpu, TB_LIST + n - 1)];
+      i32[this.tb(cpu, TB_LEN)] = n - 1;
+      Atomics.and(i32, this.objects.ow(id, O_STATE), ~ObjState.Pending);
+      Atomics.store(i32, this.objects.ow(id, O_CPU), -1);
       return true;
     }
     return false;
@@ -172,7 +177,7 @@ export class Timers {
 
   /** timer_pending(). */
   pending(t: Timer): boolean {
-    return (Atomics.load(this.ctx.i32, this.ctx.ow(t.id, O_STATE)) & ObjState.Pending) !== 0;
+    return (Atomics.load(this.ctx.i32, this.objects.ow(t.id, O_STATE)) & ObjState.Pending) !== 0;
   }
 
   /** TIMER_SOFTIRQ on CPU `c`: detach every expired timer under the lock, then run them. */
@@ -183,20 +188,20 @@ export class Timers {
     const lock = this.locks[c];
     let k = 0;
     lock.lock();
-    let n = i32[ctx.tb(c, TB_LEN)];
+    let n = i32[this.tb(c, TB_LEN)];
     for (let i = 0; i < n; ) {
-      const id = i32[ctx.tb(c, TB_LIST + i)];
-      if (j - i32[ctx.ow(id, O_ARG)] >= 0) {
+      const id = i32[this.tb(c, TB_LIST + i)];
+      if (j - i32[this.objects.ow(id, O_ARG)] >= 0) {
         this.expired[k++] = id;
-        i32[ctx.tb(c, TB_LIST + i)] = i32[ctx.tb(c, TB_LIST + n - 1)];
+        i32[this.tb(c, TB_LIST + i)] = i32[this.tb(c, TB_LIST + n - 1)];
         n--;
-        Atomics.and(i32, ctx.ow(id, O_STATE), ~ObjState.Pending);
-        Atomics.store(i32, ctx.ow(id, O_CPU), -1);
+        Atomics.and(i32, this.objects.ow(id, O_STATE), ~ObjState.Pending);
+        Atomics.store(i32, this.objects.ow(id, O_CPU), -1);
       } else {
         i++;
       }
     }
-    i32[ctx.tb(c, TB_LEN)] = n;
+    i32[this.tb(c, TB_LEN)] = n;
     this.next(c, j);
     lock.unlock();
     for (let i = 0; i < k; i++) {
@@ -205,3 +210,51 @@ export class Timers {
     }
   }
 }
+
+/** Timers as a kernel mechanism (src/kernel/mechanism.ts): a timer base per CPU, run by the tick. */
+export const mechanism: Mechanism<Timers> = {
+  name: 'timer',
+  regions: (s) => ({ timerBase: { words: TIMER_BASE_WORDS * s.cpus, count: 1 } }),
+  records: {
+    timerBase: {
+      prefix: /^TB_[A-Z_]+$/,
+      size: TIMER_BASE_WORDS,
+      wide: { TB_LIST: MAX_TIMERS_PER_CPU },
+      extra: { lock: [0, LOCK_WORDS] },
+    },
+  },
+  init(m) {
+    const base = m.R.parts.timerBase[0];
+    for (let c = 0; c < m.cpus; c++) {
+      ShmLock.init(m.i32, base + c * TIMER_BASE_WORDS);
+      m.i32[m.R.cpu + c * CPU_WORDS + CPU_NEXT_TIMER] = timerNone(0);
+      m.i32[m.R.cpu + c * CPU_WORDS + CPU_NEXT_TIMER_ANY] = timerNone(0);
+    }
+  },
+  build: (k) => new Timers(k.ctx, k.objects, k.softirqs, k.sched, k.lockSpins),
+  hooks: (t) => ({ tick: (c) => t.tick(c) }),
+  facade: (t, k) => ({
+    addTimerOn(timer: Timer, cpu: number, expires: number): void {
+      k.objects.checkHandle('addTimerOn', 'timer', timer);
+      t.addOn(timer, cpu, expires);
+    },
+    modTimer(timer: Timer, expires: number): boolean {
+      k.objects.checkHandle('modTimer', 'timer', timer);
+      return t.mod(timer, expires);
+    },
+    timerPending(timer: Timer): boolean {
+      k.objects.checkHandle('timerPending', 'timer', timer);
+      return t.pending(timer);
+    },
+    delTimer(timer: Timer): boolean {
+      k.objects.checkHandle('delTimer', 'timer', timer);
+      return t.del(timer);
+    },
+  }),
+  setup: (_t, k, index) => ({
+    createTimer: (name, fn, o) => {
+      const id = k.objects.create('timer', name, fn, index);
+      return { kind: 'timer', id, name, deferrable: !!o?.deferrable } as Timer;
+    },
+  }),
+};

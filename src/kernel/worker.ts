@@ -18,7 +18,7 @@ export class WorkerTask implements HostedTask {
     readonly id: number,
     private readonly pool: number,
   ) {
-    this.nrRunning = rt.ctx.pw(pool, P_NR_RUNNING);
+    this.nrRunning = workqueues.pw(pool, P_NR_RUNNING);
     this.recheck = () => workqueues.hasWork(pool) || rt.isStopping();
   }
   run(): void {

@@ -15,17 +15,16 @@
  * Context: queue_work_on from any context on the owner of a CPU; workers' pops from task
  * context, BH pools' from softirq. Never allocates on those paths.
  */
-import { LINE_WORDS } from '../shm/layout.js';
-import { LOCK_WORDS } from '../shm/lock.js';
 import type { AffinityScope, SystemWorkqueue, Work, Workqueue, WorkqueueAttrs } from '../api/types.js';
 import { WORK_CPU_UNBOUND } from '../api/types.js';
 import { CpuCounter, Softirq, TaskState } from '../hw/layout.js';
-import { O_ARG, O_STATE, ObjState } from './objects.js';
 import type { MachinePlan, Topology } from '../hw/board.js';
-import { ShmLock } from '../shm/lock.js';
+import { LINE_WORDS } from '../shm/layout.js';
+import { LOCK_WORDS, ShmLock } from '../shm/lock.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuContext } from './context.js';
-import { describeArg, KernelBug, type Objects } from './objects.js';
+import type { Mechanism } from './mechanism.js';
+import { describeArg, KernelBug, MAX_OBJECTS, O_ARG, O_STATE, ObjState, type Objects } from './objects.js';
 import { type KernelProfile, kernelProfile } from './profiles.js';
 import type { Scheduler } from './sched/core.js';
 import type { Softirqs } from './softirq.js';
@@ -40,10 +39,6 @@ export const POOL_WORDS = LOCK_WORDS + LINE_WORDS;
  *  worker only when it reads 0 after publishing; a worker decrements it, then re-checks the
  *  worklist before sleeping (the Dekker pair that keeps work from being stranded). */
 export const P_NR_RUNNING = LOCK_WORDS;
-
-
-
-
 
 // Pool numbering (the plan's pool ids, src/machine/plan.ts): per CPU c, 2c = bound normal and 2c+1 =
 // bound highpri; 2N the unbound pool; 2N+1+2c (+1) the BH pools of CPU c (normal, highpri).
@@ -76,6 +71,8 @@ export class Workqueues {
   readonly list: WorkqueueEntry[] = [];
   private readonly poolLists: MpscRing[] = [];
   private readonly poolLocks: ShmLock[] = [];
+  /** Base of the `pools` region (POOL_WORDS per pool). */
+  private readonly poolBase: number;
 
   constructor(
     private readonly ctx: CpuContext,
@@ -87,13 +84,19 @@ export class Workqueues {
     lockSpins: number,
     private readonly profile: KernelProfile = kernelProfile(),
   ) {
+    this.poolBase = ctx.R.parts.pools[0];
     for (let p = 0; p < plan.pools.length; p++) {
-      this.poolLists.push(new MpscRing(ctx.i32, ctx.R.poolLists[p]));
-      this.poolLocks.push(new ShmLock(ctx.i32, ctx.R.pools + p * POOL_WORDS, lockSpins));
+      this.poolLists.push(new MpscRing(ctx.i32, ctx.R.parts.poolList[p]));
+      this.poolLocks.push(new ShmLock(ctx.i32, this.pw(p, 0), lockSpins));
     }
     // 6.9: tasklet_hi_action / tasklet_action then run the BH pools (workqueue_softirq_action).
     softirqs.open(Softirq.Hi, (c) => this.bhPoolRun(c, true));
     softirqs.open(Softirq.Tasklet, (c) => this.bhPoolRun(c, false));
+  }
+
+  /** Index of word `word` (P_*) of pool `pool`. */
+  pw(pool: number, word: number): number {
+    return this.poolBase + pool * POOL_WORDS + word;
   }
 
   // --- creation (setup) ---------------------------------------------------------------------
@@ -154,7 +157,7 @@ export class Workqueues {
   queueOn(cpu: number, wq: Workqueue, work: Work): boolean {
     const ctx = this.ctx;
     const i32 = ctx.i32;
-    const st = ctx.ow(work.id, O_STATE);
+    const st = this.objects.ow(work.id, O_STATE);
     if ((Atomics.or(i32, st, ObjState.Pending) & ObjState.Pending) !== 0) {
       ctx.count(CpuCounter.works_refused);
       return false;
@@ -177,7 +180,7 @@ export class Workqueues {
     } else {
       pool = boundPool(target, a.highpri);
     }
-    Atomics.store(i32, ctx.ow(work.id, O_ARG), pool);
+    Atomics.store(i32, this.objects.ow(work.id, O_ARG), pool);
     const list = this.poolLists[pool];
     const idx = list.claim();
     if (idx < 0) throw new KernelBug(`worklist of pool ${pool} is full: a PENDING work item would be lost`);
@@ -186,18 +189,18 @@ export class Workqueues {
     ctx.count(CpuCounter.works_queued);
     if (a.bh) this.softirqs.raise(a.highpri ? Softirq.Hi : Softirq.Tasklet);
     else if (a.unbound) this.kickUnbound(pool, here, wq as WorkqueueEntry);
-    else if (Atomics.load(i32, ctx.pw(pool, P_NR_RUNNING)) === 0) this.sched.wakeUp(this.plan.pools[pool].workers[0]);
+    else if (Atomics.load(i32, this.pw(pool, P_NR_RUNNING)) === 0) this.sched.wakeUp(this.plan.pools[pool].workers[0]);
     return true;
   }
 
   /** work_pending(). */
   pending(work: Work): boolean {
-    return (Atomics.load(this.ctx.i32, this.ctx.ow(work.id, O_STATE)) & ObjState.Pending) !== 0;
+    return (Atomics.load(this.ctx.i32, this.objects.ow(work.id, O_STATE)) & ObjState.Pending) !== 0;
   }
 
   /** Wake an idle unbound worker onto a CPU of the queueing CPU's pod (need_more_worker). */
   private kickUnbound(pool: number, here: number, wq: WorkqueueEntry): void {
-    if (Atomics.load(this.ctx.i32, this.ctx.pw(pool, P_NR_RUNNING)) !== 0) return;
+    if (Atomics.load(this.ctx.i32, this.pw(pool, P_NR_RUNNING)) !== 0) return;
     const target = this.placeUnbound(Math.max(here, 0), wq);
     for (const w of this.plan.pools[pool].workers) {
       if (this.sched.rqs.state(w) === TaskState.Sleeping && this.sched.wakeUpOn(w, target)) return;
@@ -249,7 +252,7 @@ export class Workqueues {
 
   /** process_one_work(): clear PENDING, then run. Context: the caller's (task for workers, softirq for BH). */
   run(id: number): void {
-    Atomics.and(this.ctx.i32, this.ctx.ow(id, O_STATE), ~ObjState.Pending);
+    Atomics.and(this.ctx.i32, this.objects.ow(id, O_STATE), ~ObjState.Pending);
     this.objects.call(id);
   }
 
@@ -269,3 +272,52 @@ export class Workqueues {
     if (this.hasWork(pool)) this.softirqs.mark(c, highpri ? Softirq.Hi : Softirq.Tasklet);
   }
 }
+
+/** Workqueues as a kernel mechanism (src/kernel/mechanism.ts): a lock line and a worklist per pool. */
+export const mechanism: Mechanism<Workqueues> = {
+  name: 'workqueue',
+  regions: (s) => ({
+    pools: { words: POOL_WORDS * s.pools, count: 1 },
+    poolList: { words: MpscRing.wordsFor(MAX_OBJECTS, 1), count: s.pools },
+  }),
+  records: { pool: { prefix: /^P_[A-Z_]+$/, size: POOL_WORDS, extra: { lock: [0, LOCK_WORDS] } } },
+  init(m) {
+    const base = m.R.parts.pools[0];
+    for (const p of m.plan.pools) {
+      ShmLock.init(m.i32, base + p.id * POOL_WORDS);
+      const list = m.R.parts.poolList[p.id];
+      MpscRing.init(m.i32, list, MAX_OBJECTS, 1, m.words(list));
+    }
+  },
+  busy(m) {
+    for (const p of m.plan.pools)
+      if (new MpscRing(m.i32, m.R.parts.poolList[p.id]).length() !== 0)
+        return `work queued on pool ${p.id} (${p.kind}, CPU ${p.cpu})`;
+    // A work item popped from its list is done only once its worker has counted it.
+    const queued = m.count('works_queued');
+    const run = m.count('works_run');
+    return run < queued ? `${queued - run} queued work items have not finished running` : '';
+  },
+  build: (k) => new Workqueues(k.ctx, k.plan, k.topology, k.objects, k.softirqs, k.sched, k.lockSpins, k.profile),
+  facade: (w, k) => ({
+    queueWorkOn(cpu: number, wq: Workqueue, work: Work): boolean {
+      w.check('queueWorkOn', wq);
+      k.objects.checkHandle('queueWorkOn', 'work', work);
+      return w.queueOn(cpu, wq, work);
+    },
+    queueWork(wq: Workqueue, work: Work): boolean {
+      w.check('queueWork', wq);
+      k.objects.checkHandle('queueWork', 'work', work);
+      return w.queueOn(WORK_CPU_UNBOUND, wq, work);
+    },
+    workPending(work: Work): boolean {
+      k.objects.checkHandle('workPending', 'work', work);
+      return w.pending(work);
+    },
+  }),
+  setup: (w, k, index) => ({
+    createWork: (name, fn) => ({ kind: 'work', id: k.objects.create('work', name, fn, index), name }) as Work,
+    workqueue: (name: SystemWorkqueue) => w.system(name),
+    allocWorkqueue: (name, attrs) => w.alloc(name, attrs),
+  }),
+};

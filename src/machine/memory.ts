@@ -10,21 +10,48 @@
  * Context: main thread. Reads of words other threads write are Atomics loads (racy snapshots).
  */
 
+import { assertLayoutSound, RECORD_FIELDS } from '../hw/layout-fields.js';
+import {
+  ARRIVAL_RECORD_WORDS,
+  ARRIVAL_RING_CAPACITY,
+  C_ACTIVE,
+  C_FAULT,
+  C_GEN_INFLIGHT,
+  C_IRQ_CPU_NS,
+  C_PHASE,
+  C_TRIGGER,
+  CPU_COUNTER_NAMES,
+  CPU_COUNTERS,
+  CPU_DEFERRED,
+  CPU_F64,
+  CPU_FLAGS,
+  CPU_HEARTBEAT,
+  CPU_OWNER,
+  CPU_SOFTIRQ,
+  CPU_WHERE,
+  CPU_WORDS,
+  CPUF_NIC_DUE,
+  CpuCounter,
+  GLOBAL_COUNTER_NAMES,
+  IRQ_RECORD_WORDS,
+  IRQ_RING_CAPACITY,
+  type MachineRegions,
+  Phase,
+  SOFTIRQ_NAMES,
+  Where,
+} from '../hw/layout.js';
+import { initTimelineRing } from '../hw/timeline.js';
+import type { KernelMemory } from '../kernel/mechanism.js';
+import { initKernel, kernelBusy, kernelRecords, kernelRegions } from '../kernel/registry.js';
 import { RunQueues } from '../kernel/sched/rq.js';
-import { FAST_POOL_FIELDS, FAST_POOL_WORDS, FastPool, initFastPool } from '../random/fastpool.js';
+import { initRandom, randomRegions } from '../random/driver.js';
+import { FAST_POOL_FIELDS, type FastPool } from '../random/fastpool.js';
 import { InputPool } from '../random/inputpool.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
-import { ShmLock } from '../shm/lock.js';
 import { MpscRing, SpscRing } from '../shm/ring.js';
 import { type Workload, workloadOf } from '../workloads/index.js';
-import { ARRIVAL_RECORD_WORDS, ARRIVAL_RING_CAPACITY, C_ACTIVE, C_FAULT, C_GEN_INFLIGHT, C_IRQ_CPU_NS, C_PHASE, C_TRIGGER, CPU_COUNTER_NAMES, CPU_COUNTERS, CPU_DEFERRED, CPU_F64, CPU_FLAGS, CPU_HEARTBEAT, CPU_NEXT_TIMER, CPU_NEXT_TIMER_ANY, CPU_OWNER, CPU_SOFTIRQ, CPU_WHERE, CPU_WORDS, CPUF_NIC_DUE, GLOBAL_COUNTER_NAMES, IRQ_RECORD_WORDS, IRQ_RING_CAPACITY, type MachineRegions, Phase, REQUEST_RECORD_WORDS, REQUEST_RING_CAPACITY, SOFTIRQ_NAMES, Where } from '../hw/layout.js';
-import { MAX_OBJECTS, O_CPU, OBJ_WORDS } from '../kernel/objects.js';
-import { POOL_WORDS } from '../kernel/workqueue.js';
-import { TIMER_BASE_WORDS, timerNone } from '../kernel/timer.js';
-import { assertLayoutSound, RECORD_FIELDS } from '../hw/layout-fields.js';
 import { fairPolicyOf, type MachineOptions } from './options.js';
 import { type MachinePlan, planMachineTasks } from './plan.js';
-import { initTimelineRing } from '../hw/timeline.js';
 import { planMachine } from './regions.js';
 
 export type Counters = Record<string, number>;
@@ -51,21 +78,20 @@ export class MachineMemory {
     this.rqs = RunQueues.of(this.i32, this.f64, R, opts.cpus, opts.lockSpins, fairPolicyOf(opts), opts.hz);
     for (let t = 0; t < plan.threads.length; t++)
       this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
-    this.inputPool = new InputPool(this.i32, R.inputPool, opts.lockSpins);
+    this.inputPool = new InputPool(this.i32, R.parts.inputPool[0], opts.lockSpins);
   }
 
   /** Plan the regions of a machine with these options and allocate the buffer. */
   protected static layout(opts: MachineOptions): { plan: MachinePlan; sab: SharedArrayBuffer; R: MachineRegions } {
-    assertLayoutSound({ ...RECORD_FIELDS, fastPool: FAST_POOL_FIELDS });
+    assertLayoutSound({ ...RECORD_FIELDS, ...kernelRecords(), fastPool: FAST_POOL_FIELDS });
     const plan = planMachineTasks(opts);
+    const shape = { cpus: opts.cpus, tasks: plan.tasks.length, pools: plan.pools.length };
     const { sab, regions } = planMachine({
       cpus: opts.cpus,
-      tasks: plan.tasks.length,
       threads: plan.threads.length,
-      pools: plan.pools.length,
+      parts: { ...kernelRegions(shape), ...randomRegions(opts.cpus, opts.payload) },
       workloadRegions: workloadOf(opts).regions(),
       timelineRecords: opts.timelineRecords ?? 0,
-      requestRings: opts.payload?.kind === 'driver_work',
     });
     return { plan, sab, R: regions };
   }
@@ -78,37 +104,43 @@ export class MachineMemory {
     return m;
   }
 
+  /** The machine's memory as the kernel's mechanisms see it (src/kernel/mechanism.ts). */
+  protected kernelMemory(): KernelMemory {
+    const sizes = new Map(Object.values(this.R.map.regions).map((r) => [r.base, r.words]));
+    const { i32, f64, R, plan, opts } = this;
+    return {
+      i32,
+      f64,
+      R,
+      plan,
+      cpus: opts.cpus,
+      hz: opts.hz,
+      lockSpins: opts.lockSpins,
+      fair: fairPolicyOf(opts),
+      words: (base) => sizes.get(base) ?? 0,
+      count: (name) => {
+        const k = CpuCounter[name];
+        let s = 0;
+        for (let c = 0; c < opts.cpus; c++) s += Atomics.load(i32, R.cpu + c * CPU_WORDS + CPU_COUNTERS + k);
+        return s;
+      },
+    };
+  }
+
   /** Lay out every region. Context: main thread, before any worker exists. */
   protected init(): void {
     const { i32, R, opts, plan } = this;
-    const sizes = new Map(Object.values(R.map.regions).map((r) => [r.base, r.words]));
-    const words = (base: number) => sizes.get(base);
+    const km = this.kernelMemory();
+    const words = km.words;
     for (let c = 0; c < opts.cpus; c++) {
-      const b = R.cpu + c * CPU_WORDS;
-      i32[b + CPU_OWNER] = c; // the idle task
-      i32[b + CPU_NEXT_TIMER] = timerNone(0);
-      i32[b + CPU_NEXT_TIMER_ANY] = timerNone(0);
+      i32[R.cpu + c * CPU_WORDS + CPU_OWNER] = c; // the idle task
       this.f64[R.cpuF64 / 2 + c * CPU_F64 + CPUF_NIC_DUE] = Number.POSITIVE_INFINITY;
-      this.rqs.initCpu(c);
-      ShmLock.init(i32, R.timerBase + c * TIMER_BASE_WORDS);
       MpscRing.init(i32, R.irqRings[c], IRQ_RING_CAPACITY, IRQ_RECORD_WORDS, words(R.irqRings[c]));
       SpscRing.init(i32, R.arrivals[c], ARRIVAL_RING_CAPACITY, ARRIVAL_RECORD_WORDS, words(R.arrivals[c]));
-      MpscRing.init(i32, R.irqWorkLists[c], MAX_OBJECTS, 1, words(R.irqWorkLists[c]));
-      MpscRing.init(i32, R.taskletLists[2 * c], MAX_OBJECTS, 1, words(R.taskletLists[2 * c]));
-      MpscRing.init(i32, R.taskletLists[2 * c + 1], MAX_OBJECTS, 1, words(R.taskletLists[2 * c + 1]));
-      if (R.requestRings.length)
-        SpscRing.init(i32, R.requestRings[c], REQUEST_RING_CAPACITY, REQUEST_RECORD_WORDS, words(R.requestRings[c]));
-      initFastPool(i32, R.fastPools + c * FAST_POOL_WORDS, opts.fastPool.variant, c);
-      this.fastPools.push(new FastPool(i32, R.fastPools + c * FAST_POOL_WORDS, opts.fastPool.variant));
     }
-    for (const t of plan.tasks) this.rqs.initTask(t.id, t.cpu, t.policy, t.nice, t.rtPrio);
     for (let t = 0; t < plan.threads.length; t++) Doorbell.init(i32, R.bells + t * DOORBELL_WORDS);
-    for (const p of plan.pools) {
-      ShmLock.init(i32, R.pools + p.id * POOL_WORDS);
-      MpscRing.init(i32, R.poolLists[p.id], MAX_OBJECTS, 1, words(R.poolLists[p.id]));
-    }
-    for (let o = 0; o < MAX_OBJECTS; o++) i32[R.objects + o * OBJ_WORDS + O_CPU] = -1; // on no CPU
-    InputPool.init(i32, R.inputPool);
+    initKernel(km);
+    this.fastPools.push(...initRandom(i32, R, opts.cpus, opts.fastPool.variant, words));
     for (const base of R.timeline) initTimelineRing(i32, base, opts.timelineRecords ?? 0);
     this.workload.init(i32, R.workload, words);
     i32[R.control + C_ACTIVE] = 0;
@@ -170,7 +202,7 @@ export class MachineMemory {
 
   /** Re-initialise the input pool and the fast pools' counts (between trials, while quiet). */
   resetEntropy(): void {
-    InputPool.init(this.i32, this.R.inputPool);
+    InputPool.init(this.i32, this.R.parts.inputPool[0]);
     this.onlineCpus();
   }
 
@@ -217,27 +249,37 @@ export class MachineMemory {
     if (wl) return wl;
     // 2. Queues: an interrupt record leaves its ring only after its handler ran (runtime.ts,
     //    drainIrqRing), so a hand-off it made is in CPU_DEFERRED below before the ring shows 0.
-    for (let c = 0; c < this.opts.cpus; c++) {
-      // Arrivals published ahead by the irq thread are delivered when due, drain or not.
-      if (new SpscRing(i32, this.R.arrivals[c]).length() !== 0) return `device interrupts due on CPU ${c}`;
-      if (new MpscRing(i32, this.R.irqRings[c]).length() !== 0) return `interrupts pending on CPU ${c}`;
-      if (new MpscRing(i32, this.R.irqWorkLists[c]).length() !== 0) return `irq_work pending on CPU ${c}`;
-    }
-    for (const p of this.plan.pools)
-      if (new MpscRing(i32, this.R.poolLists[p.id]).length() !== 0)
-        return `work queued on pool ${p.id} (${p.kind}, CPU ${p.cpu})`;
-    // 3. Per-CPU deferred jobs and softirqs.
-    for (let c = 0; c < this.opts.cpus; c++) {
-      const b = this.R.cpu + c * CPU_WORDS;
-      if (Atomics.load(i32, b + CPU_DEFERRED) !== 0) return `a deferred mix handed off on CPU ${c} has not run`;
-      if (Atomics.load(i32, b + CPU_SOFTIRQ) !== 0) return `softirqs pending on CPU ${c}`;
-    }
-    // 4. A job popped from its list is done only once it has been counted.
+    const hw = this.irqsPending();
+    if (hw) return hw;
+    // 3. Per-CPU deferred jobs (random.c's hand-offs).
+    for (let c = 0; c < this.opts.cpus; c++)
+      if (Atomics.load(i32, this.R.cpu + c * CPU_WORDS + CPU_DEFERRED) !== 0)
+        return `a deferred mix handed off on CPU ${c} has not run`;
+    // 4. The kernel's mechanisms: queued work, pending softirqs, and jobs popped but not yet
+    //    counted (src/kernel/registry.ts).
+    const k = kernelBusy(this.kernelMemory());
+    if (k) return k;
     const c = this.counters();
     if (c.mixes < c.handoffs) return `${c.handoffs - c.mixes} accepted hand-offs have not finished running`;
-    if (c.works_run < c.works_queued)
-      return `${c.works_queued - c.works_run} queued work items have not finished running`;
     return '';
+  }
+
+  /**
+   * Interrupts not yet handled on any CPU: arrivals due (delivered when due, drain or not) and
+   * records in the IRQ rings. '' when none. Context: main thread, racy loads.
+   */
+  irqsPending(): string {
+    const i32 = this.i32;
+    for (let c = 0; c < this.opts.cpus; c++) {
+      if (new SpscRing(i32, this.R.arrivals[c]).length() !== 0) return `device interrupts due on CPU ${c}`;
+      if (new MpscRing(i32, this.R.irqRings[c]).length() !== 0) return `interrupts pending on CPU ${c}`;
+    }
+    return '';
+  }
+
+  /** What of the kernel is still in flight, hand-offs aside (the conformance suite's check). */
+  kernelBusy(): string {
+    return this.irqsPending() || kernelBusy(this.kernelMemory());
   }
 
   /** A one-paragraph dump of every CPU and task, for fault reports and debugging. */

@@ -12,16 +12,18 @@
 import type { DeferralStrategy, IrqWork, Kernel, StrategySetup } from '../api/types.js';
 import { nowNs } from '../clock.js';
 import { CpuContext } from '../kernel/context.js';
-import { KernelFacade, type KernelParts, strategySetup } from '../kernel/facade.js';
-import { IrqWorks } from '../kernel/irq_work.js';
+import { type BuiltMechanism, kernelFacade, strategySetup } from '../kernel/facade.js';
+import { type IrqWorks, mechanism as irqWorkMechanism } from '../kernel/irq_work.js';
+import type { KernelBase, Mechanism } from '../kernel/mechanism.js';
 import { KernelBug, Objects } from '../kernel/objects.js';
 import { kernelProfile } from '../kernel/profiles.js';
+import { MECHANISMS } from '../kernel/registry.js';
 import { Scheduler } from '../kernel/sched/core.js';
 import { RunQueues } from '../kernel/sched/rq.js';
 import { Softirqs } from '../kernel/softirq.js';
-import { Tasklets } from '../kernel/tasklet.js';
-import { Timers } from '../kernel/timer.js';
-import { Workqueues } from '../kernel/workqueue.js';
+import { type Tasklets, mechanism as taskletMechanism } from '../kernel/tasklet.js';
+import { type Timers, mechanism as timerMechanism } from '../kernel/timer.js';
+import { type Workqueues, mechanism as workqueueMechanism } from '../kernel/workqueue.js';
 import { RandomDriver } from '../random/driver.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { MpscRing } from '../shm/ring.js';
@@ -36,7 +38,7 @@ import { St, Tracer } from '../hw/trace.js';
 /** The flags that mean "take an interrupt". */
 const IRQ_FLAGS = CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork;
 
-export class Runtime implements KernelParts {
+export class Runtime {
   readonly ctx: CpuContext;
   readonly i32: Int32Array;
   readonly bells: Doorbell[] = [];
@@ -44,6 +46,9 @@ export class Runtime implements KernelParts {
   readonly objects: Objects;
   readonly sched: Scheduler;
   readonly softirqs: Softirqs;
+  /** The kernel's mechanisms, each with the part this thread built (src/kernel/registry.ts). */
+  readonly built: BuiltMechanism[] = [];
+  /** Shortcuts to the built-in mechanisms' parts (tests and the thread's start-up use them). */
   readonly tasklets: Tasklets;
   readonly timers: Timers;
   readonly workqueues: Workqueues;
@@ -57,6 +62,10 @@ export class Runtime implements KernelParts {
   phase = Phase.Boot;
   epoch = 0;
 
+  private readonly base: KernelBase;
+  /** The mechanisms' hooks for a tick and for an IPI (MechanismHooks), in registry order. */
+  private readonly tickHooks: readonly ((c: number) => void)[];
+  private readonly ipiHooks: readonly ((c: number) => void)[];
   /** Device-interrupt arrivals published ahead by the irq thread (irqchip.ts). */
   readonly arrivals: Arrivals;
   private readonly irqRings: MpscRing[] = [];
@@ -101,24 +110,40 @@ export class Runtime implements KernelParts {
       (cpu) => this.chip.kick(cpu),
     );
     this.softirqs = new Softirqs(ctx, this.sched, plan.ksoftirqd, () => this.pollIrq(), profile.softirq);
-    // Actions run in the order they are opened: tasklets before BH workqueues (6.9's order).
-    this.tasklets = new Tasklets(ctx, this.objects, this.softirqs);
-    this.timers = new Timers(ctx, this.objects, this.softirqs, this.sched, opts.lockSpins);
-    this.workqueues = new Workqueues(
+    // Each mechanism builds its part, in registry order: softirq actions run in the order they
+    // are opened (tasklets before BH workqueues, 6.9's order).
+    const base: KernelBase = {
       ctx,
+      objects: this.objects,
+      sched: this.sched,
+      softirqs: this.softirqs,
+      chip: this.chip,
       plan,
-      opts.topology,
-      this.objects,
-      this.softirqs,
-      this.sched,
-      opts.lockSpins,
+      topology: opts.topology,
       profile,
-    );
-    this.irqWorks = new IrqWorks(ctx, this.objects, this.chip);
+      lockSpins: opts.lockSpins,
+    };
+    this.base = base;
+    const ticks: ((c: number) => void)[] = [];
+    const ipis: ((c: number) => void)[] = [];
+    for (const m of MECHANISMS) {
+      if (!m.build) continue;
+      const part = m.build(base);
+      this.built.push([m, part]);
+      const h = m.hooks?.(part);
+      if (h?.tick) ticks.push(h.tick);
+      if (h?.ipi) ipis.push(h.ipi);
+    }
+    this.tickHooks = ticks;
+    this.ipiHooks = ipis;
+    this.tasklets = this.part(taskletMechanism);
+    this.timers = this.part(timerMechanism);
+    this.workqueues = this.part(workqueueMechanism);
+    this.irqWorks = this.part(irqWorkMechanism);
     this.softirqs.open(Softirq.NetTx, () => this.workload.netTx?.(this));
     this.softirqs.open(Softirq.NetRx, () => this.workload.netRx?.(this));
     this.driver = new RandomDriver(ctx, opts.fastPool.variant, opts.payload, opts.lockSpins);
-    this.facade = new KernelFacade(this);
+    this.facade = kernelFacade(base, (cpu) => this.irqBacklog(cpu), this.built);
     this.objects.facade = this.facade;
     this.driver.facade = this.facade;
     // The application tasks of each CPU (tcp_lat's, a hog): is one running or runnable there?
@@ -167,7 +192,13 @@ export class Runtime implements KernelParts {
   }
   /** The setup context strategy `index` receives. */
   setupFor(index: number, options: Record<string, string | number | boolean>): StrategySetup {
-    return strategySetup(this, index, options, (cpu) => this.driver.deferred[cpu]);
+    return strategySetup(this.base, this.built, index, options, (cpu) => this.driver.deferred[cpu]);
+  }
+
+  /** The part this thread built of mechanism `m`. */
+  part<P>(m: Mechanism<P>): P {
+    for (const [b, part] of this.built) if (b === m) return part as P;
+    throw new KernelBug(`kernel mechanism ${m.name} is not built`);
   }
 
   // =========================================================================================
@@ -295,8 +326,8 @@ export class Runtime implements KernelParts {
         const now = ctx.now();
         if (ctx.f64[ctx.cf(c, CPUF_NIC_DUE)] <= now) nic.takeIrq(c, now);
       }
-      if ((old & CpuFlag.IrqWork) !== 0) this.irqWorks.run(c);
-      if ((old & CpuFlag.Tick) !== 0) this.timers.tick(c);
+      if ((old & CpuFlag.IrqWork) !== 0) for (let i = 0; i < this.ipiHooks.length; i++) this.ipiHooks[i](c);
+      if ((old & CpuFlag.Tick) !== 0) for (let i = 0; i < this.tickHooks.length; i++) this.tickHooks[i](c);
     } catch (e) {
       ctx.faultAt ??= { context: 'hardirq', cpu: c };
       throw e;
@@ -326,7 +357,7 @@ export class Runtime implements KernelParts {
       tr.record(St.IrqEntry, t - raised);
       if (vector === Vector.Ipi) {
         ctx.count(CpuCounter.ipis_received);
-        this.irqWorks.run(c);
+        for (let i = 0; i < this.ipiHooks.length; i++) this.ipiHooks[i](c);
       } else {
         this.driver.interrupt(arg, t);
       }

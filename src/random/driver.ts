@@ -21,12 +21,23 @@
  */
 import type { DeferralStrategy, Deferred, Kernel } from '../api/types.js';
 import type { CpuContext } from '../kernel/context.js';
-import { C_ACTIVE, C_TEST, C_TRIGGER, CPU_DEFERRED, CPUF_HANDOFF_NS, CpuCounter, TestFlag, Where } from '../hw/layout.js';
+import {
+  C_ACTIVE,
+  C_TEST,
+  C_TRIGGER,
+  CPU_DEFERRED,
+  CPUF_HANDOFF_NS,
+  CpuCounter,
+  type MachineRegions,
+  type RegionDecl,
+  TestFlag,
+  Where,
+} from '../hw/layout.js';
 import { TlWhat } from '../hw/timeline.js';
 import { St } from '../hw/trace.js';
 import { SpscRing } from '../shm/ring.js';
-import { FAST_POOL_WORDS, FastPool, type FastPoolVariant } from './fastpool.js';
-import { InputPool } from './inputpool.js';
+import { FAST_POOL_WORDS, FastPool, type FastPoolVariant, initFastPool } from './fastpool.js';
+import { INPUT_POOL_WORDS, InputPool } from './inputpool.js';
 
 /** The deferred job a hand-off carries: random.c's mix (default), or a driver's work item (seed 004). */
 export type PayloadOptions =
@@ -37,6 +48,53 @@ export type PayloadOptions =
    * longer than `slowNs` (default 1 ms) are counted as `requests_slow`.
    */
   | { kind: 'driver_work'; workNs: number; slowNs?: number };
+
+/**
+ * Driver requests (seed 004's driver payload) that found the work still pending, per CPU,
+ * waiting for the run that serves them: 8192 holds 41 s of pending at 200 interrupts/s, 82 ms at
+ * 100k/s. A full ring refuses the request's time, counted as `requests_untimed` (it waited at
+ * least as long as the ring took to fill). Reserved only with the driver payload.
+ */
+export const REQUEST_RING_CAPACITY = 8192;
+/** Words per request record: request time low 32 bits, request time high bits. */
+export const REQUEST_RECORD_WORDS = 2;
+
+/**
+ * random.c's shared regions (src/hw/layout.ts, RegionDecl): a fast pool per CPU
+ * (src/random/fastpool.ts), the input pool (src/random/inputpool.ts) and, with the driver
+ * payload, a request ring per CPU (REQUEST_* above).
+ */
+export function randomRegions(cpus: number, payload: PayloadOptions | undefined): Record<string, RegionDecl> {
+  const out: Record<string, RegionDecl> = {
+    fastPools: { words: FAST_POOL_WORDS * cpus, count: 1 },
+    inputPool: { words: INPUT_POOL_WORDS, count: 1 },
+  };
+  if (payload?.kind === 'driver_work')
+    out.requests = { words: SpscRing.wordsFor(REQUEST_RING_CAPACITY, REQUEST_RECORD_WORDS), count: cpus };
+  return out;
+}
+
+/**
+ * Initialise random.c's regions: each CPU's fast pool, the input pool, the request rings.
+ * Returns each CPU's fast pool. Context: main thread, before any worker starts.
+ */
+export function initRandom(
+  i32: Int32Array,
+  R: MachineRegions,
+  cpus: number,
+  variant: FastPoolVariant,
+  words: (base: number) => number,
+): FastPool[] {
+  const pools: FastPool[] = [];
+  const base = R.parts.fastPools[0];
+  for (let c = 0; c < cpus; c++) {
+    initFastPool(i32, base + c * FAST_POOL_WORDS, variant, c);
+    pools.push(new FastPool(i32, base + c * FAST_POOL_WORDS, variant));
+  }
+  InputPool.init(i32, R.parts.inputPool[0]);
+  for (const b of R.parts.requests ?? []) SpscRing.init(i32, b, REQUEST_RING_CAPACITY, REQUEST_RECORD_WORDS, words(b));
+  return pools;
+}
 
 
 /** instruction_pointer() analogue: a base address plus the irq number. */
@@ -72,13 +130,13 @@ export class RandomDriver {
   ) {
     this.ctl = ctx.R.control;
     this.driverWorkNs = payload?.kind === 'driver_work' ? Math.max(1, payload.workNs) : 0;
-    this.requests = ctx.R.requestRings.map((base) => new SpscRing(ctx.i32, base));
+    this.requests = (ctx.R.parts.requests ?? []).map((base) => new SpscRing(ctx.i32, base));
     this.slowNs = payload?.kind === 'driver_work' ? (payload.slowNs ?? DEFAULT_SLOW_REQUEST_NS) : 0;
     for (let c = 0; c < ctx.nrCpus; c++) {
-      this.fastPools.push(new FastPool(ctx.i32, ctx.R.fastPools + c * FAST_POOL_WORDS, variant));
+      this.fastPools.push(new FastPool(ctx.i32, ctx.R.parts.fastPools[0] + c * FAST_POOL_WORDS, variant));
       this.deferred.push(new DeferredMix(this, c));
     }
-    this.inputPool = new InputPool(ctx.i32, ctx.R.inputPool, lockSpins);
+    this.inputPool = new InputPool(ctx.i32, ctx.R.parts.inputPool[0], lockSpins);
   }
 
   /**

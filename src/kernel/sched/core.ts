@@ -9,7 +9,7 @@
  * (wakeUp, wakeUpOn). Never allocates.
  */
 import { CPU_FLAGS, CPU_OWNER, CpuCounter, CpuFlag, TaskState } from '../../hw/layout.js';
-import { T_STATE } from './rq.js';
+import { T_STATE } from './layout.js';
 import type { CpuContext } from '../context.js';
 import type { RunQueues } from './rq.js';
 

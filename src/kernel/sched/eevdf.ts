@@ -18,7 +18,7 @@
  * Context: under the CPU's rq lock (rq.ts); never allocates.
  */
 import { CPUF_V_HINT } from '../../hw/layout.js';
-import { TF_DEADLINE, TF_VLAG, TF_VRUNTIME } from './rq.js';
+import { TF_DEADLINE, TF_VLAG, TF_VRUNTIME } from './layout.js';
 import { calcDeltaFair, type FairParams, type FairPolicy, type RqView, sysctlFactor, tickNsec } from './fair.js';
 
 /**

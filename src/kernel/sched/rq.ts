@@ -16,11 +16,9 @@
  * Every function here runs under the CPU's rq lock unless it says otherwise.
  * Context: whichever thread calls (the CPU's owner, or a remote waker); never allocates.
  */
-import { LINE_WORDS } from '../../shm/layout.js';
-import { LOCK_WORDS } from '../../shm/lock.js';
-
 import { CPUF_RT_PERIOD, CPUF_RT_TIME, SchedPolicy, TaskState } from '../../hw/layout.js';
-import { ShmLock } from '../../shm/lock.js';
+import { LOCK_WORDS, ShmLock } from '../../shm/lock.js';
+import type { Mechanism } from '../mechanism.js';
 import { CfsPolicy } from './cfs.js';
 import { EevdfPolicy } from './eevdf.js';
 import {
@@ -31,70 +29,33 @@ import {
   RqView,
   type SchedViews,
 } from './fair.js';
+import {
+  MAX_RQ_TASKS,
+  RQ_CURR,
+  RQ_LEN,
+  RQ_NR_RUNNING,
+  RQ_QUEUE,
+  RQ_RT_THROTTLED,
+  RQ_WORDS,
+  TASK_F64,
+  TASK_WORDS,
+  TF_EXEC_START,
+  TF_RR_LEFT,
+  TF_SUM_EXEC,
+  T_CPU,
+  T_NICE,
+  T_POLICY,
+  T_RT_PRIO,
+  T_SLICES,
+  T_STATE,
+  T_TICKS,
+  T_WAKEUPS,
+  T_WEIGHT,
+} from './layout.js';
 
-/** Tasks a CPU's run queue can hold at once. */
-export const MAX_RQ_TASKS = 32;
-
-// ---------------------------------------------------------------------------------------------
-// Run queue, per CPU: a lock line, then the queue under it.
-// ---------------------------------------------------------------------------------------------
-export const RQ_WORDS = LOCK_WORDS + LINE_WORDS + MAX_RQ_TASKS;
-/** L rq lock (Atomics.store so the irq thread and idle checks may load it racily): tasks queued
- *  (runnable), the current one included. */
-export const RQ_NR_RUNNING = LOCK_WORDS;
-/** L rq lock: the task the scheduler picked last (== OWNER except during a hand-off). */
-export const RQ_CURR = LOCK_WORDS + 1;
-/** L rq lock: number of entries in RQ_QUEUE. */
-export const RQ_LEN = LOCK_WORDS + 2;
-/** L rq lock: real-time tasks are throttled until the period ends (1) or not (0). */
-export const RQ_RT_THROTTLED = LOCK_WORDS + 3;
-/** L rq lock: CFS's next buddy (cfs_rq->next: a woken task that preempted), task id, −1 none.
- *  Unused under EEVDF. */
-export const RQ_NEXT_BUDDY = LOCK_WORDS + 4;
-/** L rq lock: CFS's last buddy (cfs_rq->last: the task a wakeup preempted), task id, −1 none.
- *  Unused under EEVDF. */
-export const RQ_LAST_BUDDY = LOCK_WORDS + 5;
-/** L rq lock: task ids queued on this CPU (runnable, including the current one), in queue order. */
-export const RQ_QUEUE = LOCK_WORDS + LINE_WORDS;
-
-// ---------------------------------------------------------------------------------------------
-// Tasks: TASK_WORDS Int32 + TASK_F64 doubles each.
-// ---------------------------------------------------------------------------------------------
-export const TASK_WORDS = LINE_WORDS;
-/** L rq lock of TASK_CPU (Atomics.store; Atomics.load for racy checks): TaskState. */
-export const T_STATE = 0;
-/** L rq lock: the CPU whose run queue holds / will hold the task. Unbound workers move: the
- *  waker stores the new CPU under the new CPU's rq lock while the task sleeps. */
-export const T_CPU = 1;
-/** I: SchedPolicy. */
-export const T_POLICY = 2;
-/** I: nice, -20..19 (normal tasks). */
-export const T_NICE = 3;
-/** I: real-time priority 1..99 (higher runs first), 0 for normal tasks. */
-export const T_RT_PRIO = 4;
-/** I: load weight from the nice-to-weight table. */
-export const T_WEIGHT = 5;
-/** L rq lock: times the task was picked to run (slices). */
-export const T_SLICES = 6;
-/** L rq lock: times the task was woken. 0 until its first wakeup, which the run queues treat
- *  as the task's first enqueue (its fork: CFS places it as a new task, START_DEBIT). */
-export const T_WAKEUPS = 7;
-/** L rq lock: ticks at which the task was the one running (its share of the CPU, in slices). */
-export const T_TICKS = 8;
-/** L rq lock of T_CPU (the old CPU's while a waker moves the task, then the new one's): CFS: 1
- *  while a sleeping task's vruntime is relative to the min_vruntime of the CPU it left
- *  (migrate_task_rq_fair) until its enqueue on the new CPU adds that CPU's (ENQUEUE_MIGRATED). */
-export const T_MIGRATED = 9;
-
-export const TASK_F64 = 8;
-export const TF_VRUNTIME = 0; // L rq lock: virtual runtime (ns, weighted)
-export const TF_DEADLINE = 1; // L rq lock: EEVDF virtual deadline (unused under CFS)
-export const TF_VLAG = 2; // L rq lock: EEVDF lag saved at dequeue (unused under CFS)
-export const TF_EXEC_START = 3; // L rq lock: clock when it last started running / was accounted
-export const TF_SUM_EXEC = 4; // L rq lock: total runtime (ns)
-export const TF_RR_LEFT = 5; // L rq lock: round-robin time left in the slice (ns)
-export const TF_PREV_SUM_EXEC = 6; // L rq lock: CFS prev_sum_exec_runtime: TF_SUM_EXEC when last picked
-
+// The scheduler's words (src/kernel/sched/layout.ts), re-exported: the registry reads the records'
+// constants from this module (src/kernel/registry.ts).
+export * from './layout.js';
 
 /** RR_TIMESLICE: 100 ms. */
 export const RR_TIMESLICE_NS = 100_000_000;
@@ -123,7 +84,7 @@ export class RunQueues extends RqView {
   static of(
     i32: Int32Array,
     f64: Float64Array,
-    R: { rq: number; task: number; taskF64: number; cpuF64: number },
+    R: { parts: Readonly<Record<string, readonly number[]>>; cpuF64: number },
     cpus: number,
     lockSpins: number,
     sched: FairPolicyName | undefined,
@@ -132,9 +93,9 @@ export class RunQueues extends RqView {
     const v = {
       i32,
       f64,
-      rqBase: R.rq,
-      taskBase: R.task,
-      taskF64: R.taskF64 / 2,
+      rqBase: R.parts.rq[0],
+      taskBase: R.parts.task[0],
+      taskF64: R.parts.taskF64[0] / 2,
       cpuF64: R.cpuF64 / 2,
       nrCpus: cpus,
       lockSpins,
@@ -418,3 +379,32 @@ export class RunQueues extends RqView {
 
 /** RQ_QUEUE capacity (from the layout). */
 const RQ_QUEUE_CAP = RQ_WORDS - RQ_QUEUE;
+
+/**
+ * The scheduler as a kernel mechanism (src/kernel/mechanism.ts): its regions and records. The
+ * run queues themselves are part of every thread's base (built by the runtime, not here).
+ */
+export const mechanism: Mechanism = {
+  name: 'sched',
+  regions: (s) => ({
+    rq: { words: RQ_WORDS * s.cpus, count: 1 },
+    task: { words: TASK_WORDS * s.tasks, count: 1 },
+    taskF64: { words: 2 * TASK_F64 * s.tasks, count: 1 },
+  }),
+  records: {
+    rq: {
+      prefix: /^RQ_[A-Z_]+$/,
+      size: RQ_WORDS,
+      wide: { RQ_QUEUE: MAX_RQ_TASKS },
+      not: ['RQ_WORDS'],
+      extra: { lock: [0, LOCK_WORDS] },
+    },
+    task: { prefix: /^T_[A-Z_]+$/, size: TASK_WORDS },
+    taskF64: { prefix: /^TF_[A-Z_]+$/, size: TASK_F64 },
+  },
+  init(m) {
+    const rqs = RunQueues.of(m.i32, m.f64, m.R, m.cpus, m.lockSpins, m.fair, m.hz);
+    for (let c = 0; c < m.cpus; c++) rqs.initCpu(c);
+    for (const t of m.plan.tasks) rqs.initTask(t.id, t.cpu, t.policy, t.nice, t.rtPrio);
+  },
+};
