@@ -23,7 +23,7 @@
 import { availableParallelism, loadavg } from 'node:os';
 import { autoIdleFreeCores, primeAutoIdle, tcpLatOptions } from '../src/config/defaults.js';
 import { FIRST_WARMUP_MS } from '../src/harness/run.js';
-import { IDLE_POLICIES, type IdlePolicyName } from '../src/machine/idle.js';
+import { IDLE_POLICIES } from '../src/machine/cpuidle.js';
 import { DEFAULT_IDLE, type KthreadHosting, type MachineOptions } from '../src/machine/options.js';
 import { builtin, isMain, machineOptions, median, pcts, table, trial, us, warmUp, withMachine } from './lib.js';
 
@@ -120,7 +120,7 @@ async function tcpLatByPolicy(): Promise<string[]> {
 
 async function idleEntry(): Promise<string[]> {
   const rows: string[][] = [];
-  for (const policy of IDLE_POLICIES as IdlePolicyName[]) {
+  for (const policy of IDLE_POLICIES) {
     const opts = machineOptions({
       idle: { ...DEFAULT_IDLE, policy },
       irq: { rate: 2000, pattern: 'poisson', burstSize: 1, cpus: [1] },

@@ -10,9 +10,9 @@ import { pathToFileURL } from 'node:url';
 import type { Histogram } from 'hdr-histogram-js';
 import { machineDefaults } from '../src/config/defaults.js';
 import { MachineFaultError } from '../src/errors.js';
+import type { Stage } from '../src/hw/trace.js';
 import { type Counters, Machine, Phase } from '../src/machine/machine.js';
 import type { MachineOptions, StrategyRef } from '../src/machine/options.js';
-import type { Stage } from '../src/hw/trace.js';
 import { builtinRef } from '../src/strategies/ref.js';
 
 export { Machine, Phase };

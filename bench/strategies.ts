@@ -22,8 +22,8 @@ import { availableParallelism, loadavg } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type { Histogram } from 'hdr-histogram-js';
 import { CPU_DEFERRED, CPU_WORDS } from '../src/hw/layout.js';
-import type { StrategyRef } from '../src/machine/options.js';
 import { newHistogram } from '../src/hw/trace.js';
+import type { StrategyRef } from '../src/machine/options.js';
 import {
   addInto,
   builtin,

@@ -9,6 +9,7 @@ import { type CliDeps, type CliIo, main, sayStopped } from './cli/main.js';
 import { formatValue } from './config/errors.js';
 import type { ResolvedConfig } from './config/schema.js';
 import type { StrategySpec } from './config/strategy-spec.js';
+import { strategyRef } from './config/strategy-spec.js';
 import {
   DeferlabError,
   EXIT_BAD_INPUT,
@@ -44,7 +45,6 @@ import { timelineCollectorFor, writeTimeline } from './report/timeline-files.js'
 import type { RunResults } from './report/types.js';
 import { reportFromDir, writeFileAtomic, writeResults } from './report/write.js';
 import { SCENARIOS } from './scenarios/index.js';
-import { strategyRef } from './config/strategy-spec.js';
 import { BUILTINS } from './strategies/registry.js';
 import { validateStrategiesIsolated } from './strategies/validate.js';
 import { VERSION } from './version.js';

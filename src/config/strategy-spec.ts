@@ -13,10 +13,11 @@
  * The label (what reports show, what `--baseline` names) is canonical: option keys sorted,
  * values as coerced, so `timer:b=2,a=1` and `timer:a=1,b=02` are the same strategy.
  */
-import type { StrategyRef } from '../strategies/ref.js';
-import { pathToFileURL } from 'node:url';
+
 import { statSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { StrategyRef } from '../strategies/ref.js';
 import { closest, fail, ok, type Parsed } from './errors.js';
 import { coerceOptionValue } from './units.js';
 
@@ -176,4 +177,3 @@ export function strategyRef(spec: StrategySpec, exportName?: string): StrategyRe
     options: { ...spec.options },
   };
 }
-

@@ -10,10 +10,10 @@
  * Flag syntax: `--topology smt=0-1/2-3,cache=0-3,numa=0-3`: levels separated by `,`, groups
  * by `/`, CPUs within a group by `+` or as a range `a-b` (`smt=0+2/1+3`).
  */
-import { badOption, conflict, fail, ok, type Parsed } from './errors.js';
-import { parseIdList } from './units.js';
 
 import { type CpuGroups, TOPOLOGY_LEVELS, type Topology, type TopologyLevel } from '../hw/board.js';
+import { badOption, conflict, fail, ok, type Parsed } from './errors.js';
+import { parseIdList } from './units.js';
 
 // The topology's one declaration is the board's (src/hw/board.ts).
 export { type CpuGroups, TOPOLOGY_LEVELS, type Topology, type TopologyLevel };

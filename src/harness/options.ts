@@ -1,9 +1,9 @@
 /** From the user's resolved configuration to what the machine boots with. */
 import { autoIdle } from '../config/defaults.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
-import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
-import { timelineRecordsFor } from '../hw/timeline.js';
 import { strategyRef } from '../config/strategy-spec.js';
+import { timelineRecordsFor } from '../hw/timeline.js';
+import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
 
 export interface PointParams {
   msg_size?: number;

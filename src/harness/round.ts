@@ -25,8 +25,8 @@
  */
 import type { Histogram } from 'hdr-histogram-js';
 import { Phase } from '../hw/layout.js';
-import { type Machine, releaseHistograms, takeHistogram } from '../machine/machine.js';
 import type { Stage } from '../hw/trace.js';
+import { type Machine, releaseHistograms, takeHistogram } from '../machine/machine.js';
 import { histogramMean, summarize } from '../report/stats.js';
 import type { SliceStats, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
 

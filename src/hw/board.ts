@@ -79,4 +79,3 @@ export interface MachinePlan<A extends TaskApp = TaskApp> {
   ksoftirqd: number[];
   unboundPool: number;
 }
-

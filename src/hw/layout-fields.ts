@@ -37,12 +37,15 @@ export function fieldTable(
   return { size, fields };
 }
 
-const lock = { lock: [0, LOCK_WORDS] } as const;
+const _lock = { lock: [0, LOCK_WORDS] } as const;
 
 /** The records the machine's memory holds (src/hw/layout.ts), each generated from its constants. */
 export const RECORD_FIELDS: Record<string, RecordFields> = {
   control: fieldTable(L, /^C_[A-Z_]+$/, L.CONTROL_WORDS, { C_IRQ_CPU_NS: 2 }),
-  cpu: fieldTable(L, /^CPU_[A-Z_]+$/, L.CPU_WORDS, { CPU_COUNTERS: CPU_COUNTER_NAMES.length }, ['CPU_WORDS', 'CPU_F64']),
+  cpu: fieldTable(L, /^CPU_[A-Z_]+$/, L.CPU_WORDS, { CPU_COUNTERS: CPU_COUNTER_NAMES.length }, [
+    'CPU_WORDS',
+    'CPU_F64',
+  ]),
   cpuF64: fieldTable(L, /^CPUF_[A-Z_0-9]+$/, L.CPU_F64),
   globalCounters: {
     size: Math.max(LINE_WORDS, GLOBAL_COUNTER_NAMES.length),

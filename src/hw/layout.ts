@@ -19,7 +19,6 @@
  */
 
 import { LINE_WORDS, type RegionMap } from '../shm/layout.js';
-import { LOCK_WORDS } from '../shm/lock.js';
 
 export * from './counters.js';
 export * from './timeline-layout.js';

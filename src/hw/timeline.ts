@@ -17,7 +17,22 @@
  * Context: the writer (Timeline) is per thread, on that thread only; `readTimelineRing` is the
  * main thread's.
  */
-import { CPU_F64, CPUF_HANDOFF_NS, type MachineRegions, Phase, TL_ARG, TL_ARG2, TL_AUX, TL_CPU, TL_HEADER_WORDS, TL_KIND, TL_RECORD_WORDS, TL_TS, TLH_CAPACITY, TLH_HEAD } from './layout.js';
+import {
+  CPU_F64,
+  CPUF_HANDOFF_NS,
+  type MachineRegions,
+  Phase,
+  TL_ARG,
+  TL_ARG2,
+  TL_AUX,
+  TL_CPU,
+  TL_HEADER_WORDS,
+  TL_KIND,
+  TL_RECORD_WORDS,
+  TL_TS,
+  TLH_CAPACITY,
+  TLH_HEAD,
+} from './layout.js';
 
 /** What a record says about its event: a slice begins or ends, or an instant. */
 export enum TlOp {

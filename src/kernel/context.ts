@@ -10,9 +10,6 @@
  * (test/kernel/).
  */
 import { C_JIFFIES, C_STOP, CPU_COUNTERS, CPU_F64, CPU_WHERE, CPU_WORDS, type MachineRegions } from '../hw/layout.js';
-import { OBJ_WORDS } from './objects.js';
-import { POOL_WORDS } from './workqueue.js';
-import { TIMER_BASE_WORDS } from './timer.js';
 import { Timeline } from '../hw/timeline.js';
 import type { Tracer } from '../hw/trace.js';
 

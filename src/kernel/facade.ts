@@ -23,7 +23,11 @@ export type BuiltMechanism = readonly [mechanism: AnyMechanism, part: unknown];
  * mechanism's. Frozen: a strategy cannot replace a call. `irqBacklog(cpu)`: interrupt records
  * waiting in CPU `cpu`'s IRQ ring (racy).
  */
-export function kernelFacade(k: KernelBase, irqBacklog: (cpu: number) => number, built: readonly BuiltMechanism[]): Kernel {
+export function kernelFacade(
+  k: KernelBase,
+  irqBacklog: (cpu: number) => number,
+  built: readonly BuiltMechanism[],
+): Kernel {
   const { ctx, sched, softirqs } = k;
   const core = {
     get cpu(): number {

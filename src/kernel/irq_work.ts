@@ -13,11 +13,10 @@
 import type { IrqWork } from '../api/types.js';
 import { type IrqChip, Vector } from '../hw/irqchip.js';
 import { CPU_FLAGS, CPU_IPI_PENDING, CpuCounter, CpuFlag } from '../hw/layout.js';
-import { O_STATE, ObjState } from './objects.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuContext } from './context.js';
 import type { Mechanism } from './mechanism.js';
-import { KernelBug, MAX_OBJECTS, type Objects } from './objects.js';
+import { KernelBug, MAX_OBJECTS, O_STATE, type Objects, ObjState } from './objects.js';
 
 export class IrqWorks {
   private readonly lists: MpscRing[] = [];
@@ -103,6 +102,7 @@ export const mechanism: Mechanism<IrqWorks> = {
     },
   }),
   setup: (_w, k, index) => ({
-    createIrqWork: (name, fn) => ({ kind: 'irq_work', id: k.objects.create('irq_work', name, fn, index), name }) as IrqWork,
+    createIrqWork: (name, fn) =>
+      ({ kind: 'irq_work', id: k.objects.create('irq_work', name, fn, index), name }) as IrqWork,
   }),
 };

@@ -10,8 +10,8 @@ import type { Kernel, StrategySetup } from '../api/types.js';
 import type { MachinePlan, Topology } from '../hw/board.js';
 import type { CpuCounterName } from '../hw/counters.js';
 import type { IrqChip } from '../hw/irqchip.js';
-import type { RecordFields } from '../hw/layout-fields.js';
 import type { MachineRegions, RegionDecl } from '../hw/layout.js';
+import type { RecordFields } from '../hw/layout-fields.js';
 import type { CpuContext } from './context.js';
 import type { Objects } from './objects.js';
 import type { KernelProfile } from './profiles.js';
@@ -87,6 +87,9 @@ export interface Mechanism<P = unknown> {
   regions?(shape: KernelShape): Record<string, RegionDecl>;
   /** Its records' field tables (checked with the machine's when memory is planned). */
   readonly records?: Readonly<Record<string, RecordSpec>>;
+  /** The module whose exported constants declare the records' fields (default: the
+   *  registry's entry, the mechanism's own module). */
+  readonly words?: Readonly<Record<string, unknown>>;
   /** Initialise its regions. Context: main thread, before any worker starts. */
   init?(m: KernelMemory): void;
   /** What of it is still in flight ('' when nothing), for the drain. Context: main thread. */

@@ -11,7 +11,6 @@
 import type { Callback, Kernel } from '../api/types.js';
 import { Where } from '../hw/layout.js';
 import type { CpuContext } from './context.js';
-import type { Mechanism } from './mechanism.js';
 
 // ---------------------------------------------------------------------------------------------
 // Capacity: an upper bound on objects queued at once, so that a list holding them is never full
@@ -126,14 +125,3 @@ export function describeArg(v: unknown): string {
   }
   return `${typeof v} ${JSON.stringify(v)}`;
 }
-
-/** The objects' shared words: one record per object, on no CPU until queued. Built by the runtime. */
-export const mechanism: Mechanism = {
-  name: 'objects',
-  regions: () => ({ objects: { words: OBJ_WORDS * MAX_OBJECTS, count: 1 } }),
-  records: { object: { prefix: /^O_[A-Z_]+$/, size: OBJ_WORDS } },
-  init(m) {
-    const base = m.R.parts.objects[0];
-    for (let o = 0; o < MAX_OBJECTS; o++) m.i32[base + o * OBJ_WORDS + O_CPU] = -1;
-  },
-};

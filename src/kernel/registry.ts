@@ -5,30 +5,26 @@
  * workqueues (tasklet_action, then workqueue_softirq_action). A new mechanism is its own
  * file, exporting `mechanism`, and a line here.
  */
-import { fieldTable, type RecordFields } from '../hw/layout-fields.js';
+
 import type { RegionDecl } from '../hw/layout.js';
+import { fieldTable, type RecordFields } from '../hw/layout-fields.js';
+import * as core from './core.js';
 import * as irqWork from './irq_work.js';
 import type { AnyMechanism, KernelMemory, KernelShape } from './mechanism.js';
-import * as objects from './objects.js';
-import * as sched from './sched/rq.js';
-import * as softirq from './softirq.js';
 import * as tasklet from './tasklet.js';
 import * as timer from './timer.js';
 import * as workqueue from './workqueue.js';
 
-/** Each mechanism's module: its `mechanism`, and the constants its records are generated from. */
-const MODULES: readonly { readonly mechanism: AnyMechanism }[] = [
-  objects,
-  sched,
-  softirq,
-  tasklet,
-  timer,
-  workqueue,
-  irqWork,
-];
+/** A mechanism, or a module that exports one as `mechanism` (its records' constants are the module's). */
+type Entry = AnyMechanism | { readonly mechanism: AnyMechanism };
+
+/** The registry: the kernel's base first (src/kernel/core.ts), then each mechanism's module. */
+const ENTRIES: readonly Entry[] = [core.objects, core.sched, core.softirq, tasklet, timer, workqueue, irqWork];
+
+const mechanismOf = (e: Entry): AnyMechanism => ('mechanism' in e ? e.mechanism : e);
 
 /** Every kernel mechanism, in registry order. */
-export const MECHANISMS: readonly AnyMechanism[] = MODULES.map((m) => m.mechanism);
+export const MECHANISMS: readonly AnyMechanism[] = ENTRIES.map(mechanismOf);
 
 /** The shared regions every mechanism declares, by name (a name declared twice is a bug). */
 export function kernelRegions(shape: KernelShape): Record<string, RegionDecl> {
@@ -44,9 +40,12 @@ export function kernelRegions(shape: KernelShape): Record<string, RegionDecl> {
 /** The field tables of every mechanism's records, generated from its module's constants. */
 export function kernelRecords(): Record<string, RecordFields> {
   const out: Record<string, RecordFields> = {};
-  for (const mod of MODULES)
-    for (const [name, r] of Object.entries(mod.mechanism.records ?? {}))
-      out[name] = fieldTable(mod as Readonly<Record<string, unknown>>, r.prefix, r.size, r.wide, r.not, r.extra);
+  for (const e of ENTRIES) {
+    const m = mechanismOf(e);
+    const words = m.words ?? (e as Readonly<Record<string, unknown>>);
+    for (const [name, r] of Object.entries(m.records ?? {}))
+      out[name] = fieldTable(words, r.prefix, r.size, r.wide, r.not, r.extra);
+  }
   return out;
 }
 

@@ -17,13 +17,23 @@
  *
  * Context: the CPU's owner (any thread that owns it); never allocates.
  */
-import type { Mechanism } from './mechanism.js';
-import type { HostedTask, TaskHost } from './task.js';
-import { CPU_FLAGS, CPU_IN_SOFTIRQ, CPU_SOFTIRQ, CPU_WORDS, CpuCounter, CpuFlag, NR_SOFTIRQS, Softirq, TaskState, Where } from '../hw/layout.js';
+
+import {
+  CPU_FLAGS,
+  CPU_IN_SOFTIRQ,
+  CPU_SOFTIRQ,
+  CpuCounter,
+  CpuFlag,
+  NR_SOFTIRQS,
+  Softirq,
+  TaskState,
+  Where,
+} from '../hw/layout.js';
 import { TlWhat } from '../hw/timeline.js';
 import { St } from '../hw/trace.js';
 import type { CpuContext } from './context.js';
 import type { Scheduler } from './sched/core.js';
+import type { HostedTask, TaskHost } from './task.js';
 
 /** MAX_SOFTIRQ_TIME: msecs_to_jiffies(2) (kernel/softirq.c), counted in jiffies. */
 export const MAX_SOFTIRQ_TIME_MS = 2;
@@ -186,13 +196,3 @@ export class KsoftirqdTask implements HostedTask {
     }
   }
 }
-
-/** Softirqs as a kernel mechanism (src/kernel/mechanism.ts): pending bits per CPU (CPU_SOFTIRQ). */
-export const mechanism: Mechanism = {
-  name: 'softirq',
-  busy(m) {
-    for (let c = 0; c < m.cpus; c++)
-      if (Atomics.load(m.i32, m.R.cpu + c * CPU_WORDS + CPU_SOFTIRQ) !== 0) return `softirqs pending on CPU ${c}`;
-    return '';
-  },
-};

@@ -14,7 +14,7 @@ import { CpuCounter, Softirq } from '../hw/layout.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuContext } from './context.js';
 import type { Mechanism } from './mechanism.js';
-import { KernelBug, MAX_OBJECTS, O_CPU, O_STATE, ObjState, type Objects } from './objects.js';
+import { KernelBug, MAX_OBJECTS, O_CPU, O_STATE, type Objects, ObjState } from './objects.js';
 import type { Softirqs } from './softirq.js';
 
 export class Tasklets {
@@ -96,6 +96,7 @@ export const mechanism: Mechanism<Tasklets> = {
     },
   }),
   setup: (_t, k, index) => ({
-    createTasklet: (name, fn) => ({ kind: 'tasklet', id: k.objects.create('tasklet', name, fn, index), name }) as Tasklet,
+    createTasklet: (name, fn) =>
+      ({ kind: 'tasklet', id: k.objects.create('tasklet', name, fn, index), name }) as Tasklet,
   }),
 };

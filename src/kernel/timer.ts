@@ -15,15 +15,15 @@
  * Context: any thread for add/del/mod/pending (under the base's lock); the CPU's owner for the
  * tick and the softirq. Never allocates.
  */
-import { LINE_WORDS } from '../shm/layout.js';
-import { LOCK_WORDS } from '../shm/lock.js';
+
 import type { Timer } from '../api/types.js';
 import { CPU_LAST_TICK, CPU_NEXT_TIMER, CPU_NEXT_TIMER_ANY, CPU_WORDS, CpuCounter, Softirq } from '../hw/layout.js';
 import { TlWhat } from '../hw/timeline.js';
-import { ShmLock } from '../shm/lock.js';
+import { LINE_WORDS } from '../shm/layout.js';
+import { LOCK_WORDS, ShmLock } from '../shm/lock.js';
 import type { CpuContext } from './context.js';
 import type { Mechanism } from './mechanism.js';
-import { KernelBug, MAX_OBJECTS, O_ARG, O_CPU, O_FLAGS, O_STATE, ObjState, type Objects } from './objects.js';
+import { KernelBug, MAX_OBJECTS, O_ARG, O_CPU, O_FLAGS, O_STATE, type Objects, ObjState } from './objects.js';
 import type { Scheduler } from './sched/core.js';
 import type { Softirqs } from './softirq.js';
 

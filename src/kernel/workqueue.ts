@@ -17,14 +17,14 @@
  */
 import type { AffinityScope, SystemWorkqueue, Work, Workqueue, WorkqueueAttrs } from '../api/types.js';
 import { WORK_CPU_UNBOUND } from '../api/types.js';
-import { CpuCounter, Softirq, TaskState } from '../hw/layout.js';
 import type { MachinePlan, Topology } from '../hw/board.js';
+import { CpuCounter, Softirq, TaskState } from '../hw/layout.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { LOCK_WORDS, ShmLock } from '../shm/lock.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuContext } from './context.js';
 import type { Mechanism } from './mechanism.js';
-import { describeArg, KernelBug, MAX_OBJECTS, O_ARG, O_STATE, ObjState, type Objects } from './objects.js';
+import { describeArg, KernelBug, MAX_OBJECTS, O_ARG, O_STATE, type Objects, ObjState } from './objects.js';
 import { type KernelProfile, kernelProfile } from './profiles.js';
 import type { Scheduler } from './sched/core.js';
 import type { Softirqs } from './softirq.js';

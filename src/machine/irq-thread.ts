@@ -23,14 +23,30 @@
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
 import { initClock, nowNs } from '../clock.js';
+import { ARRIVAL_FIRST, ARRIVAL_FULL, Arrivals, IrqChip } from '../hw/irqchip.js';
+import {
+  C_EPOCH,
+  C_IRQ_CPU_NS,
+  C_JIFFIES,
+  C_PHASE,
+  C_STOP,
+  CPU_COUNTERS,
+  CPU_NEXT_TIMER,
+  CPU_OWNER,
+  CPU_WORDS,
+  CpuCounter,
+  CpuFlag,
+  GlobalCounter,
+  genEnter,
+  genExit,
+  Phase,
+} from '../hw/layout.js';
+import { TlWhat, timelineOf } from '../hw/timeline.js';
 import { TraceReplay } from '../irq/replay.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { attachShm } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
-import { ARRIVAL_FIRST, ARRIVAL_FULL, Arrivals, IrqChip } from '../hw/irqchip.js';
-import { C_EPOCH, C_IRQ_CPU_NS, C_JIFFIES, C_PHASE, C_STOP, CPU_COUNTERS, CPU_NEXT_TIMER, CPU_OWNER, CPU_WORDS, CpuCounter, CpuFlag, GlobalCounter, genEnter, genExit, Phase } from '../hw/layout.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
-import { TlWhat, timelineOf } from '../hw/timeline.js';
 
 /** How far ahead arrivals are published: two refill periods, so a late refill never starves a CPU. */
 export const ARRIVAL_HORIZON_NS = 4_000_000;

@@ -11,14 +11,33 @@ import type { Worker } from 'node:worker_threads';
 import type { Histogram } from 'hdr-histogram-js';
 import { initClock, newEpoch, nowNs } from '../clock.js';
 import { BootInterrupted, type MachineFault, MachineFaultError } from '../errors.js';
+import {
+  C_ACTIVE,
+  C_EPOCH,
+  C_PHASE,
+  C_STOP,
+  C_TEST,
+  C_TRIGGER,
+  CPU_FLAGS,
+  CPU_WORDS,
+  CpuFlag,
+  type MachineRegions,
+  Phase,
+} from '../hw/layout.js';
+import {
+  addEncoded,
+  type EncodedHistogram,
+  histogramWasmBytes,
+  newHistogram,
+  STAGES,
+  type Stage,
+} from '../hw/trace.js';
 import { compileStrategies } from '../strategies/compile.js';
 import { spawnWorker } from '../threads/spawn.js';
-import { C_ACTIVE, C_EPOCH, C_PHASE, C_STOP, C_TEST, C_TRIGGER, CPU_FLAGS, CPU_WORDS, CpuFlag, type MachineRegions, Phase } from '../hw/layout.js';
 import { MachineMemory } from './memory.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
 import type { StartupData, ThreadHeap, WorkerMessage } from './protocol.js';
-import { addEncoded, type EncodedHistogram, histogramWasmBytes, newHistogram, STAGES, type Stage } from '../hw/trace.js';
 
 // The catalogue's classes (src/errors.ts), where callers have always imported them from.
 export { BootInterrupted, MachineFaultError } from '../errors.js';

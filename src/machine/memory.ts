@@ -10,7 +10,6 @@
  * Context: main thread. Reads of words other threads write are Atomics loads (racy snapshots).
  */
 
-import { assertLayoutSound, RECORD_FIELDS } from '../hw/layout-fields.js';
 import {
   ARRIVAL_RECORD_WORDS,
   ARRIVAL_RING_CAPACITY,
@@ -40,6 +39,7 @@ import {
   SOFTIRQ_NAMES,
   Where,
 } from '../hw/layout.js';
+import { assertLayoutSound, RECORD_FIELDS } from '../hw/layout-fields.js';
 import { initTimelineRing } from '../hw/timeline.js';
 import type { KernelMemory } from '../kernel/mechanism.js';
 import { initKernel, kernelBusy, kernelRecords, kernelRegions } from '../kernel/registry.js';

@@ -3,25 +3,25 @@
  * The harness maps the user's resolved configuration onto this; tests build it directly.
  */
 
+import type { Topology } from '../hw/board.js';
 import type { IrqTracePlan } from '../irq/trace-file.js';
 import { type KernelName, kernelProfile } from '../kernel/profiles.js';
 import type { FairPolicyName } from '../kernel/sched/fair.js';
-import type { NotifyPolicy } from '../shm/doorbell.js';
 import type { PayloadOptions } from '../random/driver.js';
 import type { FastPoolVariant } from '../random/fastpool.js';
+import type { NotifyPolicy } from '../shm/doorbell.js';
 import type { StrategyRef } from '../strategies/ref.js';
 import type { WorkloadOptions } from '../workloads/index.js';
-import type { Topology } from '../hw/board.js';
-import { HALTPOLL_MAX_NS, type IdlePolicyName } from './idle.js';
+import { HALTPOLL_MAX_NS, type IdlePolicyName } from './cpuidle.js';
 
+export { defaultTopology, type Topology } from '../hw/board.js';
 // Each part's options live with their owner; re-exported here for the harness and the tests.
 export type { PayloadOptions } from '../random/driver.js';
 export type { StrategyRef } from '../strategies/ref.js';
-export type { AppTaskSpec } from '../workloads/workload.js';
 export type { CrossCpuOptions } from '../workloads/cross-cpu.js';
-export type { TcpLatOptions } from '../workloads/tcp-lat.js';
 export type { WorkloadOptions } from '../workloads/index.js';
-export { defaultTopology, type Topology } from '../hw/board.js';
+export type { TcpLatOptions } from '../workloads/tcp-lat.js';
+export type { AppTaskSpec } from '../workloads/workload.js';
 
 /** cpuidle for the emulated CPUs: the policy, and haltpoll's guest_halt_poll_ns. */
 export interface IdleOptions {
@@ -43,8 +43,6 @@ export const DEFAULT_KTHREADS: KthreadHosting = 'cpu';
 /** The default idle policy (see docs/architecture.md, "Idle", for the measurement behind it). */
 export const DEFAULT_IDLE: IdleOptions = { policy: 'haltpoll', maxPollNs: HALTPOLL_MAX_NS };
 
-
-
 export interface IrqOptions {
   /** Device interrupts per second per target CPU (0: none). */
   rate: number;
@@ -52,11 +50,6 @@ export interface IrqOptions {
   burstSize: number;
   cpus: number[];
 }
-
-
-
-
-
 
 export interface MachineOptions {
   cpus: number;
@@ -91,7 +84,6 @@ export interface MachineOptions {
    */
   irqTrace?: IrqTracePlan;
 }
-
 
 /** The fair-class policy a machine runs: `sched` when given (tests), else its kernel profile's. */
 export function fairPolicyOf(o: Pick<MachineOptions, 'sched' | 'kernel'>): FairPolicyName {

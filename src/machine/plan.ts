@@ -16,10 +16,10 @@
  * are the board's (src/hw/board.ts), the pool numbering the workqueue's (src/kernel/workqueue.ts).
  */
 
-import { workloadOf } from '../workloads/index.js';
 import type { MachinePlan as BoardPlan, TaskPlan as BoardTask, PoolPlan, ThreadPlan } from '../hw/board.js';
 import { SchedPolicy } from '../hw/layout.js';
 import { bhPool, boundPool } from '../kernel/workqueue.js';
+import { workloadOf } from '../workloads/index.js';
 import { type AppTaskSpec, DEFAULT_KTHREADS, type MachineOptions } from './options.js';
 
 export type { PoolPlan, TaskKind, ThreadPlan } from '../hw/board.js';

@@ -2,11 +2,12 @@
  * Messages between the main thread and the machine's threads, by direction. Hot paths never
  * post: threads post only at start-up, between trials (reports) and on a fault.
  */
-import type { CompiledStrategies } from '../strategies/compile.js';
+
 import type { MachineRegions } from '../hw/layout.js';
+import type { EncodedHistogram, Stage } from '../hw/trace.js';
+import type { CompiledStrategies } from '../strategies/compile.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
-import type { EncodedHistogram, Stage } from '../hw/trace.js';
 
 /** main → worker, as workerData. */
 export interface StartupData {

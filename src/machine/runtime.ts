@@ -11,6 +11,30 @@
  */
 import type { DeferralStrategy, IrqWork, Kernel, StrategySetup } from '../api/types.js';
 import { nowNs } from '../clock.js';
+import { Arrivals, IrqChip, recordTime, Vector } from '../hw/irqchip.js';
+import {
+  C_EPOCH,
+  C_PHASE,
+  C_STOP,
+  CPU_FLAGS,
+  CPU_HEARTBEAT,
+  CPU_ON_CPU,
+  CPU_OWNER,
+  CPU_WORDS,
+  CPUF_NIC_DUE,
+  CPUF_SWITCH_NS,
+  CpuCounter,
+  CpuFlag,
+  genEnter,
+  genExit,
+  type MachineRegions,
+  Phase,
+  Softirq,
+  TaskState,
+  Where,
+} from '../hw/layout.js';
+import { TlWhat, timelineOf } from '../hw/timeline.js';
+import { St, Tracer } from '../hw/trace.js';
 import { CpuContext } from '../kernel/context.js';
 import { type BuiltMechanism, kernelFacade, strategySetup } from '../kernel/facade.js';
 import { type IrqWorks, mechanism as irqWorkMechanism } from '../kernel/irq_work.js';
@@ -28,12 +52,8 @@ import { RandomDriver } from '../random/driver.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { MpscRing } from '../shm/ring.js';
 import type { WorkloadAttachment } from '../workloads/workload.js';
-import { Arrivals, IrqChip, recordTime, Vector } from '../hw/irqchip.js';
-import { C_EPOCH, C_PHASE, C_STOP, CPU_FLAGS, CPU_HEARTBEAT, CPU_ON_CPU, CPU_OWNER, CPU_WORDS, CPUF_NIC_DUE, CPUF_SWITCH_NS, CpuCounter, CpuFlag, genEnter, genExit, type MachineRegions, Phase, Softirq, TaskState, Where } from '../hw/layout.js';
 import { fairPolicyOf, type MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
-import { TlWhat, timelineOf } from '../hw/timeline.js';
-import { St, Tracer } from '../hw/trace.js';
 
 /** The flags that mean "take an interrupt". */
 const IRQ_FLAGS = CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork;

@@ -13,6 +13,7 @@
  * src/kernel/softirq.ts.
  */
 export type { HostedTask } from '../kernel/task.js';
+
 import { C_STOP, CPU_OWNER, CPU_WORDS, Phase } from '../hw/layout.js';
 import type { HostedTask } from '../kernel/task.js';
 import type { TaskPlan } from './plan.js';

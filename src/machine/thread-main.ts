@@ -8,18 +8,18 @@ import { getHeapSpaceStatistics, getHeapStatistics } from 'node:v8';
 import { parentPort } from 'node:worker_threads';
 import { clockCalibrationErrorNs, initClock } from '../clock.js';
 import { StrategyLoadError, StrategyOptionError } from '../errors.js';
+import { C_FAULT } from '../hw/layout.js';
+import { initHistograms } from '../hw/trace.js';
+import { KsoftirqdTask } from '../kernel/softirq.js';
+import { WorkerTask } from '../kernel/worker.js';
 import { attachShm } from '../shm/layout.js';
 import { loadStrategies } from '../strategies/load.js';
 import { workloadOf } from '../workloads/index.js';
 import { IdleTask } from './idle.js';
-import { C_FAULT } from '../hw/layout.js';
 import { DEFAULT_IDLE } from './options.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
 import { Runtime } from './runtime.js';
-import { KsoftirqdTask } from '../kernel/softirq.js';
-import { WorkerTask } from '../kernel/worker.js';
 import { HogTask, type HostedTask, runThreadLoop } from './tasks.js';
-import { initHistograms } from '../hw/trace.js';
 
 function post(m: WorkerMessage): void {
   parentPort?.postMessage(m);

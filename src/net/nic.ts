@@ -24,13 +24,14 @@
  *
  * Context: the CPU's owner (hard IRQ, softirq), any thread that owns a CPU; never allocates.
  */
-import type { CpuContext } from '../kernel/context.js';
-import type { Scheduler } from '../kernel/sched/core.js';
-import type { Softirqs } from '../kernel/softirq.js';
+
 import { Vector } from '../hw/irqchip.js';
 import { CPU_FLAGS, CPUF_NIC_DUE, CpuCounter, CpuFlag, GlobalCounter, Softirq, TaskState } from '../hw/layout.js';
 import { TlWhat } from '../hw/timeline.js';
 import { St } from '../hw/trace.js';
+import type { CpuContext } from '../kernel/context.js';
+import type { Scheduler } from '../kernel/sched/core.js';
+import type { Softirqs } from '../kernel/softirq.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
 import {

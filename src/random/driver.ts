@@ -20,7 +20,6 @@
  * run but timed to the next one: overstated by a period, never understated.
  */
 import type { DeferralStrategy, Deferred, Kernel } from '../api/types.js';
-import type { CpuContext } from '../kernel/context.js';
 import {
   C_ACTIVE,
   C_TEST,
@@ -35,6 +34,7 @@ import {
 } from '../hw/layout.js';
 import { TlWhat } from '../hw/timeline.js';
 import { St } from '../hw/trace.js';
+import type { CpuContext } from '../kernel/context.js';
 import { SpscRing } from '../shm/ring.js';
 import { FAST_POOL_WORDS, FastPool, type FastPoolVariant, initFastPool } from './fastpool.js';
 import { INPUT_POOL_WORDS, InputPool } from './inputpool.js';
@@ -95,7 +95,6 @@ export function initRandom(
   for (const b of R.parts.requests ?? []) SpscRing.init(i32, b, REQUEST_RING_CAPACITY, REQUEST_RECORD_WORDS, words(b));
   return pools;
 }
-
 
 /** instruction_pointer() analogue: a base address plus the irq number. */
 const IP_BASE = 0xffff_8000_0100_0;

@@ -73,10 +73,10 @@
  *   15     (spare)
  */
 import { nowNs as clockNowNs } from '../clock.js';
+import { fieldTable, type RecordFields } from '../hw/layout-fields.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import type { InputPool } from './inputpool.js';
 import { HSIPHASH_CONST, hsipPermute32, SIPHASH_CONST, SipState32, SipState64, sipPermute64 } from './siphash.js';
-import { fieldTable, type RecordFields } from '../hw/layout-fields.js';
 
 /** Int32 words per CPU's fast pool: one 64-byte cache line. */
 export const FAST_POOL_WORDS = 16;

@@ -23,8 +23,8 @@
  */
 import { Vector } from '../hw/irqchip.js';
 import { CpuFlag, type MachineRegions, SOFTIRQ_NAMES } from '../hw/layout.js';
-import type { MachinePlan } from '../machine/plan.js';
 import { readTimelineRing, TlOp, type TlRecord, TlWhat } from '../hw/timeline.js';
+import type { MachinePlan } from '../machine/plan.js';
 
 export const TIMELINE_JSON = 'timeline.json';
 

@@ -26,5 +26,11 @@ export function builtinRef(name: string, options: Options = {}, label = name): S
 
 /** A strategy file by absolute path; its label is the file's name unless given. */
 export function fileRef(file: string, options: Options = {}, label = basename(file)): StrategyRef {
-  return { label, name: basename(file, extname(file)), kind: 'file', url: pathToFileURL(file).href, options: { ...options } };
+  return {
+    label,
+    name: basename(file, extname(file)),
+    kind: 'file',
+    url: pathToFileURL(file).href,
+    options: { ...options },
+  };
 }

@@ -32,8 +32,8 @@
 
 import type { IrqWork } from '../api/types.js';
 import { GlobalCounter, Phase, Softirq } from '../hw/layout.js';
-import type { HostedTask } from '../kernel/task.js';
 import { St } from '../hw/trace.js';
+import type { HostedTask } from '../kernel/task.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuHost, Workload, WorkloadAttachment } from './workload.js';
@@ -56,7 +56,6 @@ export interface CrossCpuOptions {
   /** Items a consumer drains per NET_TX run before it re-raises (the budget). */
   budget: number;
 }
-
 
 const RING_CAPACITY = 4096;
 const REC = 4;

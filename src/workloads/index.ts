@@ -12,7 +12,6 @@ export type WorkloadOptions =
   | { kind: 'custom'; tasks: AppTaskSpec[] }
   | CrossCpuOptions;
 
-
 /** A workload with no shared state: only tasks (hogs, spinners) or nothing (background interrupts). */
 function tasksOnly(kind: string, w: WorkloadOptions, describe: string): Workload {
   return {

@@ -28,8 +28,8 @@
  */
 
 import { GlobalCounter, Phase } from '../hw/layout.js';
-import type { HostedTask } from '../kernel/task.js';
 import { St } from '../hw/trace.js';
+import type { HostedTask } from '../kernel/task.js';
 import {
   ACK_RECORD_WORDS,
   ackRegion,
@@ -72,7 +72,6 @@ export interface TcpLatOptions {
   nic: NicOptions;
   instances: number;
 }
-
 
 /** Words copied between preemption points: a page, as copy_{from,to}_user's fault-in granularity. */
 export const COPY_CHUNK_WORDS = 1024;

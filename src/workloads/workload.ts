@@ -5,16 +5,16 @@
  * description. The machine knows workloads only through this interface and the registry
  * (src/workloads/index.ts): a new workload is one file and one registry line.
  */
-import type { Phase } from '../hw/layout.js';
+
 import type { IrqWork, Kernel } from '../api/types.js';
 import type { MachinePlan } from '../hw/board.js';
 import type { IrqChip } from '../hw/irqchip.js';
-import type { MachineRegions } from '../hw/layout.js';
+import type { MachineRegions, Phase } from '../hw/layout.js';
 import type { Tracer } from '../hw/trace.js';
 import type { Softirqs } from '../kernel/softirq.js';
 import type { HostedTask, TaskHost } from '../kernel/task.js';
-import type { RandomDriver } from '../random/driver.js';
 import type { Nic } from '../net/nic.js';
+import type { RandomDriver } from '../random/driver.js';
 
 /** A task the workload puts on a CPU, hosted on that CPU's thread. */
 export type AppTaskSpec =
@@ -23,7 +23,6 @@ export type AppTaskSpec =
   | { kind: 'hog'; cpu: number; policy: 'normal' | 'fifo' | 'rr'; nice: number; rtPrio: number }
   | { kind: 'spinner'; cpu: number; nice: number }
   | { kind: 'producer'; cpu: number };
-
 
 /**
  * What a workload sees of one thread's emulated CPU: the narrow host its tasks and softirq

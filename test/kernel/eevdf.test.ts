@@ -4,9 +4,9 @@
  * One thread, hand-made queues, fake times.
  */
 import { describe, expect, it } from 'vitest';
+import { SchedPolicy } from '../../src/hw/layout.js';
 import type { EevdfPolicy } from '../../src/kernel/sched/eevdf.js';
 import { sysctlFactor, tickNsec } from '../../src/kernel/sched/fair.js';
-import { SchedPolicy } from '../../src/hw/layout.js';
 import { TF_DEADLINE, TF_VLAG, TF_VRUNTIME } from '../../src/kernel/sched/rq.js';
 import { cpu0Queue } from './helpers.js';
 

@@ -4,8 +4,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Tasklet } from '../../src/api/types.js';
-import { MAX_SOFTIRQ_RESTART, msecsToJiffies } from '../../src/kernel/softirq.js';
 import { CPU_FLAGS, CpuFlag, Softirq, TaskState } from '../../src/hw/layout.js';
+import { MAX_SOFTIRQ_RESTART, msecsToJiffies } from '../../src/kernel/softirq.js';
 import { oneThreadKernel } from './helpers.js';
 
 describe('__do_softirq', () => {

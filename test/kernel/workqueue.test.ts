@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { Work } from '../../src/api/types.js';
 import { TaskState } from '../../src/hw/layout.js';
 import { P_NR_RUNNING } from '../../src/kernel/workqueue.js';
-import { boundPool } from '../../src/machine/plan.js';
+import { boundPool } from '../../src/kernel/workqueue.js';
 import { type OneThreadKernel, oneThreadKernel } from './helpers.js';
 
 function work(k: OneThreadKernel, fn: () => void): Work {
@@ -46,7 +46,7 @@ describe('queue_work_on', () => {
     const wq = k.rt.workqueues.system('system_wq');
     const kworker = k.mem.plan.kworker[0];
     const pool = boundPool(0, false);
-    const nr = k.rt.ctx.pw(pool, P_NR_RUNNING);
+    const nr = k.rt.workqueues.pw(pool, P_NR_RUNNING);
     Atomics.store(k.mem.i32, nr, 1); // a worker is awake and processing
     expect(
       k.rt.workqueues.queueOn(

@@ -7,7 +7,6 @@
 import { describe, expect, it } from 'vitest';
 import { Vector } from '../../src/hw/irqchip.js';
 import { CPU_F64, CPUF_HANDOFF_NS, Phase, timelineRingWords } from '../../src/hw/layout.js';
-import type { MachinePlan } from '../../src/machine/plan.js';
 import {
   initTimelineRing,
   readTimelineRing,
@@ -17,6 +16,7 @@ import {
   TlWhat,
   timelineRecordsFor,
 } from '../../src/hw/timeline.js';
+import type { MachinePlan } from '../../src/machine/plan.js';
 import { buildTrial } from '../../src/report/timeline.js';
 import { LINE_WORDS } from '../../src/shm/layout.js';
 

@@ -30,8 +30,8 @@
  * Context: under the CPU's rq lock (rq.ts); never allocates.
  */
 import { CPUF_MIN_VRUNTIME } from '../../hw/layout.js';
-import { RQ_LAST_BUDDY, RQ_NEXT_BUDDY, T_MIGRATED, TF_PREV_SUM_EXEC, TF_SUM_EXEC, TF_VRUNTIME } from './layout.js';
 import { calcDeltaFair, type FairParams, type FairPolicy, type RqView, sysctlFactor } from './fair.js';
+import { RQ_LAST_BUDDY, RQ_NEXT_BUDDY, T_MIGRATED, TF_PREV_SUM_EXEC, TF_SUM_EXEC, TF_VRUNTIME } from './layout.js';
 
 /** normalized_sysctl_sched_latency: 6 ms (fair.c, 5.15); scaled by update_sysctl(). */
 export const SCHED_LATENCY_NS = 6_000_000;

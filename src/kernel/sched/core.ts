@@ -9,8 +9,8 @@
  * (wakeUp, wakeUpOn). Never allocates.
  */
 import { CPU_FLAGS, CPU_OWNER, CpuCounter, CpuFlag, TaskState } from '../../hw/layout.js';
-import { T_STATE } from './layout.js';
 import type { CpuContext } from '../context.js';
+import { T_STATE } from './layout.js';
 import type { RunQueues } from './rq.js';
 
 /** Hand CPU `cpu` to task `next` (its thread finds itself owner); the caller stops executing on it. */

@@ -18,8 +18,8 @@
  * Context: under the CPU's rq lock (rq.ts); never allocates.
  */
 import { CPUF_V_HINT } from '../../hw/layout.js';
-import { TF_DEADLINE, TF_VLAG, TF_VRUNTIME } from './layout.js';
 import { calcDeltaFair, type FairParams, type FairPolicy, type RqView, sysctlFactor, tickNsec } from './fair.js';
+import { TF_DEADLINE, TF_VLAG, TF_VRUNTIME } from './layout.js';
 
 /**
  * normalized_sysctl_sched_base_slice: 0.75 ms, EEVDF's request size r_i (fair.c, 6.6 to 6.14;

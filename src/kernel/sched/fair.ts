@@ -7,7 +7,17 @@
  * Context: whichever thread calls, under the CPU's rq lock unless said otherwise; never allocates.
  */
 import { CPU_F64, SchedPolicy } from '../../hw/layout.js';
-import { RQ_CURR, RQ_LEN, RQ_QUEUE, RQ_WORDS, T_POLICY, T_WEIGHT, TASK_F64, TASK_WORDS, TF_VRUNTIME } from './layout.js';
+import {
+  RQ_CURR,
+  RQ_LEN,
+  RQ_QUEUE,
+  RQ_WORDS,
+  T_POLICY,
+  T_WEIGHT,
+  TASK_F64,
+  TASK_WORDS,
+  TF_VRUNTIME,
+} from './layout.js';
 
 /** sched_prio_to_weight[], nice -20 .. 19 (kernel/sched/core.c). */
 export const NICE_TO_WEIGHT = [

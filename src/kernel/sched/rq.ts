@@ -17,8 +17,7 @@
  * Context: whichever thread calls (the CPU's owner, or a remote waker); never allocates.
  */
 import { CPUF_RT_PERIOD, CPUF_RT_TIME, SchedPolicy, TaskState } from '../../hw/layout.js';
-import { LOCK_WORDS, ShmLock } from '../../shm/lock.js';
-import type { Mechanism } from '../mechanism.js';
+import { ShmLock } from '../../shm/lock.js';
 import { CfsPolicy } from './cfs.js';
 import { EevdfPolicy } from './eevdf.js';
 import {
@@ -30,18 +29,12 @@ import {
   type SchedViews,
 } from './fair.js';
 import {
-  MAX_RQ_TASKS,
   RQ_CURR,
   RQ_LEN,
   RQ_NR_RUNNING,
   RQ_QUEUE,
   RQ_RT_THROTTLED,
   RQ_WORDS,
-  TASK_F64,
-  TASK_WORDS,
-  TF_EXEC_START,
-  TF_RR_LEFT,
-  TF_SUM_EXEC,
   T_CPU,
   T_NICE,
   T_POLICY,
@@ -51,6 +44,11 @@ import {
   T_TICKS,
   T_WAKEUPS,
   T_WEIGHT,
+  TASK_F64,
+  TASK_WORDS,
+  TF_EXEC_START,
+  TF_RR_LEFT,
+  TF_SUM_EXEC,
 } from './layout.js';
 
 // The scheduler's words (src/kernel/sched/layout.ts), re-exported: the registry reads the records'
@@ -379,32 +377,3 @@ export class RunQueues extends RqView {
 
 /** RQ_QUEUE capacity (from the layout). */
 const RQ_QUEUE_CAP = RQ_WORDS - RQ_QUEUE;
-
-/**
- * The scheduler as a kernel mechanism (src/kernel/mechanism.ts): its regions and records. The
- * run queues themselves are part of every thread's base (built by the runtime, not here).
- */
-export const mechanism: Mechanism = {
-  name: 'sched',
-  regions: (s) => ({
-    rq: { words: RQ_WORDS * s.cpus, count: 1 },
-    task: { words: TASK_WORDS * s.tasks, count: 1 },
-    taskF64: { words: 2 * TASK_F64 * s.tasks, count: 1 },
-  }),
-  records: {
-    rq: {
-      prefix: /^RQ_[A-Z_]+$/,
-      size: RQ_WORDS,
-      wide: { RQ_QUEUE: MAX_RQ_TASKS },
-      not: ['RQ_WORDS'],
-      extra: { lock: [0, LOCK_WORDS] },
-    },
-    task: { prefix: /^T_[A-Z_]+$/, size: TASK_WORDS },
-    taskF64: { prefix: /^TF_[A-Z_]+$/, size: TASK_F64 },
-  },
-  init(m) {
-    const rqs = RunQueues.of(m.i32, m.f64, m.R, m.cpus, m.lockSpins, m.fair, m.hz);
-    for (let c = 0; c < m.cpus; c++) rqs.initCpu(c);
-    for (const t of m.plan.tasks) rqs.initTask(t.id, t.cpu, t.policy, t.nice, t.rtPrio);
-  },
-};
