@@ -35,14 +35,15 @@ import {
   compareJson,
   compareRuns,
   renderCompareTable,
-} from './report/compare.js';
-import { readCompareInputs, writeCompareDir } from './report/compare-files.js';
-import { renderCompareHtml } from './report/compare-html.js';
-import { errnoText, prepareOutputDir, removeIfEmpty } from './report/outdir.js';
-import { renderTable } from './report/table.js';
-import { timelineCollectorFor, writeTimeline } from './report/timeline-files.js';
+} from './report/compare/compare.js';
+import { readCompareInputs, writeCompareDir } from './report/compare/compare-files.js';
+import { renderCompareHtml } from './report/compare/compare-html.js';
+import { outputFileList, RESULTS_JSON } from './report/run/formats.js';
+import { errnoText, prepareOutputDir, removeIfEmpty } from './report/run/outdir.js';
+import { renderTable } from './report/run/table.js';
+import { timelineCollectorFor, writeTimeline } from './report/timeline/timeline-files.js';
 import type { RunResults } from './report/types.js';
-import { reportFromDir, writeFileAtomic, writeResults } from './report/write.js';
+import { reportFromDir, writeFileAtomic, writeResults } from './report/run/write.js';
 import { SCENARIOS } from './scenarios/index.js';
 import { strategyRef } from './strategies/ref.js';
 import { BUILTINS } from './strategies/registry.js';
@@ -163,7 +164,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       sayStopped(io, 'interrupted', INTERRUPTED_EARLY);
       return EXIT_INTERRUPTED;
     }
-    const reused = config.outDir ? existsSync(join(config.outDir, 'results.json')) : false;
+    const reused = config.outDir ? existsSync(join(config.outDir, RESULTS_JSON)) : false;
     const created = config.outDir ? await prepareOut(config.outDir, argv) : [];
     if (reused) io.stderr(`deferlab: ${config.outDir} already holds a run's results: this run replaces them\n`);
     const estimate = estimateLine(config);
@@ -200,7 +201,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       try {
         const paths = await writeResults(config.outDir, results);
         io.stdout(
-          `results: ${config.outDir} (${paths.length} files: results.json, results.csv, report.html, .hgrm per stage)\n`,
+          `results: ${config.outDir} (${paths.length} files: ${outputFileList()})\n`,
         );
         if (timeline) io.stdout(`${await writeTimeline(config.outDir, timeline)}\n`);
       } catch (e) {

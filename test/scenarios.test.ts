@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../src/cli/main.js';
 import { resolveConfig } from '../src/config/schema.js';
-import { TRACING_OFF_NOTE } from '../src/report/table.js';
+import { TRACING_OFF_NOTE } from '../src/report/run/table.js';
 import { beyondFloor, effect, pointFloor, printVerdicts, resultsLine, type Verdict } from '../src/scenarios/common.js';
 import { boundVerdict, type Requests, runCpuHog, unboundVerdict } from '../src/scenarios/cpu-hog.js';
 import { runEntropy, starves } from '../src/scenarios/entropy.js';

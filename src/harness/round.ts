@@ -27,7 +27,7 @@ import type { Histogram } from 'hdr-histogram-js';
 import { Phase } from '../machine/layout.js';
 import { type Machine, releaseHistograms, takeHistogram } from '../machine/machine.js';
 import type { Stage } from '../machine/trace.js';
-import { histogramMean, summarize } from '../report/stats.js';
+import { histogramMean, summarize } from '../report/statistics/stats.js';
 import type { SliceStats, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
 
 /** A strategy's accumulators over the point. */

@@ -33,8 +33,8 @@ import { Machine, type MachineFault, releaseHistograms } from '../machine/machin
 import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
 import type { Stage } from '../machine/trace.js';
-import { summarize, withComparisons } from '../report/stats.js';
-import type { TrialWindow } from '../report/timeline.js';
+import { summarize, withComparisons } from '../report/statistics/stats.js';
+import type { TrialWindow } from '../report/timeline/timeline.js';
 import type { Calibration, PointResult, RunResults, StageName, UntilOutcome } from '../report/types.js';
 import { describe } from '../strategies/load.js';
 import { VERSION } from '../version.js';

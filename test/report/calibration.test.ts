@@ -3,7 +3,7 @@
  * pure, seeded computation, no threads. The bars are the ones docs/results.md states.
  */
 import { describe, expect, it } from 'vitest';
-import { calibrate } from '../../src/report/calibration.js';
+import { calibrate } from '../../src/report/statistics/calibration.js';
 
 const rate = (o: { called: number; n: number }) => o.called / o.n;
 const coverage = (o: { covered: number; n: number }) => o.covered / o.n;

@@ -13,10 +13,10 @@ import {
   metaDifferences,
   renderCompareTable,
   TABLE_WIDTH,
-} from '../../src/report/compare.js';
-import { renderCompareHtml } from '../../src/report/compare-html.js';
+} from '../../src/report/compare/compare.js';
+import { renderCompareHtml } from '../../src/report/compare/compare-html.js';
 import { validateResults } from '../../src/report/schema.js';
-import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic.js';
+import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
 import type { RunResults } from '../../src/report/types.js';
 
 const run = (name: string, r: RunResults): CompareInput => ({ name, path: `${name}/results.json`, results: r });

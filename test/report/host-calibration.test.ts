@@ -4,11 +4,11 @@
  * block here is made by hand.
  */
 import { describe, expect, it } from 'vitest';
-import { calibrationLine, calibrationRows } from '../../src/report/host-calibration.js';
-import { renderHtml } from '../../src/report/html.js';
+import { calibrationLine, calibrationRows } from '../../src/report/statistics/host-calibration.js';
+import { renderHtml } from '../../src/report/run/html.js';
 import { validateResults } from '../../src/report/schema.js';
-import { syntheticResults } from '../../src/report/synthetic.js';
-import { renderTable } from '../../src/report/table.js';
+import { syntheticResults } from '../fixtures/synthetic.js';
+import { renderTable } from '../../src/report/run/table.js';
 import type { Calibration, RunResults } from '../../src/report/types.js';
 
 const BLOCK: Calibration = {

@@ -5,8 +5,8 @@
 import { describe, expect, it } from 'vitest';
 import { type IrqTraceMeta, irqTraceMeta } from '../../src/irq/replay.js';
 import { parseIrqTrace } from '../../src/irq/trace-file.js';
-import { irqTraceNotes } from '../../src/report/irq-trace-notes.js';
-import { setupLine } from '../../src/report/setup-line.js';
+import { irqTraceNotes } from '../../src/report/run/irq-trace-notes.js';
+import { setupLine } from '../../src/report/run/setup-line.js';
 import type { RunResults } from '../../src/report/types.js';
 
 // 300 arrivals over 500 ms, host CPU 3 (200 of them) before host CPU 5: CPU 0 and CPU 1.

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OutDirError } from '../../src/errors.js';
-import { makeDirs, prepareOutputDir, removeIfEmpty } from '../../src/report/outdir.js';
+import { makeDirs, prepareOutputDir, removeIfEmpty } from '../../src/report/run/outdir.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-outdir-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

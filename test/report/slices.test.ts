@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { sliceCount } from '../../src/harness/round.js';
-import { compareStage } from '../../src/report/stats.js';
+import { compareStage } from '../../src/report/statistics/stats.js';
 import type { StrategyResult } from '../../src/report/types.js';
 import { withTrials } from '../fixtures/trials.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { withComparisons } from '../../src/report/stats.js';
-import { DEFAULT_STRATEGIES, type SyntheticOptions, syntheticResults } from '../../src/report/synthetic.js';
+import { withComparisons } from '../../src/report/statistics/stats.js';
+import { DEFAULT_STRATEGIES, type SyntheticOptions, syntheticResults } from '../fixtures/synthetic.js';
 import {
   fitColumns,
   MORE_COLUMNS_NOTE,
@@ -11,7 +11,7 @@ import {
   termSafe,
   untilLine,
   verdictText,
-} from '../../src/report/table.js';
+} from '../../src/report/run/table.js';
 import type { RunResults, StageName } from '../../src/report/types.js';
 
 describe('terminal table', () => {

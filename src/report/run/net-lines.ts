@@ -3,7 +3,7 @@
  * the NIC model (src/net/) turned each message into, and where the hand-offs landed. Absent
  * for workloads without a NIC or results written before it existed.
  */
-import type { PointResult, StrategyResult } from './types.js';
+import type { PointResult, StrategyResult } from '../types.js';
 
 const PER_MESSAGE: ReadonlyArray<readonly [counter: string, title: string]> = [
   ['nic_tx_packets', 'pkts'],

@@ -6,9 +6,9 @@
  * report.html render, so the two never disagree. Nothing here prints: the CLI does.
  */
 
-import { plural } from '../text.js';
+import { plural } from '../../text.js';
 import { fmtDelta, fmtRate, fmtUs, type Marker, markerOf, verdictText } from './format-cells.js';
-import { calibrationLine } from './host-calibration.js';
+import { calibrationLine } from '../statistics/host-calibration.js';
 import { irqTraceNotes } from './irq-trace-notes.js';
 import { netLines } from './net-lines.js';
 import {
@@ -19,8 +19,9 @@ import {
   shortTrialNotes,
   TRACING_OFF_NOTE,
 } from './notes.js';
+import { type TableContext, tableContext } from './context.js';
 import { seedLine, setupLine } from './setup-line.js';
-import { comparisonFor } from './stats.js';
+import { comparisonFor } from '../statistics/stats.js';
 import type {
   ComparableMetric,
   Comparison,
@@ -29,8 +30,8 @@ import type {
   StageName,
   StrategyResult,
   Summary,
-} from './types.js';
-import { STAGE_NAMES } from './types.js';
+} from '../types.js';
+import { STAGE_NAMES } from '../types.js';
 
 /** The stage shown when a workload has no application one-way latency (e.g. irq_only). */
 export const FALLBACK_STAGE: StageName = 'handoff_to_start';
@@ -87,45 +88,6 @@ export interface SummaryTable {
    * `note: ...` when a strategy's trials differ wildly in size (the Δ and the mean then disagree).
    */
   notes: string[];
-}
-
-/** What the table needs to know about the run beyond one point (from `RunResults.meta`). */
-export interface TableContext {
-  /** `tcp_lat`, `irq_only`, ... */
-  workload?: string;
-  cpus?: number;
-  trialMs?: number;
-  hostCores?: number;
-  /** False when the run recorded counters only (`--no-tracing`): no latency at all. */
-  tracing?: boolean;
-  /** The A/A control's label (`--control`), if the run had one. */
-  control?: string;
-}
-
-/** The {@link TableContext} of a run, from its metadata (`meta.options` is the resolved config). */
-export function tableContext(results: Pick<RunResults, 'meta'> & { control?: string }): TableContext {
-  const o = (results.meta.options ?? {}) as {
-    workload?: unknown;
-    cpus?: unknown;
-    trialMs?: unknown;
-    tracing?: unknown;
-  };
-  const w = o.workload;
-  const kind =
-    typeof w === 'string'
-      ? w
-      : typeof (w as { kind?: unknown })?.kind === 'string'
-        ? (w as { kind: string }).kind
-        : undefined;
-  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
-  return {
-    ...(kind ? { workload: kind } : {}),
-    ...(num(o.cpus) !== undefined ? { cpus: num(o.cpus) } : {}),
-    ...(num(o.trialMs) !== undefined ? { trialMs: num(o.trialMs) } : {}),
-    ...(num(results.meta.hostCores) !== undefined ? { hostCores: results.meta.hostCores } : {}),
-    ...(typeof o.tracing === 'boolean' ? { tracing: o.tracing } : {}),
-    ...(typeof results.control === 'string' ? { control: results.control } : {}),
-  };
 }
 
 /** Policy: show one_way when any strategy has it; else the hand-off delay; else the first stage measured. */
@@ -473,6 +435,7 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
 /** Under a default table that left columns out. */
 export const MORE_COLUMNS_NOTE = '(more columns: --wide; results.csv, results.json and report.html have them all)';
 
+export { type TableContext, tableContext } from './context.js';
 export { fmtDelta, fmtPct, fmtRate, fmtUs, type Marker, markerOf, verdictText } from './format-cells.js';
 export {
   handoffsLostWarnings,

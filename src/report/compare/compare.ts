@@ -16,13 +16,13 @@
  */
 
 import { build, type Histogram } from 'hdr-histogram-js';
-import { ReportError } from '../errors.js';
-import { wrapWords } from '../text.js';
-import { decodeHistogram } from './decode.js';
-import { summarize } from './stats.js';
-import { pointTitle, setupLine, termSafe } from './table.js';
-import type { PointResult, RunResults, StageName, Summary } from './types.js';
-import { STAGE_NAMES } from './types.js';
+import { ReportError } from '../../errors.js';
+import { wrapWords } from '../../text.js';
+import { decodeHistogram } from '../decode.js';
+import { summarize } from '../statistics/stats.js';
+import { pointTitle, setupLine, termSafe } from '../run/table.js';
+import type { PointResult, RunResults, StageName, Summary } from '../types.js';
+import { STAGE_NAMES } from '../types.js';
 
 /** The percentiles compared, in column order, with their titles. */
 export const COMPARE_METRICS = [

@@ -15,8 +15,8 @@ import {
   mergeHistograms,
   rowHistograms,
 } from './compare.js';
-import { esc, htmlPage, type PlotSeries, percentilePlot } from './html.js';
-import { STAGE_DESCRIPTIONS } from './types.js';
+import { esc, htmlPage, type PlotSeries, percentilePlot } from '../run/html.js';
+import { STAGE_DESCRIPTIONS } from '../types.js';
 
 function runsSection(model: CompareModel, inputs: readonly CompareInput[]): string {
   const rows = model.runs.map((r, i) => {

@@ -6,7 +6,7 @@
  */
 import { fmtRate } from './format-cells.js';
 import { nsText } from './setup-line.js';
-import type { RunResults } from './types.js';
+import type { RunResults } from '../types.js';
 
 /** `1.2 s`, `300 ms`. */
 function msText(ms: number): string {

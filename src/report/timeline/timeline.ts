@@ -21,10 +21,10 @@
  * Context: main thread. The collector reads shared memory while the machine pauses between
  * trials; building and writing allocate freely.
  */
-import { Vector } from '../machine/irqchip.js';
-import { CpuFlag, type MachineRegions, SOFTIRQ_NAMES } from '../machine/layout.js';
-import type { MachinePlan } from '../machine/plan.js';
-import { readTimelineRing, TlOp, type TlRecord, TlWhat } from '../machine/timeline.js';
+import { Vector } from '../../machine/irqchip.js';
+import { CpuFlag, type MachineRegions, SOFTIRQ_NAMES } from '../../machine/layout.js';
+import type { MachinePlan } from '../../machine/plan.js';
+import { readTimelineRing, TlOp, type TlRecord, TlWhat } from '../../machine/timeline.js';
 
 export const TIMELINE_JSON = 'timeline.json';
 
