@@ -151,6 +151,7 @@ describe('scenarios at a tiny size', () => {
     for (const l of v) expect(l).toMatch(/: (reproduced|not reproduced|inconclusive) — \S/);
     // The setup line says what ran: the hog and the driver, not "irq_only".
     const setup = out()
+      .replace(/\n {2}(?=\S)/g, ' ') // the setup line wraps (continuations indented by two): read it whole
       .split('\n')
       .filter((l) => l.startsWith('a CPU hog on CPU 0'));
     expect(setup).toEqual([

@@ -91,7 +91,7 @@ export interface RunHooks {
   command?: string[];
   /** After each measured trial: the machine threads' V8 heaps (the soak watches them). */
   trialDone?(info: { label: string; round: number; threadHeaps: { thread: string; heap: ThreadHeap }[] }): void;
-  /** After each measured trial, drained (`--timeline`: src/report/timeline.ts reads the rings). */
+  /** After each measured trial, drained (`--timeline`: src/report/timeline/timeline.ts reads the rings). */
   timeline?: { trialEnd(m: Machine, w: TrialWindow): void };
   /** Change the machine a point boots (scenarios: a hog, a driver payload, cross-CPU queues). */
   adjust?: (opts: MachineOptions, params: PointParams) => MachineOptions;

@@ -15,8 +15,8 @@ import type { ResolvedConfig } from '../config/schema.js';
 import { parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
 import { type RunHooks, runExperiment } from '../harness/run.js';
 import { renderTable } from '../report/run/table.js';
-import type { Calibration, PointResult, RunResults, StageName, StrategyResult } from '../report/types.js';
 import { writeResults } from '../report/run/write.js';
+import type { Calibration, PointResult, RunResults, StageName, StrategyResult } from '../report/types.js';
 
 export type Outcome = 'reproduced' | 'not reproduced' | 'inconclusive';
 

@@ -16,9 +16,9 @@ import { machineOptions } from '../harness/options.js';
 import { Phase } from '../machine/layout.js';
 import { Machine } from '../machine/machine.js';
 import { makeDirs } from '../report/run/outdir.js';
-import { compare } from '../report/statistics/interval.js';
 import { TRACING_OFF_NOTE } from '../report/run/table.js';
 import { writeFileAtomic } from '../report/run/write.js';
+import { compare } from '../report/statistics/interval.js';
 import { setCrossCpuPolicy } from '../workloads/cross-cpu.js';
 import {
   effect,

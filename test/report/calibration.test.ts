@@ -1,5 +1,5 @@
 /**
- * The comparison method against synthetic data with a known answer (src/report/calibration.ts):
+ * The comparison method against synthetic data with a known answer (src/report/statistics/calibration.ts):
  * pure, seeded computation, no threads. The bars are the ones docs/results.md states.
  */
 import { describe, expect, it } from 'vitest';

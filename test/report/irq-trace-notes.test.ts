@@ -1,5 +1,5 @@
 /**
- * What the report says of a replayed trace (src/report/irq-trace-notes.ts, setup-line.ts): its
+ * What the report says of a replayed trace (src/report/run/irq-trace-notes.ts, setup-line.ts): its
  * rate as recorded and as replayed, and when a trace played once ran out. From results alone.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The output directory, made and proven writable before a run (src/report/outdir.ts): each
+ * The output directory, made and proven writable before a run (src/report/run/outdir.ts): each
  * reason it can fail is one problem with its own words, and nothing uses a recursive mkdir
  * (which loops forever on Node 20 under /proc).
  */

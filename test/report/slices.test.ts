@@ -1,5 +1,5 @@
 /**
- * Sliced trials in the comparison (src/report/stats.ts): the Δ mean pairs slice cycles, the tail
+ * Sliced trials in the comparison (src/report/statistics/stats.ts): the Δ mean pairs slice cycles, the tail
  * still pairs trials, and anything that does not line up falls back to trials.
  */
 import { describe, expect, it } from 'vitest';

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hgrmFiles, parseHgrm, sanitizeLabel } from '../../src/report/run/hgrm.js';
-import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
-import type { RunResults } from '../../src/report/types.js';
 import { readResults, reportFromDir, writeResults } from '../../src/report/run/write.js';
+import type { RunResults } from '../../src/report/types.js';
+import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
 
 const HOSTILE = '<script>alert(1)</script>';
 

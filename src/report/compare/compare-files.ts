@@ -6,11 +6,11 @@
 
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CompareInput, type CompareModel, compareJson } from './compare.js';
-import { makeDirs } from '../run/outdir.js';
 import { RESULTS_JSON } from '../run/formats.js';
 import { REPORT_HTML } from '../run/html.js';
+import { makeDirs } from '../run/outdir.js';
 import { readResultsFile, writeFileAtomic } from '../run/write.js';
+import { type CompareInput, type CompareModel, compareJson } from './compare.js';
 
 export const COMPARE_JSON = 'compare.json';
 

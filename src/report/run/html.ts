@@ -17,12 +17,12 @@ import { createHash } from 'node:crypto';
 import type { Histogram } from 'hdr-histogram-js';
 import { decodeHistogram } from '../decode.js';
 import { calibrationRows } from '../statistics/host-calibration.js';
-import { irqTraceNotes } from './irq-trace-notes.js';
-import { setupLine } from './setup-line.js';
-import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext, untilLine } from './table.js';
 import type { PointResult, RunResults, StageName } from '../types.js';
 import { STAGE_DESCRIPTIONS, STAGE_NAMES } from '../types.js';
 import type { ReportFormat } from './format.js';
+import { irqTraceNotes } from './irq-trace-notes.js';
+import { setupLine } from './setup-line.js';
+import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext, untilLine } from './table.js';
 
 export const REPORT_HTML = 'report.html';
 
@@ -282,7 +282,7 @@ function metaSection(results: RunResults): string {
   ].join('\n');
 }
 
-/** The host calibration block (src/report/host-calibration.ts), when the results have one. */
+/** The host calibration block (src/report/statistics/host-calibration.ts), when the results have one. */
 function calibrationHtml(results: RunResults): string[] {
   const rows = calibrationRows(results.meta);
   if (!rows) return [];

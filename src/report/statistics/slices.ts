@@ -17,8 +17,9 @@
  * one stalled slice in 50 widened a Δ-mean interval from ±6.0% paired by trial to ±11.8%).
  * Coverage on synthetic data: test/report/calibration.test.ts (docs/results.md, "Slices").
  */
-import { type CompareOptions, type Interval, intervalOf } from './interval.js';
+
 import type { SliceStats, StageName, StrategyResult, TrialResult } from '../types.js';
+import { type CompareOptions, type Interval, intervalOf } from './interval.js';
 
 /** One slice cycle's pair: the baseline's and the candidate's count and mean there. */
 export interface SlicePair {

@@ -5,7 +5,15 @@
  */
 
 import type { Histogram } from 'hdr-histogram-js';
-import type { ComparableMetric, Comparison, PointResult, RunResults, StageName, StrategyResult, Summary } from '../types.js';
+import type {
+  ComparableMetric,
+  Comparison,
+  PointResult,
+  RunResults,
+  StageName,
+  StrategyResult,
+  Summary,
+} from '../types.js';
 import { COMPARABLE_METRICS, STAGE_NAMES } from '../types.js';
 import { type CompareOptions, compare } from './interval.js';
 import { compareSlices, slicePairs } from './slices.js';

@@ -6,9 +6,9 @@
 import { join } from 'node:path';
 import { timelineRecordsFor } from '../../machine/timeline.js';
 import { VERSION } from '../../version.js';
+import { writeFileAtomic } from '../run/write.js';
 import { TIMELINE_JSON, TimelineCollector } from './timeline.js';
 import { renderTimelineHtml } from './timeline-html.js';
-import { writeFileAtomic } from '../run/write.js';
 
 export const TIMELINE_HTML = 'timeline.html';
 
