@@ -26,7 +26,7 @@ import { tcpLatOptions } from '../src/config/defaults.js';
 import { Phase, timelineRingWords } from '../src/hw/layout.js';
 import { initTimelineRing, Timeline, TlWhat, timelineRecordsFor } from '../src/hw/timeline.js';
 import type { MachineOptions } from '../src/machine/options.js';
-import { TimelineCollector } from '../src/report/timeline.js';
+import { TimelineCollector } from '../src/report/timeline/timeline.js';
 import { builtin, isMain, Machine, machineOptions, median, table, threadsLine, trial, warmUp } from './lib.js';
 import { medianInterval95 } from './tracing.js';
 

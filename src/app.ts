@@ -36,14 +36,16 @@ import {
   compareJson,
   compareRuns,
   renderCompareTable,
-} from './report/compare.js';
-import { readCompareInputs, writeCompareDir } from './report/compare-files.js';
-import { renderCompareHtml } from './report/compare-html.js';
-import { errnoText, prepareOutputDir, removeIfEmpty } from './report/outdir.js';
-import { renderTable } from './report/table.js';
-import { timelineCollectorFor, writeTimeline } from './report/timeline-files.js';
+} from './report/compare/compare.js';
+import { readCompareInputs, writeCompareDir } from './report/compare/compare-files.js';
+import { renderCompareHtml } from './report/compare/compare-html.js';
+import { outputFileList, RESULTS_JSON } from './report/run/formats.js';
+import { errnoText, prepareOutputDir, removeIfEmpty } from './report/run/outdir.js';
+import { proseWidthOf, wrapProse } from './report/run/prose.js';
+import { renderTable } from './report/run/table.js';
+import { reportFromDir, writeFileAtomic, writeResults } from './report/run/write.js';
+import { timelineCollectorFor, writeTimeline } from './report/timeline/timeline-files.js';
 import type { RunResults } from './report/types.js';
-import { reportFromDir, writeFileAtomic, writeResults } from './report/write.js';
 import { SCENARIOS } from './scenarios/index.js';
 import { BUILTINS } from './strategies/registry.js';
 import { validateStrategiesIsolated } from './strategies/validate.js';
@@ -163,7 +165,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       sayStopped(io, 'interrupted', INTERRUPTED_EARLY);
       return EXIT_INTERRUPTED;
     }
-    const reused = config.outDir ? existsSync(join(config.outDir, 'results.json')) : false;
+    const reused = config.outDir ? existsSync(join(config.outDir, RESULTS_JSON)) : false;
     const created = config.outDir ? await prepareOut(config.outDir, argv) : [];
     if (reused) io.stderr(`deferlab: ${config.outDir} already holds a run's results: this run replaces them\n`);
     const estimate = estimateLine(config);
@@ -194,15 +196,15 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       throw e;
     }
     if (progress) io.stderr('\r\x1b[2K');
-    io.stdout(`${renderTable(results, { wide: config.wide })}\n`);
+    const proseWidth = proseWidthOf(process.stdout);
+    io.stdout(`${renderTable(results, { wide: config.wide, proseWidth })}\n`);
     let writeFailed = false;
     if (config.outDir) {
       try {
         const paths = await writeResults(config.outDir, results);
-        io.stdout(
-          `results: ${config.outDir} (${paths.length} files: results.json, results.csv, report.html, .hgrm per stage)\n`,
-        );
-        if (timeline) io.stdout(`${await writeTimeline(config.outDir, timeline)}\n`);
+        const said = `results: ${config.outDir} (${paths.length} files: ${outputFileList()})`;
+        io.stdout(`${wrapProse(said, proseWidth).join('\n')}\n`);
+        if (timeline) io.stdout(`${wrapProse(await writeTimeline(config.outDir, timeline), proseWidth).join('\n')}\n`);
       } catch (e) {
         // The table is printed above; writeResults saved a copy of results.json elsewhere if
         // it could, and its message says where.
@@ -272,7 +274,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     async report(dir, io, opts = {}) {
       let rendered: Awaited<ReturnType<typeof reportFromDir>>;
       try {
-        rendered = await reportFromDir(dir, opts);
+        rendered = await reportFromDir(dir, { ...opts, proseWidth: proseWidthOf(process.stdout) });
       } catch (e) {
         // A missing, foreign or damaged results.json is bad input, not a failed run.
         if (e instanceof ReportError) throw new DeferlabError('E_BAD_OPTION', e.message, EXIT_BAD_INPUT);
@@ -299,7 +301,11 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         if (isResultsError(e)) throw new DeferlabError('E_BAD_OPTION', (e as Error).message, 2);
         throw e;
       }
-      io.stdout(request.json === '-' ? compareJson(model) : renderCompareTable(model));
+      io.stdout(
+        request.json === '-'
+          ? compareJson(model)
+          : renderCompareTable(model, { proseWidth: proseWidthOf(process.stdout) }),
+      );
       const written: string[] = [];
       try {
         if (request.json && request.json !== '-') written.push(await writeFileAtomic(request.json, compareJson(model)));

@@ -38,7 +38,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../src/cli/main.js';
 import { resolveConfig } from '../src/config/schema.js';
-import { readResults } from '../src/report/write.js';
+import { readResults } from '../src/report/run/write.js';
 import { strategy } from '../src/scenarios/common.js';
 import { type Requests, requests, runCpuHog } from '../src/scenarios/cpu-hog.js';
 import { runEntropy } from '../src/scenarios/entropy.js';

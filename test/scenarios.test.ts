@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { CliIo } from '../src/cli/main.js';
 import { resolveConfig } from '../src/config/schema.js';
-import { TRACING_OFF_NOTE } from '../src/report/table.js';
+import { TRACING_OFF_NOTE } from '../src/report/run/table.js';
 import { beyondFloor, effect, pointFloor, printVerdicts, resultsLine, type Verdict } from '../src/scenarios/common.js';
 import { boundVerdict, type Requests, runCpuHog, unboundVerdict } from '../src/scenarios/cpu-hog.js';
 import { runEntropy, starves } from '../src/scenarios/entropy.js';
@@ -151,6 +151,7 @@ describe('scenarios at a tiny size', () => {
     for (const l of v) expect(l).toMatch(/: (reproduced|not reproduced|inconclusive) — \S/);
     // The setup line says what ran: the hog and the driver, not "irq_only".
     const setup = out()
+      .replace(/\n {2}(?=\S)/g, ' ') // the setup line wraps (continuations indented by two): read it whole
       .split('\n')
       .filter((l) => l.startsWith('a CPU hog on CPU 0'));
     expect(setup).toEqual([

@@ -9,6 +9,7 @@ import { type CommandRules, DEMO_RULES } from '../config/rules.js';
 import type { PartialConfig } from '../config/schema.js';
 import { BUILTIN_STRATEGY_NAMES } from '../config/strategy-spec.js';
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from '../errors.js';
+import { outputFiles, REPORT_FORMATS } from '../report/run/formats.js';
 import { STAGE_NAMES } from '../report/types.js';
 import { wrapWords } from '../text.js';
 import type { CommandName } from './args.js';
@@ -185,6 +186,11 @@ B C A, ...) and repeat; results (latency percentiles, deferral delay, entropy cr
 counters) are compared against the baseline with 95% intervals for the mean and the tail, and
 written to the output directory.
 
+Files in the output directory (--out DIR; docs/results.md):
+${outputFiles()
+  .map(([listed, holds]) => row(listed, holds))
+  .join('\n')}
+
 Options:
 ${configOptions()}
 ${GLOBAL_OPTIONS}
@@ -230,8 +236,11 @@ Exit status: ${EXIT_OK} passed, ${EXIT_RUN_FAILED} a check failed, ${EXIT_BAD_IN
 `,
   report: () => `Usage: deferlab report DIR
 
-Print the report of a finished run from its results directory (the DIR a run wrote, holding
-results.json).
+${wrapWords(
+  'Print the report of a finished run from its results directory (the DIR a run wrote, holding results.json), ' +
+    `and render its files again from results.json: ${REPORT_FORMATS.map((f) => f.listed).join(', ')}.`,
+  WIDTH - 4,
+).join('\n')}
 
 Options:
 ${row('--wide', 'print every column of the summary table (by default it fits 120 columns)')}

@@ -7,7 +7,7 @@
  * schedule.ts), then slice 2 of every strategy, ... A strategy's trial is the sum of its slices
  * (histograms merged, counters added, durations added, and each slice's count and mean kept per
  * stage), so trial r of a strategy is still paired with trial r of the baseline, and the Δ mean
- * pairs the slices of one cycle (src/report/slices.ts). Why: the host this lab runs on changes speed by itself (on the 2-core VMs here,
+ * pairs the slices of one cycle (src/report/statistics/slices.ts). Why: the host this lab runs on changes speed by itself (on the 2-core VMs here,
  * tcp_lat's p50 moved between two levels 16% apart, for seconds at a time, with nothing else
  * running: docs/architecture.md), and a change inside a round of whole trials lands on some
  * strategies of the round and not on others. Measured with `npm run bench:aa` and the default
@@ -27,7 +27,7 @@ import type { Histogram } from 'hdr-histogram-js';
 import { Phase } from '../hw/layout.js';
 import type { Stage } from '../hw/trace.js';
 import { type Machine, releaseHistograms, takeHistogram } from '../machine/machine.js';
-import { histogramMean, summarize } from '../report/stats.js';
+import { histogramMean, summarize } from '../report/statistics/stats.js';
 import type { SliceStats, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
 
 /** A strategy's accumulators over the point. */

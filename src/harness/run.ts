@@ -33,8 +33,8 @@ import type { IrqTracePlan } from '../irq/trace-file.js';
 import { Machine, type MachineFault, releaseHistograms } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
-import { summarize, withComparisons } from '../report/stats.js';
-import type { TrialWindow } from '../report/timeline.js';
+import { summarize, withComparisons } from '../report/statistics/stats.js';
+import type { TrialWindow } from '../report/timeline/timeline.js';
 import type { Calibration, PointResult, RunResults, StageName, UntilOutcome } from '../report/types.js';
 import { describe } from '../strategies/load.js';
 import { VERSION } from '../version.js';
@@ -91,7 +91,7 @@ export interface RunHooks {
   command?: string[];
   /** After each measured trial: the machine threads' V8 heaps (the soak watches them). */
   trialDone?(info: { label: string; round: number; threadHeaps: { thread: string; heap: ThreadHeap }[] }): void;
-  /** After each measured trial, drained (`--timeline`: src/report/timeline.ts reads the rings). */
+  /** After each measured trial, drained (`--timeline`: src/report/timeline/timeline.ts reads the rings). */
   timeline?: { trialEnd(m: Machine, w: TrialWindow): void };
   /** Change the machine a point boots (scenarios: a hog, a driver payload, cross-CPU queues). */
   adjust?: (opts: MachineOptions, params: PointParams) => MachineOptions;

@@ -6,8 +6,8 @@
  * after each round): {@link intervalWidths} gives each strategy's current half-width, and
  * {@link widthsReached} says whether all of them are within the target.
  */
-import { compareStage } from '../report/stats.js';
-import { FALLBACK_STAGE, widestInterval } from '../report/table.js';
+import { FALLBACK_STAGE, widestInterval } from '../report/run/table.js';
+import { compareStage } from '../report/statistics/stats.js';
 import type { StageName, StrategyResult } from '../report/types.js';
 
 /** The stage the Δ-mean is judged on: the table's (one_way, or handoff_to_start without it). */

@@ -78,7 +78,7 @@ export interface TrialResult {
    * slice order; count 0 and mean NaN (`null` in JSON) for a slice that recorded nothing in the
    * stage, or that an interrupt dropped. Slice k of trial r ran in the same slice cycle as slice k
    * of every other strategy's trial r, so the Δ-mean comparison pairs cycles instead of trials
-   * (src/report/slices.ts). Absent for whole trials and in results written before slices existed.
+   * (src/report/statistics/slices.ts). Absent for whole trials and in results written before slices existed.
    */
   slices?: Partial<Record<StageName, SliceStats>>;
 }

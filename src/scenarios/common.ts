@@ -14,9 +14,9 @@ import type { FixedSetting } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
 import { type RunHooks, runExperiment } from '../harness/run.js';
-import { renderTable } from '../report/table.js';
+import { renderTable } from '../report/run/table.js';
+import { writeResults } from '../report/run/write.js';
 import type { Calibration, PointResult, RunResults, StageName, StrategyResult } from '../report/types.js';
-import { writeResults } from '../report/write.js';
 
 export type Outcome = 'reproduced' | 'not reproduced' | 'inconclusive';
 

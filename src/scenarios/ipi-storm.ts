@@ -15,10 +15,10 @@ import { Interrupted, MachineFaultError } from '../errors.js';
 import { machineOptions } from '../harness/options.js';
 import { Phase } from '../hw/layout.js';
 import { Machine } from '../machine/machine.js';
-import { makeDirs } from '../report/outdir.js';
-import { compare } from '../report/stats.js';
-import { TRACING_OFF_NOTE } from '../report/table.js';
-import { writeFileAtomic } from '../report/write.js';
+import { makeDirs } from '../report/run/outdir.js';
+import { TRACING_OFF_NOTE } from '../report/run/table.js';
+import { writeFileAtomic } from '../report/run/write.js';
+import { compare } from '../report/statistics/interval.js';
 import { setCrossCpuPolicy } from '../workloads/cross-cpu.js';
 import {
   effect,

@@ -8,9 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type CliDeps, type CliIo, type CompareRequest, main, USAGE_HINT } from '../../src/cli/main.js';
-import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic.js';
-import { writeResults } from '../../src/report/write.js';
+import { writeResults } from '../../src/report/run/write.js';
 import { limiter, runCli, stackLines } from '../fixtures/cli.js';
+import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-compare-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

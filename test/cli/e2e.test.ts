@@ -9,9 +9,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { USAGE_HINT } from '../../src/cli/main.js';
-import { parseHgrm } from '../../src/report/hgrm.js';
+import { parseHgrm, sanitizeLabel } from '../../src/report/run/hgrm.js';
+import { readResults } from '../../src/report/run/write.js';
 import { STAGE_NAMES } from '../../src/report/types.js';
-import { readResults, sanitizeLabel } from '../../src/report/write.js';
 import { SCENARIOS } from '../../src/scenarios/index.js';
 import { BUILTINS } from '../../src/strategies/registry.js';
 import { type CliResult, limiter, repoRoot, runCli, stackLines, tmpLeftovers } from '../fixtures/cli.js';
@@ -425,7 +425,9 @@ describe('a short real run through the CLI', () => {
       for (const [k, v] of Object.entries(cal ?? {})) {
         if (typeof v === 'number') expect(Number.isFinite(v) && v > 0, `calibration.${k} = ${v}`).toBe(true);
       }
-      expect(result.stdout).toMatch(/^host: futex wake .* µs p50, hand-off .*; \d+ cores?, load .* → .*$/m);
+      // Prose lines wrap (continuations indented by two): read the host line whole.
+      const unwrapped = result.stdout.replace(/\n {2}(?=\S)/g, ' ');
+      expect(unwrapped).toMatch(/^host: futex wake .* µs p50, hand-off .*; \d+ cores?, load .* → .*$/m);
 
       const files = readdirSync(out);
       expect(files).toEqual(expect.arrayContaining(['results.json', 'results.csv', 'report.html']));

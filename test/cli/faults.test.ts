@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { roundOrder } from '../../src/harness/schedule.js';
-import { readResults } from '../../src/report/write.js';
+import { readResults } from '../../src/report/run/write.js';
 import { type CliResult, fixture, markedRun, runCli, stackLines, tmpLeftovers, whenMarked } from '../fixtures/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-faults-'));

@@ -141,13 +141,14 @@ describe('a run replaying a trace', () => {
       { timeoutMs: 90_000 },
     );
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain(
+    const stdout = r.stdout.replace(/\n {2}(?=\S)/g, ' '); // prose lines wrap (continuations indented by two)
+    expect(stdout).toContain(
       `background interrupts replayed from ${tiny} (csv, 3 arrivals in 1 ms; host CPUs 7:1,9:0)`,
     );
-    expect(r.stdout).toMatch(
+    expect(stdout).toMatch(
       /^irq trace: 3 arrivals per 1 ms pass \(3000\/s as recorded\); replayed \S+\/s in the measured phases \(irqs_replayed\), \d+ skipped late, \d+ dropped$/m,
     );
-    expect(r.stdout).toContain(
+    expect(stdout).toContain(
       "note: the irq trace ends 1 ms into each trial (it starts with the trial's warm-up), 1 ms into the 50 ms measured phase: arrivals stopped for the rest; --irq-trace-loop repeats it",
     );
   }, 90_000);

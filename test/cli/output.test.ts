@@ -12,9 +12,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { prepareOut } from '../../src/app.js';
 import { resolveConfig } from '../../src/config/schema.js';
 import { estimateLine } from '../../src/harness/estimate.js';
-import { syntheticResults } from '../../src/report/synthetic.js';
-import { readResults } from '../../src/report/write.js';
+import { readResults } from '../../src/report/run/write.js';
 import { type CliResult, limiter, runCli, stackLines, treeThreads } from '../fixtures/cli.js';
+import { syntheticResults } from '../fixtures/synthetic.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-output-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -16,7 +16,7 @@ import {
   REEXEC_ENV,
   reexecWanted,
 } from '../../src/harness/malloc.js';
-import { readResults } from '../../src/report/write.js';
+import { readResults } from '../../src/report/run/write.js';
 import { childrenOf, markedRun, runCli, stackLines, whenMarked } from '../fixtures/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-reexec-'));

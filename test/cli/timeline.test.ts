@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { TimelineFile, TraceEvent } from '../../src/report/timeline.js';
+import type { TimelineFile, TraceEvent } from '../../src/report/timeline/timeline.js';
 import { runCli } from '../fixtures/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-timeline-'));

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { calibrate, finishCalibration } from '../../src/harness/calibrate.js';
 import { quantileInPlace } from '../../src/harness/calibrate-work.js';
 import { validateResults } from '../../src/report/schema.js';
-import { syntheticResults } from '../../src/report/synthetic.js';
+import { syntheticResults } from '../fixtures/synthetic.js';
 
 const TIMINGS = [
   'futexWakeP50Ns',

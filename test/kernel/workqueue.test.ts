@@ -5,8 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Work } from '../../src/api/types.js';
 import { TaskState } from '../../src/hw/layout.js';
-import { P_NR_RUNNING } from '../../src/kernel/workqueue.js';
-import { boundPool } from '../../src/kernel/workqueue.js';
+import { boundPool, P_NR_RUNNING } from '../../src/kernel/workqueue.js';
 import { type OneThreadKernel, oneThreadKernel } from './helpers.js';
 
 function work(k: OneThreadKernel, fn: () => void): Work {

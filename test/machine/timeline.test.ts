@@ -17,7 +17,7 @@ import {
   timelineRecordsFor,
 } from '../../src/hw/timeline.js';
 import type { MachinePlan } from '../../src/machine/plan.js';
-import { buildTrial } from '../../src/report/timeline.js';
+import { buildTrial } from '../../src/report/timeline/timeline.js';
 import { LINE_WORDS } from '../../src/shm/layout.js';
 
 /** A ring of `cap` records at word 16 (one line of canary words before it) and a fake clock. */

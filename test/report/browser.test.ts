@@ -14,11 +14,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { compareRuns } from '../../src/report/compare.js';
-import { renderCompareHtml } from '../../src/report/compare-html.js';
-import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic.js';
+import { compareRuns } from '../../src/report/compare/compare.js';
+import { renderCompareHtml } from '../../src/report/compare/compare-html.js';
+import { writeResults } from '../../src/report/run/write.js';
 import type { RunResults } from '../../src/report/types.js';
-import { writeResults } from '../../src/report/write.js';
+import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const hasChromium = existsSync(CHROMIUM);

@@ -1,9 +1,9 @@
 /**
- * The comparison method against synthetic data with a known answer (src/report/calibration.ts):
+ * The comparison method against synthetic data with a known answer (src/report/statistics/calibration.ts):
  * pure, seeded computation, no threads. The bars are the ones docs/results.md states.
  */
 import { describe, expect, it } from 'vitest';
-import { calibrate } from '../../src/report/calibration.js';
+import { calibrate } from '../../src/report/statistics/calibration.js';
 
 const rate = (o: { called: number; n: number }) => o.called / o.n;
 const coverage = (o: { covered: number; n: number }) => o.covered / o.n;

@@ -1,5 +1,5 @@
 /**
- * The comparison model of `deferlab compare` (src/report/compare.ts) and its renderings, on
+ * The comparison model of `deferlab compare` (src/report/compare/compare.ts) and its renderings, on
  * synthetic results: matching by label and point, ratios to the first run, merging, and the
  * metadata that differs.
  */
@@ -13,11 +13,11 @@ import {
   metaDifferences,
   renderCompareTable,
   TABLE_WIDTH,
-} from '../../src/report/compare.js';
-import { renderCompareHtml } from '../../src/report/compare-html.js';
+} from '../../src/report/compare/compare.js';
+import { renderCompareHtml } from '../../src/report/compare/compare-html.js';
 import { validateResults } from '../../src/report/schema.js';
-import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic.js';
 import type { RunResults } from '../../src/report/types.js';
+import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
 
 const run = (name: string, r: RunResults): CompareInput => ({ name, path: `${name}/results.json`, results: r });
 const small = (seed: number, extra: Parameters<typeof syntheticResults>[0] = {}) =>
@@ -207,6 +207,39 @@ describe('renderings', () => {
     // One run per point here: the other's row reads '-'.
     expect(t).toMatch(/^work\s+#1 plain\s+[\d.]+\s+[\d.]+/m);
     expect(t).toMatch(/^\s+#2 swept\s+-\s+-/m);
+  });
+
+  it("wraps each run's setup line and the metadata title to the prose width given, keeping every word", () => {
+    const width = 60;
+    const full = small(3);
+    full.meta.options = {
+      cpus: 2,
+      hz: 250,
+      kernel: '6.9',
+      idle: 'halt',
+      kthreads: 'cpu',
+      workload: { kind: 'tcp_lat', msgSize: 64, clientCpu: 0, serverCpu: 1 },
+      irq: { rate: 20_000, pattern: 'constant', cpus: 'all' },
+      fastPool: { trigger: 1024 },
+      trials: 2,
+      trialMs: 300,
+      warmupMs: 100,
+    };
+    const wm = compareRuns([run('full', full), run('b', b)]);
+    const lines = renderCompareTable(wm, { proseWidth: width }).split('\n');
+    const runs = lines.slice(1, lines.indexOf('')); // 'runs:', then each run and its setup line
+    const setup = runs.filter((l) => l.startsWith('      '));
+    expect(setup.length).toBeGreaterThan(2);
+    for (const l of setup) expect(l.length).toBeLessThanOrEqual(width);
+    const words = (t: string) => t.split(/\s+/).filter(Boolean);
+    const first = runs.slice(
+      1,
+      runs.findIndex((l) => l.startsWith('  #2')),
+    );
+    expect(words(first.join(' '))).toEqual(words(wm.runs[0].setup!));
+    const title = lines.findIndex((l) => l.startsWith('metadata that differs'));
+    expect(lines[title].length).toBeLessThanOrEqual(width);
+    expect(lines[title + 1]).toMatch(/^ {2}\S/);
   });
 
   it('writes JSON that reads back as the model', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { csvField, paramColumn, renderCsv } from '../../src/report/csv.js';
-import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic.js';
+import { csvField, paramColumn, renderCsv } from '../../src/report/run/csv.js';
+import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
 
 /** Minimal RFC 4180 reader, enough to check the writer. */
 function parseCsv(text: string): string[][] {

@@ -1,7 +1,7 @@
 import { build } from 'hdr-histogram-js';
 import { describe, expect, it } from 'vitest';
-import { formatHgrm, parseHgrm } from '../../src/report/hgrm.js';
-import { mulberry32 } from '../../src/report/synthetic.js';
+import { formatHgrm, parseHgrm } from '../../src/report/run/hgrm.js';
+import { mulberry32 } from '../../src/report/statistics/prng.js';
 
 describe('.hgrm', () => {
   it('writes HdrHistogram percentile text that parses back to the recorded count, max and mean (µs)', () => {

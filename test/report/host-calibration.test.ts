@@ -4,12 +4,16 @@
  * block here is made by hand.
  */
 import { describe, expect, it } from 'vitest';
-import { calibrationLine, calibrationRows } from '../../src/report/host-calibration.js';
-import { renderHtml } from '../../src/report/html.js';
+import { renderHtml } from '../../src/report/run/html.js';
+import { type RenderOptions, renderTable as renderWrapped } from '../../src/report/run/table.js';
 import { validateResults } from '../../src/report/schema.js';
-import { syntheticResults } from '../../src/report/synthetic.js';
-import { renderTable } from '../../src/report/table.js';
+import { calibrationLine, calibrationRows } from '../../src/report/statistics/host-calibration.js';
 import type { Calibration, RunResults } from '../../src/report/types.js';
+import { syntheticResults } from '../fixtures/synthetic.js';
+
+/** The table with each prose line whole: the tests here read lines; wrapping has its own tests (table.test.ts). */
+const renderTable = (r: RunResults, o: RenderOptions = {}) =>
+  renderWrapped(r, { proseWidth: Number.POSITIVE_INFINITY, ...o });
 
 const BLOCK: Calibration = {
   futexWakeP50Ns: 6812,

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { esc, niceScale, percentileToX, renderHtml } from '../../src/report/html.js';
-import { withComparisons } from '../../src/report/stats.js';
-import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic.js';
+import { esc, niceScale, percentileToX, renderHtml } from '../../src/report/run/html.js';
+import { withComparisons } from '../../src/report/statistics/stats.js';
 import { STAGE_NAMES } from '../../src/report/types.js';
+import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
 
 const HOSTILE = '<script>alert("label")</script>';
 const HOSTILE_FILE = '/tmp/"><img src=x onerror=alert(1)>.ts';

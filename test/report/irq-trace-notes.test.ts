@@ -1,12 +1,12 @@
 /**
- * What the report says of a replayed trace (src/report/irq-trace-notes.ts, setup-line.ts): its
+ * What the report says of a replayed trace (src/report/run/irq-trace-notes.ts, setup-line.ts): its
  * rate as recorded and as replayed, and when a trace played once ran out. From results alone.
  */
 import { describe, expect, it } from 'vitest';
 import { type IrqTraceMeta, irqTraceMeta } from '../../src/irq/replay.js';
 import { parseIrqTrace } from '../../src/irq/trace-file.js';
-import { irqTraceNotes } from '../../src/report/irq-trace-notes.js';
-import { setupLine } from '../../src/report/setup-line.js';
+import { irqTraceNotes } from '../../src/report/run/irq-trace-notes.js';
+import { setupLine } from '../../src/report/run/setup-line.js';
 import type { RunResults } from '../../src/report/types.js';
 
 // 300 arrivals over 500 ms, host CPU 3 (200 of them) before host CPU 5: CPU 0 and CPU 1.

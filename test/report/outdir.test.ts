@@ -1,5 +1,5 @@
 /**
- * The output directory, made and proven writable before a run (src/report/outdir.ts): each
+ * The output directory, made and proven writable before a run (src/report/run/outdir.ts): each
  * reason it can fail is one problem with its own words, and nothing uses a recursive mkdir
  * (which loops forever on Node 20 under /proc).
  */
@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { OutDirError } from '../../src/errors.js';
-import { makeDirs, prepareOutputDir, removeIfEmpty } from '../../src/report/outdir.js';
+import { makeDirs, prepareOutputDir, removeIfEmpty } from '../../src/report/run/outdir.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-outdir-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

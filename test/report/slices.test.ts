@@ -1,10 +1,10 @@
 /**
- * Sliced trials in the comparison (src/report/stats.ts): the Δ mean pairs slice cycles, the tail
+ * Sliced trials in the comparison (src/report/statistics/stats.ts): the Δ mean pairs slice cycles, the tail
  * still pairs trials, and anything that does not line up falls back to trials.
  */
 import { describe, expect, it } from 'vitest';
 import { sliceCount } from '../../src/harness/round.js';
-import { compareStage } from '../../src/report/stats.js';
+import { compareStage } from '../../src/report/statistics/stats.js';
 import type { StrategyResult } from '../../src/report/types.js';
 import { withTrials } from '../fixtures/trials.js';
 

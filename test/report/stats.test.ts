@@ -1,19 +1,17 @@
 import { build } from 'hdr-histogram-js';
 import { describe, expect, it } from 'vitest';
+import { compare, minimumDetectable, tCritical95, tQuantile80 } from '../../src/report/statistics/interval.js';
+import { mulberry32 } from '../../src/report/statistics/prng.js';
 import {
   applyFloor,
-  compare,
   compareStage,
   compareStrategies,
   histogramMean,
-  minimumDetectable,
   summarize,
-  tCritical95,
-  tQuantile80,
   withComparisons,
-} from '../../src/report/stats.js';
-import { mulberry32, syntheticResults } from '../../src/report/synthetic.js';
+} from '../../src/report/statistics/stats.js';
 import type { StrategyResult } from '../../src/report/types.js';
+import { syntheticResults } from '../fixtures/synthetic.js';
 import { withTrials } from '../fixtures/trials.js';
 
 describe('summarize', () => {

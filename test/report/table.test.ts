@@ -1,18 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { withComparisons } from '../../src/report/stats.js';
-import { DEFAULT_STRATEGIES, type SyntheticOptions, syntheticResults } from '../../src/report/synthetic.js';
+import { NET_LINES_LEGEND } from '../../src/report/run/net-lines.js';
+import { MIN_PROSE_WIDTH, PROSE_WIDTH, proseWidthOf, wrapProse } from '../../src/report/run/prose.js';
 import {
   fitColumns,
   MORE_COLUMNS_NOTE,
-  renderTable,
+  type RenderOptions,
+  renderTable as renderWrapped,
   summaryTable,
   TABLE_WIDTH,
   TRACING_OFF_NOTE,
   termSafe,
   untilLine,
   verdictText,
-} from '../../src/report/table.js';
+} from '../../src/report/run/table.js';
+import { withComparisons } from '../../src/report/statistics/stats.js';
 import type { RunResults, StageName } from '../../src/report/types.js';
+import { DEFAULT_STRATEGIES, type SyntheticOptions, syntheticResults } from '../fixtures/synthetic.js';
+
+/** The table with each prose line whole: the tests here read lines; wrapping has its own tests (the last ones here). */
+const renderTable = (r: RunResults, o: RenderOptions = {}) =>
+  renderWrapped(r, { proseWidth: Number.POSITIVE_INFINITY, ...o });
 
 describe('terminal table', () => {
   const r = syntheticResults({ samples: 300, trials: 4, msgSizes: [64, 1024] });
@@ -458,5 +465,100 @@ describe('with --until', () => {
     );
     expect(renderTable(r)).toContain('until ±3%: not reached');
     expect(line(undefined)).toBeUndefined();
+  });
+});
+
+/** `r` with a tcp_lat NIC's counters on every strategy, so the net table and its legend print. */
+function withNic(r: RunResults, label = (l: string) => l): RunResults {
+  for (const p of r.points)
+    for (const s of p.strategies) {
+      if (s.label !== r.baseline) s.label = label(s.label);
+      Object.assign(s.counters, {
+        app_messages: 1000,
+        nic_tx_packets: 2000,
+        nic_irqs: 4000,
+        napi_polls: 4000,
+        napi_full_weight: 0,
+        net_time_squeeze: 0,
+        net_rx_reraises: 0,
+        tcp_acks_sent: 0,
+        handoffs_app_busy: 1900,
+        handoffs_app_idle: 1900,
+        deferred_us_app_waiting: 200_000,
+      });
+      Object.assign(s.rates, { interrupts: 65_000, handoffs: 59.7 });
+    }
+  return r;
+}
+
+/** The words of `lines`, as one list (wrapping must keep every one, in order). */
+const wordsOf = (lines: readonly string[]) => lines.join(' ').split(/\s+/).filter(Boolean);
+
+/** The paragraph that starts with `start` in `lines`: that line and its indented continuations. */
+function paragraph(lines: readonly string[], start: string): string[] {
+  const at = lines.findIndex((l) => l.startsWith(start));
+  expect(at).toBeGreaterThanOrEqual(0);
+  let end = at + 1;
+  while (end < lines.length && /^ {2}\S/.test(lines[end])) end++;
+  return lines.slice(at, end);
+}
+
+describe('prose under the table wraps', () => {
+  it('wrapProse keeps lines within the width and every word in order, continuations indented', () => {
+    for (const width of [40, 57, 100]) {
+      const lines = wrapProse(NET_LINES_LEGEND, width);
+      expect(lines.length).toBeGreaterThan(NET_LINES_LEGEND.length / width);
+      for (const l of lines) expect(l.length).toBeLessThanOrEqual(width);
+      for (const l of lines.slice(1)) expect(l).toMatch(/^ {2}\S/);
+      expect(wordsOf(lines)).toEqual(NET_LINES_LEGEND.split(' '));
+    }
+    expect(wrapProse('fits as it is', 13)).toEqual(['fits as it is']);
+    // A word longer than the line stands alone rather than being cut.
+    const path = `/${'d'.repeat(60)}/results.json`;
+    expect(wrapProse(`results: ${path} (4 files)`, 40)).toEqual(['results:', `  ${path}`, '  (4 files)']);
+  });
+
+  it('renderTable wraps the net legend, the Δ note and the setup line to the width given', () => {
+    const r = withNic(syntheticResults({ samples: 50, trials: 2 }));
+    for (const width of [50, 80]) {
+      const lines = renderWrapped(r, { proseWidth: width }).trimEnd().split('\n');
+      const legend = paragraph(lines, 'per exchange (');
+      expect(legend.length).toBeGreaterThan(2);
+      for (const l of legend) expect(l.length).toBeLessThanOrEqual(width);
+      expect(wordsOf(legend)).toEqual(NET_LINES_LEGEND.split(' '));
+      const delta = paragraph(lines, 'Δ mean:');
+      expect(delta.length).toBeGreaterThan(2);
+      for (const l of delta) expect(l.length).toBeLessThanOrEqual(width);
+      expect(wordsOf(delta).join(' ')).toBe(wordsOf([summaryTable(r.points[0], r.baseline).deltaNote]).join(' '));
+    }
+  });
+
+  it(`wraps at ${PROSE_WIDTH} columns by default, while the grids keep to ${TABLE_WIDTH}`, () => {
+    const r = withNic(syntheticResults({ samples: 50, trials: 2 }));
+    const lines = renderWrapped(r).trimEnd().split('\n');
+    const grid = (l: string) => /^(strategy|per exchange|-+ |inline|workqueue|tasklet|timer|irq_work) /.test(l);
+    for (const l of lines) expect(l.length).toBeLessThanOrEqual(grid(l) ? TABLE_WIDTH : PROSE_WIDTH);
+    expect(lines.some((l) => !grid(l) && l.length > PROSE_WIDTH - 20)).toBe(true); // it did wrap near the width
+  });
+
+  it('the net table leaves out hand-offs/s (and its legend entry) to fit, and --wide keeps it', () => {
+    const r = withNic(syntheticResults({ samples: 50, trials: 2 }), (l) => `${l}(wq=system,b=1)`);
+    const narrow = renderWrapped(r).split('\n');
+    const header = narrow.find((l) => l.startsWith('per exchange  '))!;
+    expect(header.length).toBeLessThanOrEqual(TABLE_WIDTH);
+    expect(header).not.toContain('hand-offs/s');
+    expect(wordsOf(paragraph(narrow, 'per exchange ('))).not.toContain('hand-offs/s;');
+    expect(narrow).toContain(MORE_COLUMNS_NOTE);
+    const wide = renderWrapped(r, { wide: true }).split('\n');
+    expect(wide.find((l) => l.startsWith('per exchange  '))).toContain('hand-offs/s');
+    expect(wordsOf(paragraph(wide, 'per exchange ('))).toEqual(NET_LINES_LEGEND.split(' '));
+  });
+
+  it("proseWidthOf: the terminal's columns (at least the minimum), or the default when not a terminal", () => {
+    expect(proseWidthOf({ isTTY: true, columns: 132 })).toBe(132);
+    expect(proseWidthOf({ isTTY: true, columns: 12 })).toBe(MIN_PROSE_WIDTH);
+    expect(proseWidthOf({ isTTY: false, columns: 132 })).toBe(PROSE_WIDTH);
+    expect(proseWidthOf({ isTTY: true })).toBe(PROSE_WIDTH);
+    expect(proseWidthOf({})).toBe(PROSE_WIDTH);
   });
 });

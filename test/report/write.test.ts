@@ -3,10 +3,10 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseHgrm } from '../../src/report/hgrm.js';
-import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic.js';
+import { hgrmFiles, parseHgrm, sanitizeLabel } from '../../src/report/run/hgrm.js';
+import { readResults, reportFromDir, writeResults } from '../../src/report/run/write.js';
 import type { RunResults } from '../../src/report/types.js';
-import { hgrmFiles, readResults, reportFromDir, sanitizeLabel, writeResults } from '../../src/report/write.js';
+import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
 
 const HOSTILE = '<script>alert(1)</script>';
 

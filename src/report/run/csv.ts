@@ -22,8 +22,11 @@
  *   line ends.
  */
 
-import type { RunResults, Summary } from './types.js';
-import { STAGE_NAMES } from './types.js';
+import type { RunResults, Summary } from '../types.js';
+import { STAGE_NAMES } from '../types.js';
+import type { ReportFormat } from './format.js';
+
+export const RESULTS_CSV = 'results.csv';
 
 const LEAD_COLUMNS = ['point'] as const;
 const FIXED_COLUMNS = [
@@ -131,3 +134,10 @@ export function renderCsv(results: RunResults): string {
   });
   return lines.join('\n') + '\n';
 }
+
+/** results.csv as a report format (formats.ts). */
+export const CSV_FORMAT: ReportFormat = {
+  listed: RESULTS_CSV,
+  holds: 'the same numbers, one observation per row (pandas, R, a spreadsheet)',
+  render: (results) => [{ name: RESULTS_CSV, text: renderCsv(results) }],
+};

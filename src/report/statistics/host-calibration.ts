@@ -2,8 +2,8 @@
  * The calibration block (`meta.calibration`, measured by src/harness/calibrate.ts) as text: one
  * line under the terminal table, and labelled rows for report.html. Nothing here prints.
  */
-import { plural } from '../text.js';
-import type { Calibration, RunMeta } from './types.js';
+import { plural } from '../../text.js';
+import type { Calibration, RunMeta } from '../types.js';
 
 /** `6.8 µs`, `0.09 µs`: one decimal from 1 µs up, two below. */
 function us(ns: number): string {

@@ -6,6 +6,8 @@
  * same Content-Security-Policy and run the same load-time self-check.
  */
 
+import { esc, htmlPage, type PlotSeries, percentilePlot } from '../run/html.js';
+import { STAGE_DESCRIPTIONS } from '../types.js';
 import {
   COMPARE_METRICS,
   type CompareInput,
@@ -15,8 +17,6 @@ import {
   mergeHistograms,
   rowHistograms,
 } from './compare.js';
-import { esc, htmlPage, type PlotSeries, percentilePlot } from './html.js';
-import { STAGE_DESCRIPTIONS } from './types.js';
 
 function runsSection(model: CompareModel, inputs: readonly CompareInput[]): string {
   const rows = model.runs.map((r, i) => {

@@ -2,8 +2,8 @@
  * The lines above and below the summary table that say what was measured: the setup line (from
  * the resolved config in `meta.options`) and the seed line. Pure; nothing here prints.
  */
-import { plural } from '../text.js';
-import type { RunResults } from './types.js';
+import { plural } from '../../text.js';
+import type { RunResults } from '../types.js';
 
 /** `64 B`, `4 KiB`, `1 MiB`. */
 function bytesText(n: number): string {

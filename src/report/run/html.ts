@@ -15,13 +15,16 @@
 
 import { createHash } from 'node:crypto';
 import type { Histogram } from 'hdr-histogram-js';
-import { decodeHistogram } from './decode.js';
-import { calibrationRows } from './host-calibration.js';
+import { decodeHistogram } from '../decode.js';
+import { calibrationRows } from '../statistics/host-calibration.js';
+import type { PointResult, RunResults, StageName } from '../types.js';
+import { STAGE_DESCRIPTIONS, STAGE_NAMES } from '../types.js';
+import type { ReportFormat } from './format.js';
 import { irqTraceNotes } from './irq-trace-notes.js';
 import { setupLine } from './setup-line.js';
 import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext, untilLine } from './table.js';
-import type { PointResult, RunResults, StageName } from './types.js';
-import { STAGE_DESCRIPTIONS, STAGE_NAMES } from './types.js';
+
+export const REPORT_HTML = 'report.html';
 
 /** Escape for HTML/SVG text and attribute values (always double-quote attributes). */
 export function esc(s: unknown): string {
@@ -279,7 +282,7 @@ function metaSection(results: RunResults): string {
   ].join('\n');
 }
 
-/** The host calibration block (src/report/host-calibration.ts), when the results have one. */
+/** The host calibration block (src/report/statistics/host-calibration.ts), when the results have one. */
 function calibrationHtml(results: RunResults): string[] {
   const rows = calibrationRows(results.meta);
   if (!rows) return [];
@@ -403,6 +406,13 @@ export function renderHtml(results: RunResults): string {
       "Each line is one strategy's histogram merged over all its trials. Full distributions: the .hgrm files next to this report.</p>",
   ]);
 }
+
+/** report.html as a report format (formats.ts). */
+export const HTML_FORMAT: ReportFormat = {
+  listed: REPORT_HTML,
+  holds: 'a self-contained page: metadata, summary table, plots, counters',
+  render: (results) => [{ name: REPORT_HTML, text: renderHtml(results) }],
+};
 
 /**
  * A whole self-contained page around `body` (HTML already escaped): the style, the

@@ -1,20 +1,28 @@
 /**
  * The timeline's files in a run's results directory (`--timeline`): timeline.json (the Chrome
- * trace, src/report/timeline.ts) and timeline.html (the same drawn offline, timeline-html.ts).
+ * trace, timeline.ts) and timeline.html (the same drawn offline, timeline-html.ts).
  * Context: main thread.
  */
 import { join } from 'node:path';
-import type { ResolvedConfig } from '../config/schema.js';
-import { timelineRecordsFor } from '../hw/timeline.js';
-import { VERSION } from '../version.js';
+import { timelineRecordsFor } from '../../hw/timeline.js';
+import { VERSION } from '../../version.js';
+import { writeFileAtomic } from '../run/write.js';
 import { TIMELINE_JSON, TimelineCollector } from './timeline.js';
 import { renderTimelineHtml } from './timeline-html.js';
-import { writeFileAtomic } from './write.js';
 
 export const TIMELINE_HTML = 'timeline.html';
 
+/**
+ * What the timeline takes of a run's settings: `timeline` null (or absent) without `--timeline`,
+ * else the window (`--timeline-window`, ms). The resolved config (src/config/schema.ts) has this
+ * shape; declared here so that the report does not import the config.
+ */
+export interface TimelineSettings {
+  readonly timeline?: { readonly windowMs: number } | null;
+}
+
 /** The collector a run with `--timeline` hands the harness; undefined without it. */
-export function timelineCollectorFor(config: Pick<ResolvedConfig, 'timeline'>): TimelineCollector | undefined {
+export function timelineCollectorFor(config: TimelineSettings): TimelineCollector | undefined {
   if (!config.timeline) return undefined;
   const w = config.timeline.windowMs;
   return new TimelineCollector(w, timelineRecordsFor(w), `deferlab ${VERSION}`);

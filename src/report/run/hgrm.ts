@@ -19,6 +19,10 @@
  */
 
 import type { Histogram } from 'hdr-histogram-js';
+import { decodeHistogram } from '../decode.js';
+import type { RunResults, StageName } from '../types.js';
+import { STAGE_NAMES } from '../types.js';
+import type { ReportFormat } from './format.js';
 
 /** Ticks per half-distance to 100%: HdrHistogram's customary 5. */
 export const HGRM_TICKS_PER_HALF_DISTANCE = 5;
@@ -116,3 +120,53 @@ export function parseHgrm(text: string): ParsedHgrm {
   }
   return out;
 }
+
+/** Longest label part of an .hgrm file name, characters. Keeps names well under NAME_MAX (255). */
+const MAX_LABEL_CHARS = 64;
+
+/** A label made safe for a file name: `[A-Za-z0-9._-]` kept, runs of anything else become `_`. */
+export function sanitizeLabel(label: string): string {
+  const s = label.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, MAX_LABEL_CHARS);
+  return s === '' || /^\.+$/.test(s) ? 'strategy' : s;
+}
+
+export interface HgrmFile {
+  name: string;
+  point: number;
+  label: string;
+  stage: StageName;
+  text: string;
+}
+
+/**
+ * The .hgrm files of a run: `<point>-<label-sanitized>-<stage>.hgrm`, point being the 0-based
+ * index into `points`. Two labels of a point that sanitize alike (`a/b`, `a b`) get `_2`, `_3`...
+ * suffixes, in strategy order, so no file overwrites another.
+ */
+export function hgrmFiles(results: RunResults): HgrmFile[] {
+  const out: HgrmFile[] = [];
+  results.points.forEach((point, pi) => {
+    const used = new Set<string>();
+    for (const s of point.strategies) {
+      const base = sanitizeLabel(s.label);
+      let part = base;
+      for (let k = 2; used.has(part); k++) part = `${base}_${k}`;
+      used.add(part);
+      for (const stage of STAGE_NAMES) {
+        const m = s.merged[stage];
+        if (!m) continue;
+        const h = decodeHistogram(m.histogram, `point ${pi}, strategy ${JSON.stringify(s.label)}, stage ${stage}`);
+        out.push({ name: `${pi}-${part}-${stage}.hgrm`, point: pi, label: s.label, stage, text: formatHgrm(h) });
+      }
+    }
+  });
+  return out;
+}
+
+/** The .hgrm files as a report format (formats.ts): one per strategy and stage measured. */
+export const HGRM_FORMAT: ReportFormat = {
+  listed: '.hgrm per stage',
+  holds: 'HdrHistogram percentile tables, <point>-<label>-<stage>.hgrm',
+  render: hgrmFiles,
+  owns: (name) => name.endsWith('.hgrm'),
+};

@@ -21,10 +21,10 @@
  * Context: main thread. The collector reads shared memory while the machine pauses between
  * trials; building and writing allocate freely.
  */
-import { Vector } from '../hw/irqchip.js';
-import { CpuFlag, type MachineRegions, SOFTIRQ_NAMES } from '../hw/layout.js';
-import { readTimelineRing, TlOp, type TlRecord, TlWhat } from '../hw/timeline.js';
-import type { MachinePlan } from '../machine/plan.js';
+import { Vector } from '../../hw/irqchip.js';
+import { CpuFlag, type MachineRegions, SOFTIRQ_NAMES } from '../../hw/layout.js';
+import { readTimelineRing, TlOp, type TlRecord, TlWhat } from '../../hw/timeline.js';
+import type { MachinePlan } from '../../machine/plan.js';
 
 export const TIMELINE_JSON = 'timeline.json';
 

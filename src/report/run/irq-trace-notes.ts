@@ -4,9 +4,10 @@
  * skipped and dropped, the counters the generator reports too), and, for a trace played once,
  * that it ran out before the trials ended. Pure; nothing here prints.
  */
+
+import type { RunResults } from '../types.js';
 import { fmtRate } from './format-cells.js';
 import { nsText } from './setup-line.js';
-import type { RunResults } from './types.js';
 
 /** `1.2 s`, `300 ms`. */
 function msText(ms: number): string {

@@ -23,11 +23,12 @@
  * (compareSlices, as compareStage does for sliced trials) and the tail trial by trial, over the
  * trial's pooled samples.
  */
+import type { ComparableMetric } from '../types.js';
+import { COMPARABLE_METRICS } from '../types.js';
+import { compare } from './interval.js';
+import { mulberry32 } from './prng.js';
 import { compareSlices, type SlicePair } from './slices.js';
-import { compare, withinFloor } from './stats.js';
-import { mulberry32 } from './synthetic.js';
-import type { ComparableMetric } from './types.js';
-import { COMPARABLE_METRICS } from './types.js';
+import { withinFloor } from './stats.js';
 
 export interface CalibrationOptions {
   /** Simulated comparisons (runs). */

@@ -6,9 +6,11 @@
 
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { RESULTS_JSON } from '../run/formats.js';
+import { REPORT_HTML } from '../run/html.js';
+import { makeDirs } from '../run/outdir.js';
+import { readResultsFile, writeFileAtomic } from '../run/write.js';
 import { type CompareInput, type CompareModel, compareJson } from './compare.js';
-import { makeDirs } from './outdir.js';
-import { REPORT_HTML, RESULTS_JSON, readResultsFile, writeFileAtomic } from './write.js';
 
 export const COMPARE_JSON = 'compare.json';
 

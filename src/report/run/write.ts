@@ -2,9 +2,8 @@
  * Writing a run's output directory, and reading it back for `deferlab report DIR`.
  *
  *   DIR/results.json                      the results model (the source of truth; see types.ts)
- *   DIR/results.csv                       the same data, one observation per row (csv.ts)
- *   DIR/<point>-<label>-<stage>.hgrm      one HdrHistogram percentile table per merged histogram
- *   DIR/report.html                       the self-contained report (html.ts)
+ *   DIR/...                               the report formats rendered from it (formats.ts):
+ *                                         results.csv, report.html, one .hgrm per strategy and stage
  *
  * Every file is written atomically: to `<file>.tmp-<pid>`, fsync'd, then renamed over the
  * target, so a reader (or a crash) never sees half a file. results.json is written first, so the
@@ -14,62 +13,13 @@
 
 import { open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { ReportError } from '../errors.js';
-import { renderCsv } from './csv.js';
-import { decodeHistogram } from './decode.js';
-import { formatHgrm } from './hgrm.js';
-import { renderHtml } from './html.js';
+import { ReportError } from '../../errors.js';
+import { validateResults } from '../schema.js';
+import type { RunResults } from '../types.js';
+import { SCHEMA_VERSION } from '../types.js';
+import { REPORT_FORMATS, RESULTS_JSON } from './formats.js';
 import { errnoText, makeDirs, rescueDir } from './outdir.js';
-import { validateResults } from './schema.js';
 import { type RenderOptions, renderTable } from './table.js';
-import type { RunResults, StageName } from './types.js';
-import { SCHEMA_VERSION, STAGE_NAMES } from './types.js';
-
-export const RESULTS_JSON = 'results.json';
-export const RESULTS_CSV = 'results.csv';
-export const REPORT_HTML = 'report.html';
-
-/** Longest label part of an .hgrm file name, characters. Keeps names well under NAME_MAX (255). */
-const MAX_LABEL_CHARS = 64;
-
-/** A label made safe for a file name: `[A-Za-z0-9._-]` kept, runs of anything else become `_`. */
-export function sanitizeLabel(label: string): string {
-  const s = label.replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, MAX_LABEL_CHARS);
-  return s === '' || /^\.+$/.test(s) ? 'strategy' : s;
-}
-
-export interface HgrmFile {
-  name: string;
-  point: number;
-  label: string;
-  stage: StageName;
-  text: string;
-}
-
-/**
- * The .hgrm files of a run: `<point>-<label-sanitized>-<stage>.hgrm`, point being the 0-based
- * index into `points`. Two labels of a point that sanitize alike (`a/b`, `a b`) get `_2`, `_3`...
- * suffixes, in strategy order, so no file overwrites another.
- */
-export function hgrmFiles(results: RunResults): HgrmFile[] {
-  const out: HgrmFile[] = [];
-  results.points.forEach((point, pi) => {
-    const used = new Set<string>();
-    for (const s of point.strategies) {
-      const base = sanitizeLabel(s.label);
-      let part = base;
-      for (let k = 2; used.has(part); k++) part = `${base}_${k}`;
-      used.add(part);
-      for (const stage of STAGE_NAMES) {
-        const m = s.merged[stage];
-        if (!m) continue;
-        const h = decodeHistogram(m.histogram, `point ${pi}, strategy ${JSON.stringify(s.label)}, stage ${stage}`);
-        out.push({ name: `${pi}-${part}-${stage}.hgrm`, point: pi, label: s.label, stage, text: formatHgrm(h) });
-      }
-    }
-  });
-  return out;
-}
 
 /**
  * Write `text` to `path` atomically: a temp file in the same directory, fsync, rename.
@@ -106,27 +56,28 @@ function assertValid(results: RunResults): void {
 }
 
 /**
- * Write the files derived from results.json (csv, .hgrm, html) into `dir`, which must exist.
- * Returns: the paths written.
+ * Write the files derived from results.json (every report format, formats.ts) into `dir`, which
+ * must exist. Returns: the paths written.
  */
 export async function renderFiles(dir: string, results: RunResults): Promise<string[]> {
   const paths: string[] = [];
-  paths.push(await writeFileAtomic(join(dir, RESULTS_CSV), renderCsv(results)));
-  const hgrms = hgrmFiles(results);
-  for (const f of hgrms) paths.push(await writeFileAtomic(join(dir, f.name), f.text));
-  paths.push(await writeFileAtomic(join(dir, REPORT_HTML), renderHtml(results)));
-  // A directory reused for another run: .hgrm files of strategies or stages this run does not
-  // have would otherwise sit beside the new results as if they were part of them.
-  const current = new Set(hgrms.map((f) => f.name));
-  for (const name of await readdir(dir))
-    if (name.endsWith('.hgrm') && !current.has(name)) await rm(join(dir, name), { force: true });
+  for (const format of REPORT_FORMATS) {
+    const files = format.render(results);
+    for (const f of files) paths.push(await writeFileAtomic(join(dir, f.name), f.text));
+    if (!format.owns) continue;
+    // A directory reused for another run: files of this format that the run did not render
+    // (strategies or stages it does not have) would otherwise sit beside the new results.
+    const current = new Set(files.map((f) => f.name));
+    for (const name of await readdir(dir))
+      if (format.owns(name) && !current.has(name)) await rm(join(dir, name), { force: true });
+  }
   return paths;
 }
 
 /**
  * Write a run's output directory (created if needed, one component at a time: never
- * `mkdir -p`'s `recursive: true`, which hangs on Node 20 under /proc): results.json, results.csv,
- * the .hgrm files and report.html, each atomically. The results are validated first; if they do
+ * `mkdir -p`'s `recursive: true`, which hangs on Node 20 under /proc): results.json, then every
+ * report format (formats.ts), each atomically. The results are validated first; if they do
  * not match the model nothing is written.
  *
  * Nothing measured is lost: when results.json cannot be written into `dir` (the disk is full, the
@@ -232,8 +183,8 @@ export async function readResultsFile(path: string): Promise<RunResults> {
 }
 
 /**
- * `deferlab report DIR`: read DIR/results.json, re-render results.csv, the .hgrm files and
- * report.html from it (results.json itself is left untouched), and return the terminal table
+ * `deferlab report DIR`: read DIR/results.json, re-render the report formats (formats.ts)
+ * from it (results.json itself is left untouched), and return the terminal table
  * (`opts.wide`: every column) for the caller to print.
  */
 export async function reportFromDir(

@@ -13,7 +13,7 @@
 import { mkdir, mkdtemp, open, rmdir, stat, unlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve, sep } from 'node:path';
-import { OutDirError, type OutDirProblem } from '../errors.js';
+import { OutDirError, type OutDirProblem } from '../../errors.js';
 
 /** Longest file name most Linux file systems accept (NAME_MAX). */
 const NAME_MAX = 255;

@@ -17,8 +17,9 @@
  * one stalled slice in 50 widened a Δ-mean interval from ±6.0% paired by trial to ±11.8%).
  * Coverage on synthetic data: test/report/calibration.test.ts (docs/results.md, "Slices").
  */
-import { type CompareOptions, type Interval, intervalOf } from './stats.js';
-import type { SliceStats, StageName, StrategyResult, TrialResult } from './types.js';
+
+import type { SliceStats, StageName, StrategyResult, TrialResult } from '../types.js';
+import { type CompareOptions, type Interval, intervalOf } from './interval.js';
 
 /** One slice cycle's pair: the baseline's and the candidate's count and mean there. */
 export interface SlicePair {
@@ -38,7 +39,7 @@ function slicesOf(t: TrialResult): number {
 /**
  * The stage's slice pairs of `candidate` against `baseline` (trial r slice k with trial r slice k;
  * slices where either side recorded nothing are dropped). Undefined when any paired trial is whole
- * or the two disagree on the slice count: then trials pair (src/report/stats.ts).
+ * or the two disagree on the slice count: then trials pair (stats.ts).
  */
 export function slicePairs(
   baseline: StrategyResult,

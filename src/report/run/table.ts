@@ -6,9 +6,22 @@
  * report.html render, so the two never disagree. Nothing here prints: the CLI does.
  */
 
-import { plural } from '../text.js';
+import { plural } from '../../text.js';
+import { calibrationLine } from '../statistics/host-calibration.js';
+import { comparisonFor } from '../statistics/stats.js';
+import type {
+  ComparableMetric,
+  Comparison,
+  PointResult,
+  RunResults,
+  StageName,
+  StrategyResult,
+  Summary,
+} from '../types.js';
+import { STAGE_NAMES } from '../types.js';
+import { type TableContext, tableContext } from './context.js';
+import { type ColumnShow, fitColumns } from './fit.js';
 import { fmtDelta, fmtRate, fmtUs, type Marker, markerOf, verdictText } from './format-cells.js';
-import { calibrationLine } from './host-calibration.js';
 import { irqTraceNotes } from './irq-trace-notes.js';
 import { netLines } from './net-lines.js';
 import {
@@ -19,18 +32,8 @@ import {
   shortTrialNotes,
   TRACING_OFF_NOTE,
 } from './notes.js';
+import { PROSE_WIDTH, wrapProse } from './prose.js';
 import { seedLine, setupLine } from './setup-line.js';
-import { comparisonFor } from './stats.js';
-import type {
-  ComparableMetric,
-  Comparison,
-  PointResult,
-  RunResults,
-  StageName,
-  StrategyResult,
-  Summary,
-} from './types.js';
-import { STAGE_NAMES } from './types.js';
 
 /** The stage shown when a workload has no application one-way latency (e.g. irq_only). */
 export const FALLBACK_STAGE: StageName = 'handoff_to_start';
@@ -48,13 +51,6 @@ const RATE_COLUMNS: ReadonlyArray<readonly [counter: string, title: string]> = [
 
 /** The default terminal table fits this many columns (`--wide`: every column, however wide). */
 export const TABLE_WIDTH = 120;
-
-/**
- * Where a column shows in the terminal table: `always`; a priority (1 first) for the columns
- * added, in that order, while the table still fits {@link TABLE_WIDTH}; or `wide` (only under
- * `--wide`). HTML, CSV and JSON always have everything.
- */
-export type ColumnShow = 'always' | number | 'wide';
 
 export interface SummaryRow {
   label: string;
@@ -87,45 +83,6 @@ export interface SummaryTable {
    * `note: ...` when a strategy's trials differ wildly in size (the Δ and the mean then disagree).
    */
   notes: string[];
-}
-
-/** What the table needs to know about the run beyond one point (from `RunResults.meta`). */
-export interface TableContext {
-  /** `tcp_lat`, `irq_only`, ... */
-  workload?: string;
-  cpus?: number;
-  trialMs?: number;
-  hostCores?: number;
-  /** False when the run recorded counters only (`--no-tracing`): no latency at all. */
-  tracing?: boolean;
-  /** The A/A control's label (`--control`), if the run had one. */
-  control?: string;
-}
-
-/** The {@link TableContext} of a run, from its metadata (`meta.options` is the resolved config). */
-export function tableContext(results: Pick<RunResults, 'meta'> & { control?: string }): TableContext {
-  const o = (results.meta.options ?? {}) as {
-    workload?: unknown;
-    cpus?: unknown;
-    trialMs?: unknown;
-    tracing?: unknown;
-  };
-  const w = o.workload;
-  const kind =
-    typeof w === 'string'
-      ? w
-      : typeof (w as { kind?: unknown })?.kind === 'string'
-        ? (w as { kind: string }).kind
-        : undefined;
-  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
-  return {
-    ...(kind ? { workload: kind } : {}),
-    ...(num(o.cpus) !== undefined ? { cpus: num(o.cpus) } : {}),
-    ...(num(o.trialMs) !== undefined ? { trialMs: num(o.trialMs) } : {}),
-    ...(num(results.meta.hostCores) !== undefined ? { hostCores: results.meta.hostCores } : {}),
-    ...(typeof o.tracing === 'boolean' ? { tracing: o.tracing } : {}),
-    ...(typeof results.control === 'string' ? { control: results.control } : {}),
-  };
 }
 
 /** Policy: show one_way when any strategy has it; else the hand-off delay; else the first stage measured. */
@@ -365,25 +322,6 @@ export function statusLine(results: RunResults): string {
   return termSafe(`status: ${results.status}${msg}; results below are partial`);
 }
 
-/**
- * Which columns the default terminal table keeps: every `always` column, then the prioritised
- * ones in priority order while the whole grid (columns two spaces apart) stays within `limit`.
- * `widths`: each column's width. Context: any thread; pure.
- */
-export function fitColumns(widths: readonly number[], show: readonly ColumnShow[], limit: number): boolean[] {
-  const keep = show.map((s) => s === 'always');
-  const width = () => widths.reduce((a, w, i) => (keep[i] ? a + w + 2 : a), -2);
-  const optional = show
-    .map((s, i) => [s, i] as const)
-    .filter((e): e is readonly [number, number] => typeof e[0] === 'number')
-    .sort((x, y) => x[0] - y[0]);
-  for (const [, i] of optional) {
-    keep[i] = true;
-    if (width() > limit) keep[i] = false;
-  }
-  return keep;
-}
-
 /** The widest of `widths` (label → half-width %), a missing interval (NaN) counting as widest. */
 export function widestInterval(widths: Record<string, number>): [label: string, width: number] | undefined {
   const rank = (w: number) => (Number.isFinite(w) ? w : Number.POSITIVE_INFINITY);
@@ -416,35 +354,47 @@ export interface RenderOptions {
   wide?: boolean;
   /** The default table's width limit; {@link TABLE_WIDTH}. */
   width?: number;
+  /**
+   * The prose (every line but the grids: status, setup, notes, legends, verdicts) wraps to this
+   * many columns; {@link PROSE_WIDTH} by default. The CLI gives its terminal's (prose.ts,
+   * `proseWidthOf`).
+   */
+  proseWidth?: number;
 }
 
 /**
  * The terminal table for the whole run. By default it fits {@link TABLE_WIDTH} columns (see
  * {@link fitColumns}; the units move to a caption, tail verdicts that are called are listed
- * under it); `wide` shows every column. Returns a string ending in a newline; never prints.
- * Context: main thread; pure.
+ * under it); `wide` shows every column. The lines around the grids wrap to `proseWidth`.
+ * Returns a string ending in a newline; never prints. Context: main thread; pure.
  */
 export function renderTable(results: RunResults, opts: RenderOptions = {}): string {
-  const out: string[] = [statusLine(results)];
+  const out: string[] = [];
+  const proseWidth = opts.proseWidth ?? PROSE_WIDTH;
+  const prose = (...lines: string[]) => {
+    for (const l of lines) out.push(...wrapProse(l, proseWidth));
+  };
+  const tableWidth = opts.width ?? TABLE_WIDTH;
+  prose(statusLine(results));
   const setup = setupLine(results);
-  if (setup) out.push(termSafe(setup));
-  out.push(...irqTraceNotes(results).map(termSafe));
+  if (setup) prose(termSafe(setup));
+  prose(...irqTraceNotes(results).map(termSafe));
   const ctx = tableContext(results);
   results.points.forEach((point, pi) => {
     const t = summaryTable(point, results.baseline, ctx);
     const title = pointTitle(point);
     out.push('');
     if (results.points.length > 1 || title) {
-      out.push(termSafe(`point ${pi + 1}/${results.points.length}${title ? `: ${title}` : ''}`));
+      prose(termSafe(`point ${pi + 1}/${results.points.length}${title ? `: ${title}` : ''}`));
     }
-    if (t.stageNote) out.push(`(${t.stageNote})`);
+    if (t.stageNote) prose(`(${t.stageNote})`);
     const body = t.rows.map((r) => [termSafe(r.label), ...r.cells]);
     let dropped = false;
     if (opts.wide) {
       out.push(...renderGrid(t.header, t.align, body));
     } else {
       const widths = t.shortHeader.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-      const keep = fitColumns(widths, t.show, opts.width ?? TABLE_WIDTH);
+      const keep = fitColumns(widths, t.show, tableWidth);
       const pick = <T>(xs: T[]) => xs.filter((_, i) => keep[i]);
       dropped = keep.some((k) => !k);
       out.push(`${t.stage === 'one_way' ? 'one-way' : t.stage} latency in µs`);
@@ -456,23 +406,30 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
         ),
       );
     }
-    out.push(...t.notes.map(termSafe));
-    out.push(...netLines(point, ctx.cpus ?? 1).map(termSafe));
-    out.push(termSafe(t.deltaNote));
-    if (!opts.wide) out.push(...tailVerdictNotes(point, results.baseline, t.stage, ctx.control).map(termSafe));
+    prose(...t.notes.map(termSafe));
+    const net = netLines(point, ctx.cpus ?? 1, { wide: opts.wide, width: tableWidth });
+    if (net) {
+      out.push('', ...net.grid.map(termSafe));
+      prose(net.legend);
+      dropped ||= net.dropped;
+    }
+    prose(termSafe(t.deltaNote));
+    if (!opts.wide) prose(...tailVerdictNotes(point, results.baseline, t.stage, ctx.control).map(termSafe));
     const until = untilLine(point);
-    if (until) out.push(termSafe(until));
-    if (dropped) out.push(MORE_COLUMNS_NOTE);
+    if (until) prose(termSafe(until));
+    if (dropped) prose(MORE_COLUMNS_NOTE);
   });
-  out.push(seedLine(results));
+  prose(seedLine(results));
   const host = calibrationLine(results.meta); // absent in results written before the block
-  if (host) out.push(host);
+  if (host) prose(host);
   return `${out.join('\n')}\n`;
 }
 
 /** Under a default table that left columns out. */
 export const MORE_COLUMNS_NOTE = '(more columns: --wide; results.csv, results.json and report.html have them all)';
 
+export { type TableContext, tableContext } from './context.js';
+export { type ColumnShow, fitColumns } from './fit.js';
 export { fmtDelta, fmtPct, fmtRate, fmtUs, type Marker, markerOf, verdictText } from './format-cells.js';
 export {
   handoffsLostWarnings,

@@ -1,5 +1,5 @@
-import type { TableContext } from './table.js';
-import type { PointResult, StageName, StrategyResult } from './types.js';
+import type { PointResult, StageName, StrategyResult } from '../types.js';
+import type { TableContext } from './context.js';
 
 /** The strategy measured `stage` (at least one sample). */
 export const hasStage = (s: StrategyResult, stage: StageName): boolean => (s.merged[stage]?.summary.count ?? 0) > 0;

@@ -16,13 +16,14 @@
  */
 
 import { build, type Histogram } from 'hdr-histogram-js';
-import { ReportError } from '../errors.js';
-import { wrapWords } from '../text.js';
-import { decodeHistogram } from './decode.js';
-import { summarize } from './stats.js';
-import { pointTitle, setupLine, termSafe } from './table.js';
-import type { PointResult, RunResults, StageName, Summary } from './types.js';
-import { STAGE_NAMES } from './types.js';
+import { ReportError } from '../../errors.js';
+import { wrapWords } from '../../text.js';
+import { decodeHistogram } from '../decode.js';
+import { PROSE_WIDTH, wrapProse } from '../run/prose.js';
+import { pointTitle, setupLine, termSafe } from '../run/table.js';
+import { summarize } from '../statistics/stats.js';
+import type { PointResult, RunResults, StageName, Summary } from '../types.js';
+import { STAGE_NAMES } from '../types.js';
 
 /** The percentiles compared, in column order, with their titles. */
 export const COMPARE_METRICS = [
@@ -308,10 +309,10 @@ function cell(value: string, r: string): string {
   return `${value.padStart(VALUE_WIDTH)} ${r.padEnd(RATIO_WIDTH)}`;
 }
 
-/** The metadata table: field, then one column per run, cut to fit {@link TABLE_WIDTH}. */
-function metaTable(model: CompareModel): string[] {
+/** The metadata table: field, then one column per run, cut to fit {@link TABLE_WIDTH}; its title wraps to `proseWidth`. */
+function metaTable(model: CompareModel, proseWidth: number): string[] {
   if (model.metaDifferences.length === 0) {
-    return [`metadata: the same in every run (apart from ${model.metaIgnored.join(', ')})`];
+    return wrapProse(`metadata: the same in every run (apart from ${model.metaIgnored.join(', ')})`, proseWidth);
   }
   const n = model.runs.length;
   const fieldW = Math.min(28, Math.max(5, ...model.metaDifferences.map((d) => d.field.length)));
@@ -320,7 +321,7 @@ function metaTable(model: CompareModel): string[] {
   const line = (field: string, values: string[]) =>
     [cut(field, fieldW).padEnd(fieldW), ...values.map((v) => cut(v, colW).padEnd(colW))].join('  ').trimEnd();
   return [
-    ...wrapWords(`metadata that differs (not shown: ${model.metaIgnored.join(', ')}):`, TABLE_WIDTH),
+    ...wrapProse(`metadata that differs (not shown: ${model.metaIgnored.join(', ')}):`, proseWidth),
     line(
       'field',
       model.runs.map((r) => `#${r.index}`),
@@ -338,18 +339,27 @@ function metaTable(model: CompareModel): string[] {
   ];
 }
 
+export interface CompareRenderOptions {
+  /**
+   * The prose (each run's setup line, the metadata's title) wraps to this many columns;
+   * {@link PROSE_WIDTH} by default. The CLI gives its terminal's (run/prose.ts, `proseWidthOf`).
+   */
+  proseWidth?: number;
+}
+
 /**
  * The terminal rendering: the runs, then per point and strategy a block with, per stage, a row
  * per run (percentiles in µs, each with its ratio to run #1) and, with `--merge`, the merged
- * row; then the metadata that differs. At most {@link TABLE_WIDTH} columns wide. Returns a
- * string ending in a newline. Context: main thread; pure.
+ * row; then the metadata that differs. At most {@link TABLE_WIDTH} columns wide; the prose
+ * wraps to `opts.proseWidth`. Returns a string ending in a newline. Context: main thread; pure.
  */
-export function renderCompareTable(model: CompareModel): string {
+export function renderCompareTable(model: CompareModel, opts: CompareRenderOptions = {}): string {
+  const proseWidth = opts.proseWidth ?? PROSE_WIDTH;
   const out: string[] = ['runs:'];
   for (const r of model.runs) {
     const status = r.status === 'completed' ? '' : ` [${r.status}: partial results]`;
     out.push(cut(termSafe(`  #${r.index}  ${r.name}  (started ${r.startedAt})${status}`), TABLE_WIDTH));
-    if (r.setup) out.push(...wrapWords(termSafe(r.setup), TABLE_WIDTH - 6).map((l) => `      ${l}`));
+    if (r.setup) out.push(...wrapWords(termSafe(r.setup), proseWidth - 6).map((l) => `      ${l}`));
   }
   // With several points, each block says which; a run without a sweep is its own point.
   const manyPoints = new Set(model.rows.map((r) => r.point)).size > 1;
@@ -394,6 +404,6 @@ export function renderCompareTable(model: CompareModel): string {
     }
   }
   if (model.rows.length === 0) out.push('', 'no stage with samples in any run');
-  out.push('', ...metaTable(model));
+  out.push('', ...metaTable(model, proseWidth));
   return `${out.join('\n')}\n`;
 }

@@ -1,5 +1,7 @@
 /**
- * Summaries of histograms, and the baseline comparison that decides what counts as a regression.
+ * The paired comparison: a 95% interval of the mean per-trial difference, the smallest effect it
+ * would likely have called, and the verdict. Pure numbers: nothing of the results model but the
+ * Comparison shape it fills. Shared by stats.ts (pairs of trials) and slices.ts (slice cycles).
  *
  * The comparison method, and why (also in docs/results.md):
  *
@@ -26,64 +28,7 @@
  * Pairs in which either side is missing (stage absent or count 0, i.e. NaN here) are dropped.
  */
 
-import type { Histogram } from 'hdr-histogram-js';
-import { compareSlices, slicePairs } from './slices.js';
-import type {
-  ComparableMetric,
-  Comparison,
-  PointResult,
-  RunResults,
-  StageName,
-  StrategyResult,
-  Summary,
-  Verdict,
-} from './types.js';
-import { COMPARABLE_METRICS, STAGE_NAMES } from './types.js';
-
-/**
- * Summary of a histogram (values in ns). Percentiles are HdrHistogram's `getValueAtPercentile`
- * (the highest value equivalent to the recorded one, within the histogram's precision), capped at
- * `max` so that no percentile exceeds the maximum; `min` is `getValueAtPercentile(0)`, `max` the
- * histogram's `maxValue` (exact on a recording histogram, rounded up on a decoded one). An empty
- * histogram gives all zeros.
- */
-export function summarize(h: Histogram): Summary {
-  const count = h.totalCount;
-  if (count === 0) return { count: 0, min: 0, mean: 0, p50: 0, p90: 0, p99: 0, p99_9: 0, max: 0 };
-  const max = h.maxValue;
-  const at = (p: number): number => Math.min(h.getValueAtPercentile(p), max);
-  return { count, min: at(0), mean: histogramMean(h), p50: at(50), p90: at(90), p99: at(99), p99_9: at(99.9), max };
-}
-
-interface CountsAccess {
-  countsArrayLength: number;
-  countsArrayIndex(value: number): number;
-  getCountAtIndex(index: number): number;
-  valueFromIndex(index: number): number;
-  medianEquivalentValue(value: number): number;
-}
-
-/**
- * `h.mean`, the same sum (each bucket's median-equivalent value times its count) taken straight
- * over the counts up to the maximum's bucket: the library's own getter walks an iterator object
- * per recorded value, ~14 ms for a trial's histogram here against ~2 ms, and the main thread
- * summarises every stage of every trial. A histogram without that access (the WASM build) uses
- * the getter.
- */
-export function histogramMean(h: Histogram): number {
-  const total = h.totalCount;
-  if (total === 0) return 0;
-  const c = h as unknown as Partial<CountsAccess>;
-  if (typeof c.getCountAtIndex !== 'function' || typeof c.countsArrayIndex !== 'function') return h.mean;
-  const a = c as CountsAccess;
-  const top = Math.min(a.countsArrayLength - 1, a.countsArrayIndex(h.maxValue));
-  let sum = 0;
-  for (let i = 0; i <= top; i++) {
-    const n = a.getCountAtIndex(i);
-    if (n !== 0) sum += n * a.medianEquivalentValue(a.valueFromIndex(i));
-  }
-  return sum / total;
-}
+import type { Comparison, Verdict } from '../types.js';
 
 /** Two-sided 95% Student-t critical values t(0.975, df) for df = 1..30 (index = df). */
 const T975 = [
@@ -253,7 +198,7 @@ export function compare(baselineTrials: number[], trials: number[], opts: Compar
  * A paired comparison's Interval from its point estimate and standard error `se` (n − 1 degrees
  * of freedom): `diff ± t(0.975, n−1) · se`, the detectable effect and the verdict, and `method`
  * says it in words. `se` NaN (fewer than 2 pairs): no interval. Shared by {@link compare} (pairs of
- * trials) and compareSlices (slice cycles, src/report/slices.ts).
+ * trials) and compareSlices (slice cycles, slices.ts).
  */
 export function intervalOf(
   est: { n: number; baseline: number; value: number; diff: number },
@@ -306,136 +251,4 @@ function verdictOf(ciLow: number, ciHigh: number, better: 'lower' | 'higher'): V
   if (!above && !below) return 'within-noise';
   const worse = better === 'lower' ? above : below;
   return worse ? 'regression' : 'improvement';
-}
-
-/**
- * The per-trial values of `stage.metric`, keyed by trial index; NaN where the trial lacks the
- * stage or recorded nothing.
- */
-function perTrial(s: StrategyResult, stage: StageName, metric: ComparableMetric): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const t of s.trials) {
-    const sum = t.stages[stage];
-    out.set(t.index, sum && sum.count > 0 ? sum[metric] : Number.NaN);
-  }
-  return out;
-}
-
-/**
- * Compare one stage's metric of `candidate` with `baseline`, pairing trials by `index` (the mean
- * of sliced trials: slice cycles, src/report/slices.ts). Returns undefined when either strategy has
- * no trial with that stage.
- */
-export function compareStage(
-  baseline: StrategyResult,
-  candidate: StrategyResult,
-  stage: StageName,
-  metric: ComparableMetric,
-  opts: CompareOptions = {},
-): Comparison | undefined {
-  const sliced = metric === 'mean' ? slicePairs(baseline, candidate, stage) : undefined;
-  if (sliced) {
-    if (sliced.length === 0) return undefined;
-    const { n: _n, ...rest } = compareSlices(sliced, opts);
-    return { stage, metric, ...rest };
-  }
-  const b = perTrial(baseline, stage, metric);
-  const c = perTrial(candidate, stage, metric);
-  const bs: number[] = [];
-  const cs: number[] = [];
-  for (const [index, value] of c) {
-    if (!b.has(index)) continue;
-    bs.push(b.get(index)!);
-    cs.push(value);
-  }
-  if (!bs.some(Number.isFinite) || !cs.some(Number.isFinite)) return undefined;
-  const { n: _n, ...rest } = compare(bs, cs, opts);
-  return { stage, metric, ...rest };
-}
-
-/** Every stage both strategies measured × every comparable metric, in pipeline order. */
-export function compareStrategies(baseline: StrategyResult, candidate: StrategyResult): Comparison[] {
-  const out: Comparison[] = [];
-  for (const stage of STAGE_NAMES) {
-    for (const metric of COMPARABLE_METRICS) {
-      const c = compareStage(baseline, candidate, stage, metric);
-      if (c) out.push(c);
-    }
-  }
-  return out;
-}
-
-/** The baseline strategy of a point, by label; undefined if the point lacks it (a failed run). */
-export function baselineOf(point: PointResult, baselineLabel: string): StrategyResult | undefined {
-  return point.strategies.find((s) => s.label === baselineLabel);
-}
-
-/**
- * The comparison of `s` on `stage.metric`: the stored one when results.json has it, otherwise
- * computed now (results written before comparisons were filled in still render).
- */
-export function comparisonFor(
-  point: PointResult,
-  baselineLabel: string,
-  s: StrategyResult,
-  stage: StageName,
-  metric: ComparableMetric,
-): Comparison | undefined {
-  if (s.label === baselineLabel) return undefined;
-  const stored = s.comparison?.find((c) => c.stage === stage && c.metric === metric);
-  if (stored) return stored;
-  const base = baselineOf(point, baselineLabel);
-  return base ? compareStage(base, s, stage, metric) : undefined;
-}
-
-/** The noise floor's test: `diff` lies inside the control's interval (`ciLow`..`ciHigh`). */
-export function withinFloor(diff: number, control: { ciLow: number; ciHigh: number }): boolean {
-  return diff >= control.ciLow && diff <= control.ciHigh;
-}
-
-/**
- * The noise-floor rule of a run with an A/A control: `c` (a candidate's comparison) gets the
- * control's interval on the same stage and metric as its `floor`, and a verdict whose `diff`
- * lies inside that interval becomes `within-noise` (`insideFloor` says so): an identical copy of
- * the baseline moved as much. A control without an interval (fewer than 2 pairs) sets no floor.
- */
-export function applyFloor(c: Comparison, control: Comparison | undefined): Comparison {
-  if (!control || !Number.isFinite(control.ciLow) || !Number.isFinite(control.ciHigh)) return c;
-  const floor = { low: control.ciLow, high: control.ciHigh };
-  const inside = c.verdict !== 'within-noise' && withinFloor(c.diff, control);
-  return inside ? { ...c, floor, insideFloor: true, verdict: 'within-noise' } : { ...c, floor };
-}
-
-/**
- * A copy of `results` in which every non-baseline strategy carries its `comparison` list; with
- * an A/A control (`results.control`), every other strategy's verdicts respect its noise floor
- * ({@link applyFloor}).
- * Context: main thread, after the last trial. Returns: a new object; the input is not modified.
- */
-export function withComparisons(results: RunResults): RunResults {
-  return {
-    ...results,
-    points: results.points.map((p) => {
-      const base = baselineOf(p, results.baseline);
-      const control = results.control ? p.strategies.find((s) => s.label === results.control) : undefined;
-      const floors = base && control ? compareStrategies(base, control) : [];
-      return {
-        ...p,
-        strategies: p.strategies.map((s) => {
-          if (s.label === results.baseline || !base) {
-            const { comparison: _c, ...rest } = s;
-            return rest;
-          }
-          if (s === control) return { ...s, comparison: floors };
-          const comparison = compareStrategies(base, s).map((c) =>
-            applyFloor(
-              c,
-              floors.find((f) => f.stage === c.stage && f.metric === c.metric),
-            ),
-          );
-          return { ...s, comparison };
-        }),
-      };
-    }),
-  };
 }

@@ -2,7 +2,7 @@
  * How the summary table writes its numbers and verdicts: µs, rates, Δs with their interval, the
  * marker a comparison earns. Pure; shared by the terminal table, report.html and the notes.
  */
-import type { Comparison } from './types.js';
+import type { Comparison } from '../types.js';
 
 export type Marker = 'worse' | 'better' | '~' | 'baseline' | 'noise floor' | '';
 

@@ -1,0 +1,44 @@
+/**
+ * What the run report needs to know about the run beyond one point, from its metadata: the
+ * summary table and the notes under it read it. Pure; nothing here prints.
+ */
+import type { RunResults } from '../types.js';
+
+/** What the table needs to know about the run beyond one point (from `RunResults.meta`). */
+export interface TableContext {
+  /** `tcp_lat`, `irq_only`, ... */
+  workload?: string;
+  cpus?: number;
+  trialMs?: number;
+  hostCores?: number;
+  /** False when the run recorded counters only (`--no-tracing`): no latency at all. */
+  tracing?: boolean;
+  /** The A/A control's label (`--control`), if the run had one. */
+  control?: string;
+}
+
+/** The {@link TableContext} of a run, from its metadata (`meta.options` is the resolved config). */
+export function tableContext(results: Pick<RunResults, 'meta'> & { control?: string }): TableContext {
+  const o = (results.meta.options ?? {}) as {
+    workload?: unknown;
+    cpus?: unknown;
+    trialMs?: unknown;
+    tracing?: unknown;
+  };
+  const w = o.workload;
+  const kind =
+    typeof w === 'string'
+      ? w
+      : typeof (w as { kind?: unknown })?.kind === 'string'
+        ? (w as { kind: string }).kind
+        : undefined;
+  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+  return {
+    ...(kind ? { workload: kind } : {}),
+    ...(num(o.cpus) !== undefined ? { cpus: num(o.cpus) } : {}),
+    ...(num(o.trialMs) !== undefined ? { trialMs: num(o.trialMs) } : {}),
+    ...(num(results.meta.hostCores) !== undefined ? { hostCores: results.meta.hostCores } : {}),
+    ...(typeof o.tracing === 'boolean' ? { tracing: o.tracing } : {}),
+    ...(typeof results.control === 'string' ? { control: results.control } : {}),
+  };
+}

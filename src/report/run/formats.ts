@@ -1,0 +1,35 @@
+/**
+ * The report formats, in the order a run lists them: every file a results directory holds beside
+ * results.json, rendered from it. write.ts writes them (and `deferlab report DIR` re-renders
+ * them), the CLI names them after a run (src/app.ts) and `deferlab run --help` lists them
+ * (src/cli/help.ts), all from this list.
+ *
+ * To add a format: a file here that renders it and exports its {@link ReportFormat}, and one line
+ * below (and its row in docs/results.md).
+ */
+import { CSV_FORMAT } from './csv.js';
+import type { ReportFormat } from './format.js';
+import { HGRM_FORMAT } from './hgrm.js';
+import { HTML_FORMAT } from './html.js';
+
+export type { ReportFile, ReportFormat } from './format.js';
+
+/** The results model itself: written first (write.ts), the source every format renders from. */
+export const RESULTS_JSON = 'results.json';
+
+export const REPORT_FORMATS: readonly ReportFormat[] = [CSV_FORMAT, HTML_FORMAT, HGRM_FORMAT];
+
+/** Every file of a results directory as (listed name, what it holds): results.json, then the formats. */
+export function outputFiles(): Array<readonly [listed: string, holds: string]> {
+  return [
+    [RESULTS_JSON, 'everything the run measured; the other files are rendered from it'],
+    ...REPORT_FORMATS.map((f) => [f.listed, f.holds] as const),
+  ];
+}
+
+/** `results.json, results.csv, report.html, .hgrm per stage`: what a run says it wrote. */
+export function outputFileList(): string {
+  return outputFiles()
+    .map(([listed]) => listed)
+    .join(', ');
+}
