@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseArgv } from '../src/cli/args.js';
+import { helpText } from '../src/cli/help.js';
 import type { CliIo } from '../src/cli/main.js';
 import { resolveConfig } from '../src/config/schema.js';
 import { TRACING_OFF_NOTE } from '../src/report/table.js';
@@ -373,6 +374,10 @@ describe("random-regression's parts run with the settings its help states", () =
     expect(u.beside).toEqual([null]); // 6.1 beside 5.15
     expect(u.triggers).toEqual(FULL_SIZES.triggers.map(() => null));
     expect(new Set(u.control), 'the A/A control in every part').toEqual(new Set(['inline (control)']));
+    // What the help says it runs with.
+    expect(helpText('scenario', SCENARIOS, 'random-regression')).toMatch(
+      /runs with --control, --until 10 on part 2 \(capped by --max-time\s+15s/,
+    );
   });
 
   it("part 2 takes the user's --until and --max-time, and --until off", () => {

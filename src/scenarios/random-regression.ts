@@ -15,10 +15,12 @@
 import { tcpLatOptions } from '../config/defaults.js';
 import type { CommandRules } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import { formatSize } from '../config/units.js';
 import type { KernelName } from '../kernel/profiles.js';
 import type { RunResults, StrategyResult } from '../report/types.js';
 import {
   comparison,
+  countText,
   effect,
   NO_TIMELINE,
   needsTracing,
@@ -74,20 +76,8 @@ const RULES: CommandRules = {
  */
 export const RANDOM_REGRESSION_RESOLUTION: Resolution = { control: true, until: { pct: 10, maxTime: '15s' } };
 
-export const randomRegressionPreset = {
-  summary:
-    'seeds 000/001: tcp_lat under inline, workqueue (highpri, system_wq), tasklet, timer (plain, deferrable); where does 10% come from?',
-  // Seed 000's kernel (linux-stable 5.15); --kernel runs another.
-  config: {
-    trials: 3,
-    trialMs: '800ms',
-    warmupMs: '200ms',
-    kernel: '5.15',
-    workload: { kind: 'tcp_lat' },
-    ...resolutionConfig(RANDOM_REGRESSION_RESOLUTION),
-  },
-  rules: RULES,
-};
+/** Seed 000's kernel (linux-stable 5.15); --kernel runs another. */
+const SEED_KERNEL = '5.15';
 
 const MAIN = ['inline', 'workqueue', 'workqueue:wq=system', 'tasklet', 'timer', 'timer:deferrable=true'];
 const BAD = ['workqueue', 'workqueue(wq=system)'];
@@ -143,6 +133,41 @@ export const FULL_SIZES: RegressionSizes = {
     { nic: 'ipoib-cm', instances: 8, trigger: 64, msgSizes: ALL_SIZES, observation: 'instances' },
   ],
   beside: ['6.1'],
+};
+
+/**
+ * What the parts sweep at `sizes`, a line each, for the help: part 1 on `kernel` (the scenario's)
+ * and the kernels beside it, part 2's groups (NIC profile, pairs, trigger, message sizes), part
+ * 3's rates and triggers.
+ */
+export function regressionSweeps(sizes: RegressionSizes, kernel: string): string[] {
+  const list = (xs: readonly (string | number)[]) => xs.join(', ');
+  const kernels = [kernel, ...(sizes.beside ?? []).filter((k) => k !== kernel)];
+  const groups = sizes.net.map(
+    (g) =>
+      `${g.nic}, ${g.instances} pair${g.instances > 1 ? 's' : ''}, trigger ${g.trigger}: ${list(g.msgSizes.map(formatSize))}`,
+  );
+  return [
+    `part 1: ${MAIN.length} strategies against inline, msg_size ${list(sizes.msgSizes.map(formatSize))} (--sweep replaces it), kernel ${list(kernels)} (--kernel replaces ${kernel})`,
+    `part 2: workqueue against inline per NIC profile, pairs and trigger, msg_size swept: ${groups.join('; ')}`,
+    `part 3: workqueue against inline at 64 B, irq_rate ${list(sizes.rates.map(countText))} per CPU, trigger ${list(sizes.triggers)}`,
+  ];
+}
+
+export const randomRegressionPreset = {
+  summary:
+    'seeds 000/001: tcp_lat under inline, workqueue (highpri, system_wq), tasklet, timer (plain, deferrable); where does 10% come from?',
+  config: {
+    trials: 3,
+    trialMs: '800ms',
+    warmupMs: '200ms',
+    kernel: SEED_KERNEL,
+    workload: { kind: 'tcp_lat' },
+    ...resolutionConfig(RANDOM_REGRESSION_RESOLUTION),
+  },
+  rules: RULES,
+  untilOn: 'part 2',
+  sweeps: regressionSweeps(DEFAULT_SIZES, SEED_KERNEL),
 };
 
 /**
