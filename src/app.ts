@@ -26,6 +26,7 @@ import { estimateLine } from './harness/estimate.js';
 import { isReexecChild } from './harness/malloc.js';
 import { strategyRefs } from './harness/options.js';
 import { runExperiment } from './harness/run.js';
+import { FORWARD_SIGNAL, SignalDeliveries, STOP_SIGNALS } from './harness/signals.js';
 import { loadIrqTrace } from './irq/replay.js';
 import { IrqTraceError, type IrqTracePlan } from './irq/trace-file.js';
 import { DEFAULT_KERNEL, KERNEL_NAMES, KERNEL_PROFILES } from './kernel/profiles.js';
@@ -367,8 +368,6 @@ function interrupted(signal: AbortSignal): Promise<'interrupted'> {
   return new Promise((res) => signal.addEventListener('abort', () => res('interrupted'), { once: true }));
 }
 
-function ignoreSignal(): void {}
-
 /** Run the CLI in this process: returns the exit status. */
 export interface StartOptions {
   /** See CliDeps.beforeCommand; this process's signal handlers are off while it runs. */
@@ -377,21 +376,33 @@ export interface StartOptions {
 
 export async function start(argv: string[], opts: StartOptions = {}): Promise<number> {
   const ac = new AbortController();
-  let signals = 0;
-  const onSignal = () => {
-    signals++;
-    if (signals > 1) {
+  // One count for the signals this process gets and, in the process started again by
+  // src/harness/malloc.ts, the deliveries its parent passes on: a signal to the process group
+  // reaches both and counts once (src/harness/signals.ts).
+  const deliveries = new SignalDeliveries();
+  let handled = 0;
+  const onCount = (count: number) => {
+    if (count <= handled) return; // a copy of a delivery already counted
+    handled = count;
+    if (count > 1) {
       // A second Ctrl-C: leave now, saying what is lost.
       process.stderr.write('\ndeferlab: interrupted twice: leaving at once; results not yet written are lost\n');
       process.exit(EXIT_INTERRUPTED);
     }
     ac.abort();
   };
-  // Started again by src/harness/malloc.ts: the parent turns every SIGINT into one SIGTERM, and a
-  // terminal's Ctrl-C reaches this process too, so it is ignored here (counted once, via SIGTERM).
-  const onInt = isReexecChild() ? ignoreSignal : onSignal;
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onSignal);
+  const onOwn = (signal: NodeJS.Signals) => onCount(deliveries.own(signal));
+  const onForwarded = () => onCount(deliveries.forwarded());
+  const forwarded = isReexecChild() ? [FORWARD_SIGNAL] : [];
+  const listen = () => {
+    for (const s of STOP_SIGNALS) process.on(s, onOwn);
+    for (const s of forwarded) process.on(s, onForwarded);
+  };
+  const unlisten = () => {
+    for (const s of STOP_SIGNALS) process.off(s, onOwn);
+    for (const s of forwarded) process.off(s, onForwarded);
+  };
+  listen();
   let saidInterrupted = false;
   const io: CliIo = {
     stdout: (s) => process.stdout.write(s),
@@ -403,23 +414,20 @@ export async function start(argv: string[], opts: StartOptions = {}): Promise<nu
     cwd: process.cwd(),
     env: process.env,
   };
-  // A parent that starts the command again (src/harness/malloc.ts) forwards signals itself and
+  // A parent that starts the command again (src/harness/malloc.ts) passes signals on itself and
   // never comes back: its own handlers must not count them too (a second Ctrl-C would exit it).
   const beforeCommand = opts.beforeCommand
     ? async (command: string) => {
-        process.off('SIGINT', onInt);
-        process.off('SIGTERM', onSignal);
+        unlisten();
         try {
           await opts.beforeCommand?.(command);
         } finally {
-          process.on('SIGINT', onInt);
-          process.on('SIGTERM', onSignal);
+          listen();
         }
       }
     : undefined;
   const code = await main(argv, { ...makeDeps(ac.signal, argv), ...(beforeCommand ? { beforeCommand } : {}) }, io);
-  process.off('SIGINT', onInt);
-  process.off('SIGTERM', onSignal);
+  unlisten();
   // A command that finished its work although a signal came late (after the last trial) says
   // so with its own status: its results are complete.
   const status = code;

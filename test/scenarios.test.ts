@@ -7,6 +7,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { parseArgv } from '../src/cli/args.js';
+import { helpText } from '../src/cli/help.js';
 import type { CliIo } from '../src/cli/main.js';
 import { resolveConfig } from '../src/config/schema.js';
 import { TRACING_OFF_NOTE } from '../src/report/run/table.js';
@@ -16,11 +18,15 @@ import { runEntropy, starves } from '../src/scenarios/entropy.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
 import { intervalText, ipiRatioText, runIpiStorm } from '../src/scenarios/ipi-storm.js';
 import {
+  DEFAULT_SIZES,
+  FULL_SIZES,
   kthreadSwitchesPerHandoff,
   pooledSign,
+  regressionPlan,
   runRandomRegression,
   signTestP,
 } from '../src/scenarios/random-regression.js';
+import { netGroupRun } from '../src/scenarios/random-regression-net.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-scenarios-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -332,6 +338,66 @@ describe('scenario tables from given numbers', () => {
     );
     expect(resultsLine('/r/e', ['entropy'])).toBe(
       "results: /r/e (sub-run: entropy/; 'deferlab report /r/e/entropy' re-renders it)",
+    );
+  });
+});
+
+/** The config `deferlab scenario NAME ARGS` resolves (as src/cli/main.ts does), without running it. */
+function resolvedFor(name: string, args: string[]) {
+  const cmd = parseArgv(['scenario', name, ...args], { scenarios: Object.keys(SCENARIOS) });
+  if (cmd.command !== 'scenario') throw new Error(`not a scenario command: ${cmd.command}`);
+  const preset = SCENARIOS[name];
+  return resolveConfig({
+    flags: cmd.flags,
+    preset: { name, config: preset.config },
+    ...(preset.rules ? { rules: { command: `scenario ${name}`, rules: preset.rules } } : {}),
+    cwd: process.cwd(),
+  });
+}
+
+describe("random-regression's parts run with the settings its help states", () => {
+  /** Each sub-run's --until, by part, at the given sizes. */
+  function untilByPart(args: string[], sizes = DEFAULT_SIZES) {
+    const plan = regressionPlan(resolvedFor('random-regression', args), sizes);
+    return {
+      main: plan.main.until,
+      beside: plan.beside.map((b) => b.config.until),
+      net: sizes.net.map((g) => netGroupRun(plan.net, g).config.until),
+      triggers: plan.triggers.map((t) => t.config.until),
+      control: [plan.main, plan.net, ...plan.triggers.map((t) => t.config)].map((c) => c.control),
+    };
+  }
+
+  it('part 2 adds rounds under --until 10, capped by --max-time 15s; parts 1 and 3 run --trials rounds', () => {
+    const u = untilByPart([], FULL_SIZES);
+    expect(u.net).toEqual(FULL_SIZES.net.map(() => ({ pct: 10, maxTimeMs: 15_000 })));
+    expect(u.main).toBeNull();
+    expect(u.beside).toEqual([null]); // 6.1 beside 5.15
+    expect(u.triggers).toEqual(FULL_SIZES.triggers.map(() => null));
+    expect(new Set(u.control), 'the A/A control in every part').toEqual(new Set(['inline (control)']));
+    // What the help says it runs with.
+    expect(helpText('scenario', SCENARIOS, 'random-regression')).toMatch(
+      /runs with --control, --until 10 on part 2 \(capped by --max-time\s+15s/,
+    );
+  });
+
+  it("part 2 takes the user's --until and --max-time, and --until off", () => {
+    expect(untilByPart(['--until', '5', '--max-time', '30s']).net).toEqual(
+      DEFAULT_SIZES.net.map(() => ({ pct: 5, maxTimeMs: 30_000 })),
+    );
+    const off = untilByPart(['--until', 'off', '--no-control']);
+    expect(off.net).toEqual(DEFAULT_SIZES.net.map(() => null));
+    expect(new Set(off.control)).toEqual(new Set([null]));
+  });
+
+  it("each part's sweep: the user's --sweep replaces part 1's sizes only", () => {
+    const plan = regressionPlan(resolvedFor('random-regression', ['--sweep', 'msg_size:1K,2K']));
+    expect(plan.main.sweep).toEqual({ param: 'msg_size', values: [1024, 2048] });
+    expect(DEFAULT_SIZES.net.map((g) => netGroupRun(plan.net, g).config.sweep)).toEqual(
+      DEFAULT_SIZES.net.map((g) => ({ param: 'msg_size', values: g.msgSizes })),
+    );
+    expect(plan.triggers.map((t) => [t.config.fastPool.trigger, t.config.sweep])).toEqual(
+      DEFAULT_SIZES.triggers.map((t) => [t, { param: 'irq_rate', values: DEFAULT_SIZES.rates }]),
     );
   });
 });

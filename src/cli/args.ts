@@ -29,7 +29,7 @@ export type CommandName = (typeof COMMANDS)[number];
 
 /** What the command line asks for. Values are the strings typed; nothing is resolved yet. */
 export type ParsedCommand =
-  | { readonly command: 'help'; readonly topic?: CommandName }
+  | { readonly command: 'help'; readonly topic?: CommandName; readonly scenario?: string }
   | { readonly command: 'version' }
   | { readonly command: 'run' | 'demo'; readonly flags: PartialConfig; readonly configFile?: string }
   | { readonly command: 'scenario'; readonly name: string; readonly flags: PartialConfig; readonly configFile?: string }
@@ -202,9 +202,14 @@ export function parseArgv(argv: readonly string[], context: ParseContext = {}): 
   });
 
   // --help and --version win over everything else on the line, as users expect.
+  // `scenario NAME --help`: that scenario's help.
   for (const token of tokens) {
-    if (token.kind === 'option' && token.name === 'help')
-      return named ? { command: 'help', topic: command } : { command: 'help' };
+    if (token.kind !== 'option' || token.name !== 'help') continue;
+    if (!named) return { command: 'help' };
+    const name = command === 'scenario' ? tokens.find((t) => t.kind === 'positional')?.value : undefined;
+    return name === undefined
+      ? { command: 'help', topic: command }
+      : { command: 'help', topic: command, scenario: name };
   }
   for (const token of tokens) {
     if (token.kind === 'option' && token.name === 'version') return { command: 'version' };

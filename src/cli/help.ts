@@ -16,7 +16,16 @@ import type { CommandName } from './args.js';
 
 /** The scenarios as help describes them (the CLI's `deps.scenarios`). */
 export type HelpScenarios = Readonly<
-  Record<string, { readonly summary: string; readonly rules?: CommandRules; readonly config?: PartialConfig }>
+  Record<
+    string,
+    {
+      readonly summary: string;
+      readonly rules?: CommandRules;
+      readonly config?: PartialConfig;
+      readonly sweeps?: readonly string[];
+      readonly untilOn?: string;
+    }
+  >
 >;
 
 const COLUMN = 26;
@@ -132,7 +141,7 @@ function notTaken(rules: CommandRules | undefined): string {
  * How a scenario resolves its verdicts by default (its preset's --control, --until and the cap):
  * `runs with --control, --until 20 (capped by --max-time 60s per sub-run)`; nothing without either.
  */
-export function resolutionRow(config: PartialConfig | undefined): string | undefined {
+export function resolutionRow(config: PartialConfig | undefined, untilOn?: string): string | undefined {
   const until = config?.until === undefined || config.until === null ? undefined : config.until;
   if (!config?.control && until === undefined) return undefined;
   const parts: string[] = [];
@@ -144,25 +153,37 @@ export function resolutionRow(config: PartialConfig | undefined): string | undef
   if (until !== undefined) {
     const cap =
       config?.maxTimeMs !== undefined ? ` (capped by --max-time ${config.maxTimeMs} per sub-run and point)` : '';
-    parts.push(`--until ${until}${cap}`);
+    parts.push(`--until ${until}${untilOn ? ` on ${untilOn}` : ''}${cap}`);
     drop.push('--until off');
   }
   return `runs with ${parts.join(', ')}; ${drop.join(', ')} to drop`;
 }
 
-function scenarioRows(scenarios: HelpScenarios | undefined): string {
+/** Each scenario (or the one named `only`): summary, the options it does not take, its defaults, its sweeps. */
+function scenarioRows(scenarios: HelpScenarios | undefined, only?: string): string {
   if (!scenarios || Object.keys(scenarios).length === 0) return "  (none; 'deferlab list' names them)";
   return Object.entries(scenarios)
+    .filter(([name]) => only === undefined || name === only)
     .map(([name, s]) => {
       const needs = s.rules?.minCpus ? `; needs ${s.rules.minCpus.count}+ CPUs` : '';
-      const resolution = resolutionRow(s.config);
+      const resolution = resolutionRow(s.config, s.untilOn);
       return [
         row(name, s.summary),
         row('', `not: ${notTaken(s.rules)}${needs}`),
         ...(resolution ? [row('', resolution)] : []),
+        ...(s.sweeps ?? []).map((line) => row('', line)),
       ].join('\n');
     })
     .join('\n');
+}
+
+/** `scenario NAME --help`: the scenario's own rows, or undefined for a name it does not know. */
+function oneScenario(scenarios: HelpScenarios | undefined, name: string | undefined): string | undefined {
+  if (name === undefined || !scenarios || !Object.hasOwn(scenarios, name)) return undefined;
+  const others = Object.keys(scenarios).filter((n) => n !== name);
+  return `Scenario:
+${scenarioRows(scenarios, name)}
+${others.length ? `\n${wrapWords(`Others: ${others.join(', ')} ('deferlab scenario --help' lists them all).`, WIDTH).join('\n')}\n` : ''}`;
 }
 
 /** The flags demo takes: every config flag but those DEMO_RULES fixes (--no-output it allows). */
@@ -176,7 +197,7 @@ function demoFlags(): string[] {
   }).map((f) => f.flag);
 }
 
-const COMMAND_HELP: Record<CommandName, (scenarios?: HelpScenarios) => string> = {
+const COMMAND_HELP: Record<CommandName, (scenarios?: HelpScenarios, scenario?: string) => string> = {
   run: () => `Usage: deferlab [run] [OPTIONS]
 
 Compare deferral strategies. Each trial runs the workload on emulated CPUs (one worker
@@ -271,7 +292,7 @@ ${examples('compare')}
 Exit status: ${EXIT_OK} done, ${EXIT_BAD_INPUT} bad input (fewer than 2 runs, a missing or damaged results.json,
 another schemaVersion, an unknown stage).
 `,
-  scenario: (scenarios) => `Usage: deferlab scenario NAME [OPTIONS]
+  scenario: (scenarios, scenario) => `Usage: deferlab scenario NAME [OPTIONS]
 
 Run a named experiment: a seed thread, reproduced, ending with one VERDICT line per expectation
 (reproduced, not reproduced, or inconclusive when the data cannot decide). Options and --config
@@ -279,9 +300,12 @@ override the scenario's settings (its trials, durations, rates), except the sett
 chooses itself or has no use for: giving one of those is an error that says why.
 docs/scenarios.md describes each scenario and what it measured.
 
-Scenarios (each with the options of 'deferlab run' it does not take):
+${
+  oneScenario(scenarios, scenario) ??
+  `Scenarios (each with the options of 'deferlab run' it does not take, and what it sweeps):
 ${scenarioRows(scenarios)}
-
+`
+}
 Options: those of 'deferlab run' (deferlab run --help), but for each scenario's "not" list.
 Every scenario takes --trials, --duration, --warmup, --seed, --hz, --cpus, --watchdog, --out.
 A scenario that "runs with" --control or --until does so unless told otherwise; docs/scenarios.md
@@ -350,7 +374,10 @@ Every flag and config-file field: docs/cli.md.
 `;
 }
 
-/** Help for one command, or the general help. `scenarios` feeds the scenario command's help. */
-export function helpText(topic?: CommandName, scenarios?: HelpScenarios): string {
-  return topic ? COMMAND_HELP[topic](scenarios) : generalHelp();
+/**
+ * Help for one command, or the general help. `scenarios` feeds the scenario command's help;
+ * `scenario`, a scenario's name (`scenario NAME --help`), narrows it to that one.
+ */
+export function helpText(topic?: CommandName, scenarios?: HelpScenarios, scenario?: string): string {
+  return topic ? COMMAND_HELP[topic](scenarios, scenario) : generalHelp();
 }

@@ -52,6 +52,13 @@ export interface ScenarioPreset {
   readonly config: PartialConfig;
   /** The settings it does not take from the user, and the CPUs it needs (see config/rules.ts). */
   readonly rules?: CommandRules;
+  /**
+   * What it sweeps at its defaults, a line per part or sub-run, made from its own sweep definition
+   * (its help shows them).
+   */
+  readonly sweeps?: readonly string[];
+  /** Which part of it `--until` applies to, when not all (`part 2`): its help says so. */
+  readonly untilOn?: string;
 }
 
 /** The commands, implemented by the engine. Each returns the exit status. */
@@ -273,7 +280,7 @@ function prepare(cmd: ParsedCommand, deps: CliDeps, io: CliIo): () => Promise<nu
   switch (cmd.command) {
     case 'help':
       return async () => {
-        io.stdout(helpText(cmd.topic, deps.scenarios));
+        io.stdout(helpText(cmd.topic, deps.scenarios, cmd.scenario));
         return EXIT_OK;
       };
     case 'version':

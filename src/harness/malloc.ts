@@ -16,11 +16,13 @@
  * `npm run bench:scenarios -- --only random-regression`).
  *
  * The parent does nothing but wait: its stdio is the child's (inherited), its exit status is the
- * child's. Signals: a terminal's Ctrl-C reaches both processes (one process group), so the child
- * ignores SIGINT and the parent turns each SIGINT or SIGTERM it gets into one SIGTERM for the
- * child: the CLI's "first signal stops cleanly, second leaves at once" counts each once. The
- * child also watches its parent (getppid every second) and stops as on a signal if the parent is
- * gone (e.g. killed with SIGKILL), so that it never runs on alone.
+ * child's. Signals: the child stays in the parent's process group, so a signal to the group (a
+ * terminal's Ctrl-C, `kill -TERM -- -PGID`, GNU timeout) reaches both; the parent passes each
+ * SIGINT or SIGTERM delivery it counts on to the child as SIGUSR2, and the child counts a
+ * delivery that reached both once (src/harness/signals.ts: the CLI's "first signal stops
+ * cleanly, second leaves at once"). The child also watches its parent (getppid every second) and
+ * stops as on a signal if the parent is gone (e.g. killed with SIGKILL), so that it never runs
+ * on alone.
  *
  * Not done: on other platforms (the variable is glibc's), when the user set the threshold
  * (MALLOC_MMAP_THRESHOLD_ or GLIBC_TUNABLES' glibc.malloc.mmap_threshold), or with
@@ -28,6 +30,7 @@
  * Context: main thread, before anything else runs.
  */
 import { spawn } from 'node:child_process';
+import { FORWARD_SIGNAL, SignalDeliveries, STOP_SIGNALS } from './signals.js';
 
 /** glibc's environment variable for M_MMAP_THRESHOLD (mallopt(3)). */
 export const MMAP_THRESHOLD_ENV = 'MALLOC_MMAP_THRESHOLD_';
@@ -77,25 +80,33 @@ export async function reexecWithFixedThreshold(): Promise<void> {
     stdio: 'inherit',
     env: { ...process.env, [MMAP_THRESHOLD_ENV]: String(MMAP_THRESHOLD_BYTES), [REEXEC_ENV]: String(process.pid) },
   });
-  const forward = () => {
-    child.kill('SIGTERM');
+  const deliveries = new SignalDeliveries();
+  let passedOn = 0;
+  /** The first stop signal this process got: what it dies of if the child died of a forward. */
+  let stoppedBy: NodeJS.Signals | undefined;
+  const forward = (signal: NodeJS.Signals) => {
+    stoppedBy ??= signal;
+    const count = deliveries.own(signal);
+    if (count <= passedOn) return; // a copy of a delivery passed on already (GNU timeout's pair)
+    passedOn = count;
+    child.kill(FORWARD_SIGNAL);
   };
   const hangup = () => {
     child.kill('SIGHUP');
   };
   const detach = () => {
-    process.off('SIGINT', forward);
-    process.off('SIGTERM', forward);
+    for (const s of STOP_SIGNALS) process.off(s, forward);
     process.off('SIGHUP', hangup);
   };
-  process.on('SIGINT', forward);
-  process.on('SIGTERM', forward);
+  for (const s of STOP_SIGNALS) process.on(s, forward);
   process.on('SIGHUP', hangup);
   await new Promise<never>((_, reject) => {
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       detach();
-      if (signal) process.kill(process.pid, signal);
+      // A child that has no handler for the forward yet (still loading) dies of it: the parent
+      // then dies of the signal it got itself, as a process with no handler would.
+      if (signal) process.kill(process.pid, signal === FORWARD_SIGNAL ? (stoppedBy ?? 'SIGTERM') : signal);
       process.exit(code ?? 1);
     });
   }).catch((e: unknown) => {

@@ -149,6 +149,8 @@ export const us = (ns: number) => (Number.isFinite(ns) ? `${(ns / 1000).toFixed(
 export const ms = (ns: number) => (Number.isFinite(ns) ? `${(ns / 1e6).toFixed(2)} ms` : 'n/a');
 /** A duration in the unit that reads best: µs below a millisecond, ms from one on. */
 export const dur = (ns: number) => (Number.isFinite(ns) && Math.abs(ns) >= 1e6 ? ms(ns) : us(ns));
+/** A count in thousands where exact: `20000` → `20k`, `200` → `200` (as --irq-rate takes it). */
+export const countText = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 export const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : 'n/a');
 
 /**

@@ -70,6 +70,19 @@ const RULES: CommandRules = {
  */
 export const CPU_HOG_RESOLUTION: Resolution = { control: true, until: { pct: 20, maxTime: '60s' } };
 
+/** The hog's two variants, by sub-run name. */
+export const CPU_HOG_VARIANTS = ['cpu-hog-nice-20', 'cpu-hog-fifo'] as const;
+
+/** One sub-run per variant: the hog's scheduling policy on CPU 0. */
+const HOG_VARIANTS: readonly {
+  name: (typeof CPU_HOG_VARIANTS)[number];
+  hog: { policy: 'normal' | 'fifo'; nice: number; rtPrio: number };
+  what: string;
+}[] = [
+  { name: 'cpu-hog-nice-20', hog: { policy: 'normal', nice: -20, rtPrio: 0 }, what: 'at nice -20' },
+  { name: 'cpu-hog-fifo', hog: { policy: 'fifo', nice: 0, rtPrio: 50 }, what: 'SCHED_FIFO 50' },
+];
+
 export const cpuHogPreset = {
   summary:
     "seed 004: a nice -20 CPU hog on CPU 0; bound vs unbound workqueue: every interrupt's wait until its work ran (ms vs µs)",
@@ -96,6 +109,7 @@ export const cpuHogPreset = {
     ...resolutionConfig(CPU_HOG_RESOLUTION),
   },
   rules: RULES,
+  sweeps: [`the hog, a sub-run each: ${HOG_VARIANTS.map((v) => `${v.what} (${v.name})`).join(', ')}`],
 };
 
 /** The driver's work item, queued by each interrupt. */
@@ -219,9 +233,6 @@ export function unboundVerdict(name: string, u: Requests, b: Requests, duration:
   return { expectation, outcome: 'reproduced', detail };
 }
 
-/** The hog's two variants, by sub-run name. */
-export const CPU_HOG_VARIANTS = ['cpu-hog-nice-20', 'cpu-hog-fifo'] as const;
-
 /** `only`: the variants to run (both by default; tests run one). */
 export async function runCpuHog(
   ctx: ScenarioContext,
@@ -234,10 +245,7 @@ export async function runCpuHog(
     baseline: BOUND,
     sweep: null,
   };
-  const variants = [
-    { name: 'cpu-hog-nice-20', hog: { policy: 'normal' as const, nice: -20, rtPrio: 0 }, what: 'at nice -20' },
-    { name: 'cpu-hog-fifo', hog: { policy: 'fifo' as const, nice: 0, rtPrio: 50 }, what: 'SCHED_FIFO 50' },
-  ].filter((v) => only.includes(v.name as (typeof CPU_HOG_VARIANTS)[number]));
+  const variants = HOG_VARIANTS.filter((v) => only.includes(v.name));
   const pattern = c.irq.pattern === 'bursts' ? `bursts of ${c.irq.burstSize}` : c.irq.pattern;
   const driver = `a driver: ${c.irq.rate} interrupts/s (${pattern}) on CPU 0, each queuing ${DRIVER_WORK_NS / 1000} µs of work`;
   const runs = [];

@@ -5,11 +5,12 @@
  */
 import type { CommandRules } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { type KernelName, kernelProfile } from '../kernel/profiles.js';
+import { KERNEL_NAMES, type KernelName, kernelProfile } from '../kernel/profiles.js';
 import type { RunResults, StrategyResult } from '../report/types.js';
 import {
   beyondFloor,
   controlOf,
+  countText,
   ms,
   NO_TIMELINE,
   noTcpLat,
@@ -68,22 +69,10 @@ const RULES: CommandRules = {
  */
 export const ENTROPY_RESOLUTION: Resolution = { control: true, until: null };
 
-export const entropyPreset = {
-  summary: 'seed 000: mixes/s, entropy bits/s and time to 256 bits per strategy and interrupt rate',
-  config: {
-    trials: 2,
-    trialMs: '1s',
-    warmupMs: '200ms',
-    // Whole trials: time to 256 bits runs from a trial's start (src/harness/round.ts).
-    sliceMs: 0,
-    // Seed 000's kernel (linux-stable 5.15); --kernel runs another.
-    kernel: '5.15',
-    workload: { kind: 'irq_only' },
-    sweep: `irq_rate:${ENTROPY_RATES.join(',')}`,
-    ...resolutionConfig(ENTROPY_RESOLUTION),
-  },
-  rules: RULES,
-};
+/** Seed 000's kernel (linux-stable 5.15); --kernel runs another. */
+const SEED_KERNEL: KernelName = '5.15';
+/** Kernels the comparison also runs on, after the scenario's own: 6.1, where the tasklet and timer fixes were written. */
+export const ENTROPY_BESIDE: readonly KernelName[] = ['6.1'];
 
 export const ENTROPY_STRATEGIES = [
   'inline',
@@ -96,6 +85,35 @@ export const ENTROPY_STRATEGIES = [
   'bh_workqueue',
 ];
 
+/** What it sweeps at its defaults, for the help: rates, kernels, strategies. */
+function entropySweeps(): string[] {
+  const kernels = [SEED_KERNEL, ...ENTROPY_BESIDE];
+  const run = (k: KernelName) => ENTROPY_STRATEGIES.filter((s) => kernelProfile(k).wqBh || s !== 'bh_workqueue');
+  const counts = [...new Set(kernels.map((k) => run(k).length))].join(' or ');
+  const bhFrom = KERNEL_NAMES.find((k) => kernelProfile(k).wqBh);
+  const bh = kernels.some((k) => !kernelProfile(k).wqBh) && bhFrom ? ` (bh_workqueue from ${bhFrom} on)` : '';
+  return [
+    `sweeps irq_rate ${ENTROPY_RATES.map(countText).join(', ')} per CPU (--sweep irq_rate:... replaces them), a sub-run per kernel ${kernels.join(', ')}: ${counts} strategies against inline${bh}`,
+  ];
+}
+
+export const entropyPreset = {
+  summary: 'seed 000: mixes/s, entropy bits/s and time to 256 bits per strategy and interrupt rate',
+  config: {
+    trials: 2,
+    trialMs: '1s',
+    warmupMs: '200ms',
+    // Whole trials: time to 256 bits runs from a trial's start (src/harness/round.ts).
+    sliceMs: 0,
+    kernel: SEED_KERNEL,
+    workload: { kind: 'irq_only' },
+    sweep: `irq_rate:${ENTROPY_RATES.join(',')}`,
+    ...resolutionConfig(ENTROPY_RESOLUTION),
+  },
+  rules: RULES,
+  sweeps: entropySweeps(),
+};
+
 /**
  * `rates` overrides the config's irq_rate sweep (the preset's, or the user's --sweep irq_rate:...);
  * `beside`: kernel profiles the comparison also runs on, after the scenario's own (5.15 by
@@ -105,7 +123,7 @@ export const ENTROPY_STRATEGIES = [
 export async function runEntropy(
   ctx: ScenarioContext,
   rates?: number[],
-  beside: readonly KernelName[] = ['6.1'],
+  beside: readonly KernelName[] = ENTROPY_BESIDE,
   compared: readonly string[] = ENTROPY_STRATEGIES,
 ): Promise<number> {
   const c = ctx.config;

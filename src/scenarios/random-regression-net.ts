@@ -57,6 +57,25 @@ interface NetPoint {
   lostInline: number;
 }
 
+/**
+ * One group's sub-run: its name and the config it runs, from part 2's `base` (workqueue against
+ * inline, with the scenario's --until): `base` on the group's NIC, pair count and trigger, swept
+ * over its message sizes. Pure.
+ */
+export function netGroupRun(base: ResolvedConfig, g: NetGroup): { name: string; config: ResolvedConfig } {
+  const wl = base.workload.kind === 'tcp_lat' ? base.workload : tcpLatOptions();
+  const ringBytes = Math.max(wl.ringBytes, 2 ** Math.ceil(Math.log2(Math.max(...g.msgSizes))));
+  return {
+    name: `random-regression-${g.nic}${g.instances > 1 ? `-x${g.instances}` : ''}-trigger-${g.trigger}`,
+    config: {
+      ...base,
+      workload: { ...wl, ringBytes, nic: nicOptions(g.nic), instances: g.instances },
+      fastPool: { ...base.fastPool, trigger: g.trigger },
+      sweep: { param: 'msg_size', values: g.msgSizes },
+    },
+  };
+}
+
 /** Part 2: one sub-run per group (a msg_size sweep), a table, and the three verdicts. */
 export async function netGroups(
   ctx: ScenarioContext,
@@ -66,20 +85,12 @@ export async function netGroups(
   runs: RunResults[],
 ): Promise<Verdict[]> {
   const c = ctx.config;
-  const wl = base.workload.kind === 'tcp_lat' ? base.workload : tcpLatOptions();
   const points: NetPoint[] = [];
   for (const g of groups) {
     if (ctx.signal.aborted) break;
-    const ringBytes = Math.max(wl.ringBytes, 2 ** Math.ceil(Math.log2(Math.max(...g.msgSizes))));
-    const cfg: ResolvedConfig = {
-      ...base,
-      workload: { ...wl, ringBytes, nic: nicOptions(g.nic), instances: g.instances },
-      fastPool: { ...c.fastPool, trigger: g.trigger },
-      sweep: { param: 'msg_size', values: g.msgSizes },
-    };
-    const name = `random-regression-${g.nic}${g.instances > 1 ? `-x${g.instances}` : ''}-trigger-${g.trigger}`;
+    const { name, config } = netGroupRun(base, g);
     names.push(name);
-    const r = await subRun(ctx, name, cfg);
+    const r = await subRun(ctx, name, config);
     runs.push(r);
     for (const p of r.points) {
       const wq = strategy(p, 'workqueue');

@@ -15,10 +15,12 @@
 import { tcpLatOptions } from '../config/defaults.js';
 import type { CommandRules } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import { formatSize } from '../config/units.js';
 import type { KernelName } from '../kernel/profiles.js';
 import type { RunResults, StrategyResult } from '../report/types.js';
 import {
   comparison,
+  countText,
   effect,
   NO_TIMELINE,
   needsTracing,
@@ -74,20 +76,8 @@ const RULES: CommandRules = {
  */
 export const RANDOM_REGRESSION_RESOLUTION: Resolution = { control: true, until: { pct: 10, maxTime: '15s' } };
 
-export const randomRegressionPreset = {
-  summary:
-    'seeds 000/001: tcp_lat under inline, workqueue (highpri, system_wq), tasklet, timer (plain, deferrable); where does 10% come from?',
-  // Seed 000's kernel (linux-stable 5.15); --kernel runs another.
-  config: {
-    trials: 3,
-    trialMs: '800ms',
-    warmupMs: '200ms',
-    kernel: '5.15',
-    workload: { kind: 'tcp_lat' },
-    ...resolutionConfig(RANDOM_REGRESSION_RESOLUTION),
-  },
-  rules: RULES,
-};
+/** Seed 000's kernel (linux-stable 5.15); --kernel runs another. */
+const SEED_KERNEL = '5.15';
 
 const MAIN = ['inline', 'workqueue', 'workqueue:wq=system', 'tasklet', 'timer', 'timer:deferrable=true'];
 const BAD = ['workqueue', 'workqueue(wq=system)'];
@@ -146,6 +136,41 @@ export const FULL_SIZES: RegressionSizes = {
 };
 
 /**
+ * What the parts sweep at `sizes`, a line each, for the help: part 1 on `kernel` (the scenario's)
+ * and the kernels beside it, part 2's groups (NIC profile, pairs, trigger, message sizes), part
+ * 3's rates and triggers.
+ */
+export function regressionSweeps(sizes: RegressionSizes, kernel: string): string[] {
+  const list = (xs: readonly (string | number)[]) => xs.join(', ');
+  const kernels = [kernel, ...(sizes.beside ?? []).filter((k) => k !== kernel)];
+  const groups = sizes.net.map(
+    (g) =>
+      `${g.nic}, ${g.instances} pair${g.instances > 1 ? 's' : ''}, trigger ${g.trigger}: ${list(g.msgSizes.map(formatSize))}`,
+  );
+  return [
+    `part 1: ${MAIN.length} strategies against inline, msg_size ${list(sizes.msgSizes.map(formatSize))} (--sweep replaces it), kernel ${list(kernels)} (--kernel replaces ${kernel})`,
+    `part 2: workqueue against inline per NIC profile, pairs and trigger, msg_size swept: ${groups.join('; ')}`,
+    `part 3: workqueue against inline at 64 B, irq_rate ${list(sizes.rates.map(countText))} per CPU, trigger ${list(sizes.triggers)}`,
+  ];
+}
+
+export const randomRegressionPreset = {
+  summary:
+    'seeds 000/001: tcp_lat under inline, workqueue (highpri, system_wq), tasklet, timer (plain, deferrable); where does 10% come from?',
+  config: {
+    trials: 3,
+    trialMs: '800ms',
+    warmupMs: '200ms',
+    kernel: SEED_KERNEL,
+    workload: { kind: 'tcp_lat' },
+    ...resolutionConfig(RANDOM_REGRESSION_RESOLUTION),
+  },
+  rules: RULES,
+  untilOn: 'part 2',
+  sweeps: regressionSweeps(DEFAULT_SIZES, SEED_KERNEL),
+};
+
+/**
  * Context switches into a kthread per accepted hand-off, summed over the strategy's trials:
  * `kthread_switches / handoffs`; `n/a` without hand-offs or without the counter (older results).
  */
@@ -157,16 +182,28 @@ export function kthreadSwitchesPerHandoff(s: Pick<StrategyResult, 'counters'>): 
   return (switches / handoffs).toFixed(2);
 }
 
-export async function runRandomRegression(
-  ctx: ScenarioContext,
-  sizes: RegressionSizes = DEFAULT_SIZES,
-): Promise<number> {
-  const c = ctx.config;
+/**
+ * What each part runs, resolved from the scenario's config `c` (the preset under the user's
+ * flags). Only part 2 adds rounds under --until (RANDOM_REGRESSION_RESOLUTION); parts 1 and 3 run
+ * their --trials rounds. Pure: no machine is booted.
+ */
+export interface RegressionPlan {
+  /** Part 1: every strategy against inline on the scenario's kernel, over `c.sweep` or the sizes. */
+  main: ResolvedConfig & { readonly sweep: NonNullable<ResolvedConfig['sweep']> };
+  /** Part 1 again on each kernel of `sizes.beside` other than the scenario's. */
+  beside: { name: string; config: ResolvedConfig }[];
+  /** Part 2's base: workqueue against inline with `c.until`; each group's run: {@link netGroupRun}. */
+  net: ResolvedConfig;
+  /** Part 3: one irq_rate sweep at 64 B per trigger. */
+  triggers: { name: string; trigger: number; config: ResolvedConfig }[];
+}
+
+export function regressionPlan(c: ResolvedConfig, sizes: RegressionSizes = DEFAULT_SIZES): RegressionPlan {
   const wl = c.workload.kind === 'tcp_lat' ? c.workload : tcpLatOptions();
   const sweep = c.sweep ?? { param: 'msg_size' as const, values: sizes.msgSizes };
   const maxMsg = Math.max(...(sweep.param === 'msg_size' ? sweep.values : []), wl.msgSize);
   const ringBytes = Math.max(wl.ringBytes, 2 ** Math.ceil(Math.log2(maxMsg * 4 + 64)));
-  const main: ResolvedConfig = {
+  const main: RegressionPlan['main'] = {
     ...c,
     strategies: specs(MAIN),
     baseline: 'inline',
@@ -174,6 +211,37 @@ export async function runRandomRegression(
     sweep,
     until: null,
   };
+  return {
+    main,
+    beside: (sizes.beside ?? [])
+      .filter((kernel) => kernel !== c.kernel)
+      .map((kernel) => ({ name: `random-regression-${kernel}`, config: { ...main, kernel } })),
+    net: { ...main, strategies: specs(['inline', 'workqueue']), baseline: 'inline', until: c.until },
+    triggers: sizes.triggers.map((trigger) => ({
+      name: `random-regression-trigger-${trigger}`,
+      trigger,
+      config: {
+        ...c,
+        strategies: specs(['inline', 'workqueue']),
+        baseline: 'inline',
+        workload: { ...wl, msgSize: 64 },
+        fastPool: { ...c.fastPool, trigger },
+        sweep: { param: 'irq_rate', values: sizes.rates },
+        until: null,
+      },
+    })),
+  };
+}
+
+export async function runRandomRegression(
+  ctx: ScenarioContext,
+  sizes: RegressionSizes = DEFAULT_SIZES,
+): Promise<number> {
+  const c = ctx.config;
+  const wl = c.workload.kind === 'tcp_lat' ? c.workload : tcpLatOptions();
+  const plan = regressionPlan(c, sizes);
+  const { main } = plan;
+  const { sweep } = main;
   const runs: RunResults[] = [];
   const names = ['random-regression'];
   const r1 = await subRun(ctx, 'random-regression', main);
@@ -252,23 +320,16 @@ export async function runRandomRegression(
   };
   judgeMain(r1, ` (kernel ${c.kernel})`);
   // Beside the scenario's kernel: the same comparison on the profiles in `beside`.
-  for (const kernel of sizes.beside ?? []) {
-    if (kernel === c.kernel || ctx.signal.aborted || r1.status !== 'completed') continue;
-    names.push(`random-regression-${kernel}`);
-    const rk = await subRun(ctx, names[names.length - 1], { ...main, kernel });
+  for (const { name, config } of plan.beside) {
+    if (ctx.signal.aborted || r1.status !== 'completed') continue;
+    names.push(name);
+    const rk = await subRun(ctx, name, config);
     runs.push(rk);
-    judgeMain(rk, ` (kernel ${kernel})`);
+    judgeMain(rk, ` (kernel ${config.kernel})`);
   }
   // Part 2: the seed's three observations on the network path.
   if (!ctx.signal.aborted && r1.status === 'completed') {
-    const net = await netGroups(
-      ctx,
-      { ...main, strategies: specs(['inline', 'workqueue']), baseline: 'inline' },
-      sizes.net,
-      names,
-      runs,
-    );
-    verdicts.push(...net);
+    verdicts.push(...(await netGroups(ctx, plan.net, sizes.net, names, runs)));
   }
   // Where does the regression reach 10%? Interrupt rate × trigger (what-if).
   let best = { reg: Number.NEGATIVE_INFINITY, p50: Number.NaN, rate: 0, trigger: 0 };
@@ -278,19 +339,10 @@ export async function runRandomRegression(
   let allBelow = true;
   let regimes = 0;
   const regime: string[] = ['', 'rate/CPU  trigger  workqueue vs inline: mean      p50        hand-offs/s'];
-  for (const trigger of sizes.triggers) {
+  for (const { name, trigger, config } of plan.triggers) {
     if (ctx.signal.aborted || r1.status !== 'completed') break;
-    const cfg: ResolvedConfig = {
-      ...c,
-      strategies: specs(['inline', 'workqueue']),
-      baseline: 'inline',
-      workload: { ...wl, msgSize: 64 },
-      fastPool: { ...c.fastPool, trigger },
-      sweep: { param: 'irq_rate', values: sizes.rates },
-      until: null,
-    };
-    names.push(`random-regression-trigger-${trigger}`);
-    const r = await subRun(ctx, names[names.length - 1], cfg);
+    names.push(name);
+    const r = await subRun(ctx, name, config);
     runs.push(r);
     for (const p of r.points) {
       const wq = strategy(p, 'workqueue');

@@ -97,6 +97,17 @@ describe('parseArgv', () => {
     expect(parseArgv(['--help'])).toEqual({ command: 'help' });
     expect(parseArgv(['report', '-h'])).toEqual({ command: 'help', topic: 'report' });
     expect(parseArgv(['help', 'scenario'])).toEqual({ command: 'help', topic: 'scenario' });
+    expect(parseArgv(['scenario', 'cpu-hog', '--help'])).toEqual({
+      command: 'help',
+      topic: 'scenario',
+      scenario: 'cpu-hog',
+    });
+    expect(parseArgv(['scenario', '--trials', '3', '--help', 'cpu-hog'])).toEqual({
+      command: 'help',
+      topic: 'scenario',
+      scenario: 'cpu-hog',
+    });
+    expect(parseArgv(['scenario', '--help'])).toEqual({ command: 'help', topic: 'scenario' });
     expect(parseArgv(['-V'])).toEqual({ command: 'version' });
   });
 

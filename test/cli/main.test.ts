@@ -9,8 +9,11 @@ import { type CliDeps, type CliIo, type CompareRequest, main } from '../../src/c
 import { tcpLatOptions } from '../../src/config/defaults.js';
 import { runFailed } from '../../src/config/errors.js';
 import type { ResolvedConfig, StrategySpec } from '../../src/config/schema.js';
+import { formatSize } from '../../src/config/units.js';
 import { DeferlabError } from '../../src/errors.js';
+import { ENTROPY_RATES } from '../../src/scenarios/entropy.js';
 import { SCENARIOS } from '../../src/scenarios/index.js';
+import { DEFAULT_SIZES } from '../../src/scenarios/random-regression.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'deferlab-main-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -394,6 +397,51 @@ describe('help and version', () => {
     expect(text).not.toMatch(/ipi-storm(?:(?!cpu-hog)[\s\S])*runs with/); // its own rounds, two policies
     expect(text).toContain('inconclusive');
     expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
+  });
+
+  it('scenario NAME --help is that scenario alone, with what it sweeps, read from its own definition', async () => {
+    const h = harness({ scenarios: SCENARIOS });
+    expect(await h.run(['scenario', 'random-regression', '--help'])).toBe(0);
+    const text = h.stdout().replace(/\n {26}/g, ' '); // the rows unwrapped
+    expect(text).toMatch(/^Scenario:\n {2}random-regression +seeds 000\/001/m);
+    expect(text).not.toMatch(/^ {2}(cpu-hog|entropy|ipi-storm) /m);
+    expect(text).toContain("Others: ipi-storm, cpu-hog, entropy ('deferlab scenario --help' lists them all).");
+    expect(text).toContain('runs with --control, --until 10 on part 2 (capped by --max-time 15s');
+    // Every group of part 2 (NIC profile, pairs, trigger, sizes), part 1's sizes and kernels,
+    // part 3's rates and triggers: the values of DEFAULT_SIZES, as the scenario runs them.
+    for (const g of DEFAULT_SIZES.net) {
+      const sizes = g.msgSizes.map(formatSize).join(', ');
+      expect(text).toContain(
+        `${g.nic}, ${g.instances} pair${g.instances > 1 ? 's' : ''}, trigger ${g.trigger}: ${sizes}`,
+      );
+    }
+    expect(text).toContain(
+      `msg_size ${DEFAULT_SIZES.msgSizes.map(formatSize).join(', ')} (--sweep replaces it), kernel 5.15`,
+    );
+    expect(text).toContain(`irq_rate 20k, 200k per CPU, trigger ${DEFAULT_SIZES.triggers.join(', ')}`);
+    expect(
+      Math.max(
+        ...h
+          .stdout()
+          .split('\n')
+          .map((l) => l.length),
+      ),
+    ).toBeLessThanOrEqual(100);
+
+    const e = harness({ scenarios: SCENARIOS });
+    await e.run(['scenario', 'entropy', '--help']);
+    expect(e.stdout().replace(/\n {26}/g, ' ')).toContain(
+      `sweeps irq_rate ${ENTROPY_RATES.map((r) => (r >= 1000 ? `${r / 1000}k` : r)).join(', ')} per CPU`,
+    );
+    const c = harness({ scenarios: SCENARIOS });
+    await c.run(['scenario', 'cpu-hog', '--help']);
+    expect(c.stdout().replace(/\n {26}/g, ' ')).toContain(
+      'the hog, a sub-run each: at nice -20 (cpu-hog-nice-20), SCHED_FIFO 50 (cpu-hog-fifo)',
+    );
+    // A name it does not know: the help of every scenario.
+    const u = harness({ scenarios: SCENARIOS });
+    expect(await u.run(['scenario', 'nosuch', '--help'])).toBe(0);
+    for (const name of Object.keys(SCENARIOS)) expect(u.stdout()).toMatch(new RegExp(`^  ${name}\\s+seed`, 'm'));
   });
 
   it('demo --help says what demo does and which options it takes', async () => {

@@ -1,8 +1,9 @@
 /**
  * The CLI's second process (src/harness/malloc.ts): a machine-booting command starts itself
  * again with glibc's mmap threshold fixed. Checked here: when it does and does not, that the run
- * records the threshold it had, that a terminal's Ctrl-C (SIGINT to the whole process group)
- * counts once, and that the child does not run on alone when its parent is killed outright.
+ * records the threshold it had, that one signal to the whole process group (a terminal's Ctrl-C,
+ * a CI runner's `kill -TERM -- -PGID`, GNU timeout's SIGTERM) counts once and a second one still
+ * leaves at once, and that the child does not run on alone when its parent is killed outright.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,7 +18,7 @@ import {
   reexecWanted,
 } from '../../src/harness/malloc.js';
 import { readResults } from '../../src/report/run/write.js';
-import { childrenOf, markedRun, runCli, stackLines, whenMarked } from '../fixtures/cli.js';
+import { type CliResult, childrenOf, markedRun, runCli, stackLines, whenMarked } from '../fixtures/cli.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-reexec-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -52,30 +53,108 @@ function readStat(pid: number): string {
   }
 }
 
+/** The state letter of /proc/<pid>/stat (R, S, T stopped, Z, ...), or '' when it is gone. */
+const stateOf = (pid: number) => /^\S+ \(.*\) (\S)/.exec(readStat(pid))?.[1] ?? '';
+
+/** Wait until `pid` is stopped (SIGSTOP), for at most 20 s; true when it is. */
+async function stopped(pid: number): Promise<boolean> {
+  const deadline = Date.now() + 20_000;
+  while (stateOf(pid) !== 'T' && Date.now() < deadline) await new Promise((res) => setTimeout(res, 10));
+  return stateOf(pid) === 'T';
+}
+
+/** A run stopped once, cleanly: exit 130, the finished trials written, the threshold recorded. */
+async function expectStoppedOnce(r: CliResult, out: string): Promise<void> {
+  expect(r.killedByTimeout).toBe(false);
+  expect(r.code, `stderr:\n${r.stderr}`).toBe(130);
+  expect(stackLines(r.stderr), 'no stack trace').toEqual([]);
+  expect(r.stderr).not.toMatch(/interrupted twice/);
+  expect(r.stderr).toMatch(/^deferlab: interrupted; the \d+ trials finished so far are in the results$/m);
+  const results = await readResults(out);
+  expect(results.status).toBe('interrupted');
+  expect(results.points[0].strategies[0].trials.length, "inline's finished trial").toBeGreaterThanOrEqual(1);
+  expect(results.meta.mmapThreshold).toBe(MMAP_THRESHOLD_BYTES);
+}
+
 describe.runIf(process.platform === 'linux')('the second process', () => {
-  it(
-    "a terminal's Ctrl-C (SIGINT to the process group) stops the run once: exit 130, results kept, threshold recorded",
+  // A terminal's Ctrl-C signals the foreground process group; a CI runner cancels a job with
+  // `kill -TERM -- -PGID`. Both processes get the signal, and the parent passes it on too.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    it(
+      `one ${signal} to the process group stops the run once: exit 130, results kept, threshold recorded`,
+      async () => {
+        const out = join(tmp, `group-${signal}`);
+        const mark = join(tmp, `group-${signal}.mark`);
+        let signalled = false;
+        const r = await runCli(markedRun(out), {
+          env: { DEFERLAB_TEST_MARK: mark },
+          detached: true,
+          onSpawn: (child) =>
+            whenMarked(mark, child, () => {
+              signalled = true;
+              process.kill(-(child.pid as number), signal);
+            }),
+        });
+        expect(signalled, `the run got under way (stderr: ${r.stderr})`).toBe(true);
+        await expectStoppedOnce(r, out);
+      },
+      TEST_TIMEOUT_MS,
+    );
+  }
+
+  it.runIf(existsSync('/usr/bin/timeout'))(
+    "GNU timeout's SIGTERM (to the command and then to its group) stops the run once",
     async () => {
-      const out = join(tmp, 'group-sigint');
-      const mark = join(tmp, 'group-sigint.mark');
+      const out = join(tmp, 'timeout');
+      const mark = join(tmp, 'timeout.mark');
       let signalled = false;
+      // A SIGTERM to timeout itself makes it do what it does when the time is up (coreutils
+      // timeout.c, cleanup()): the signal to the command, then to the group timeout leads.
+      // --preserve-status: timeout exits with the command's status, not 124.
       const r = await runCli(markedRun(out), {
         env: { DEFERLAB_TEST_MARK: mark },
-        detached: true,
+        under: ['timeout', '--preserve-status', '600'],
         onSpawn: (child) =>
           whenMarked(mark, child, () => {
             signalled = true;
-            process.kill(-(child.pid as number), 'SIGINT');
+            child.kill('SIGTERM');
           }),
       });
       expect(signalled, `the run got under way (stderr: ${r.stderr})`).toBe(true);
+      await expectStoppedOnce(r, out);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
+    'a second signal to the group leaves at once: exit 130, nothing more written',
+    async () => {
+      const out = join(tmp, 'group-twice');
+      const mark = join(tmp, 'group-twice.mark');
+      let childPid = 0;
+      let held = false;
+      const r = await runCli(markedRun(out), {
+        env: { DEFERLAB_TEST_MARK: mark },
+        detached: true,
+        onSpawn: (parent) =>
+          whenMarked(mark, parent, async () => {
+            // Hold the child still, so that both signals wait for it (pending) and neither can
+            // finish its clean stop before the other arrives; two different signals, so the
+            // kernel keeps both (two of one signal pending are one).
+            [childPid] = childrenOf(parent.pid as number);
+            process.kill(childPid, 'SIGSTOP');
+            held = await stopped(childPid);
+            process.kill(-(parent.pid as number), 'SIGINT');
+            process.kill(-(parent.pid as number), 'SIGTERM');
+            process.kill(childPid, 'SIGCONT');
+          }),
+      });
+      expect(childPid, 'the parent had a child').toBeGreaterThan(0);
+      expect(held, 'the child was held still').toBe(true);
       expect(r.code, `stderr:\n${r.stderr}`).toBe(130);
-      expect(stackLines(r.stderr), 'no stack trace').toEqual([]);
-      expect(r.stderr).not.toMatch(/interrupted twice/);
-      expect(r.stderr).toMatch(/^deferlab: interrupted; the \d+ trials finished so far are in the results$/m);
-      const results = await readResults(out);
-      expect(results.status).toBe('interrupted');
-      expect(results.meta.mmapThreshold).toBe(MMAP_THRESHOLD_BYTES);
+      expect(r.stderr).toMatch(/^deferlab: interrupted twice: leaving at once; results not yet written are lost$/m);
+      expect(r.stderr).not.toMatch(/trials finished so far/);
+      expect(existsSync(join(out, 'results.json')), 'no results.json').toBe(false);
     },
     TEST_TIMEOUT_MS,
   );
