@@ -5,6 +5,7 @@
 
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { runDemo } from './cli/demo.js';
 import { type CliDeps, type CliIo, main, sayStopped } from './cli/main.js';
 import { formatValue } from './config/errors.js';
 import type { ResolvedConfig } from './config/schema.js';
@@ -21,7 +22,6 @@ import {
   ReportError,
   ValidationInterrupted,
 } from './errors.js';
-import { runDemo } from './harness/demo.js';
 import { estimateLine } from './harness/estimate.js';
 import { isReexecChild } from './harness/malloc.js';
 import { strategyRefs } from './harness/options.js';

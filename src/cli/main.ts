@@ -79,7 +79,7 @@ export interface CliDeps {
   scenarios?: Readonly<Record<string, ScenarioPreset>>;
   /**
    * Optional: called once a command's input is checked, just before it runs (the CLI starts
-   * itself again there for the commands that boot machines, src/cli.ts: bad input is refused by
+   * itself again there for the commands that boot machines, src/main.ts: bad input is refused by
    * the first process, at the cost of one).
    */
   beforeCommand?(command: ParsedCommand['command']): Promise<void>;

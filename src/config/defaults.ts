@@ -165,7 +165,7 @@ export const LIMITS = Object.freeze({
   /** tcp_lat client/server pairs (seed 000's experiment used 8). */
   instances: { min: 1, max: 16 },
   /** --timeline-window: the last part of each trial the timeline keeps (the rings hold ~1500
-   *  records a ms per thread, at most 262144: src/machine/timeline.ts). */
+   *  records a ms per thread, at most 262144: src/hw/timeline.ts). */
   timelineWindowMs: { min: 1, max: 1000 },
 });
 

@@ -55,7 +55,7 @@ const NO_TCP_LAT = 'it runs no tcp_lat, only background interrupts';
 
 /**
  * `deferlab demo` boots the machine with the inline strategy and background interrupts only,
- * runs it for --duration, and prints its counters (harness/demo.ts). It takes the machine's
+ * runs it for --duration, and prints its counters (cli/demo.ts). It takes the machine's
  * settings; the comparison's settings, which it would ignore, are rejected.
  */
 export const DEMO_RULES: CommandRules = {

@@ -13,7 +13,7 @@
  *            a second one, which must return false and add no run while the first is pending.
  *   stop     every thread must leave within STOP_GRACE_MS.
  *
- * and judge the per-CPU counters (src/machine/layout.ts: handoffs, mixes, mixes_duplicate,
+ * and judge the per-CPU counters (src/hw/layout.ts: handoffs, mixes, mixes_duplicate,
  * mixes_remote, mixes_hardirq/softirq/task, handoffs_while_pending_accepted) and the first
  * fault against the checks in CHECK. A check that the evidence cannot decide (the run ended
  * with a fault before it was exercised, or an earlier check already failed in a way that hides

@@ -1,10 +1,10 @@
 /**
- * The timeline rings' words (re-exported by layout.ts; the ring itself is src/machine/timeline.ts).
+ * The timeline rings' words (re-exported by layout.ts; the ring itself is src/hw/timeline.ts).
  */
 import { LINE_WORDS } from '../shm/layout.js';
 
 // ---------------------------------------------------------------------------------------------
-// Timeline rings (--timeline; src/machine/timeline.ts): one per thread, reserved only when the
+// Timeline rings (--timeline; src/hw/timeline.ts): one per thread, reserved only when the
 // option is on. A flight recorder: the thread writes fixed-size records and overwrites the
 // oldest; the main thread reads the tail after each trial and keeps the records in its window.
 // ---------------------------------------------------------------------------------------------

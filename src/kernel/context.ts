@@ -3,7 +3,7 @@
  * executes now (CPU, task, hardirq/softirq nesting), an injected clock, and the per-CPU counters.
  *
  * One CpuContext per thread that can own a CPU (CPU threads, kthreads). Per-CPU state lives in
- * shared memory (src/machine/layout.ts); this object holds only views and the thread's own
+ * shared memory (src/hw/layout.ts); this object holds only views and the thread's own
  * position, which is per thread because one thread executes on one CPU at a time. The
  * subsystems (softirq.ts, timer.ts, workqueue.ts, ...) take this context, never the whole
  * runtime, so that each can be built and tested on one thread with a fake clock
@@ -35,7 +35,7 @@ export class CpuContext {
   inStrategy = -1;
   /** Where the first exception was thrown (context and CPU), kept as the stack unwinds. */
   faultAt: { context: 'hardirq' | 'softirq'; cpu: number } | undefined;
-  /** This thread's timeline recorder (`--timeline`; src/machine/timeline.ts); off by default. */
+  /** This thread's timeline recorder (`--timeline`; src/hw/timeline.ts); off by default. */
   timeline: Timeline = Timeline.off();
 
   constructor(

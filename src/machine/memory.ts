@@ -1,6 +1,6 @@
 /**
  * The emulated machine's shared memory, seen from the main thread: plan and initialise every
- * region (src/machine/layout.ts), and read it back: counters, what is still in flight (the
+ * region (src/hw/layout.ts), and read it back: counters, what is still in flight (the
  * drain's `busy()`), per-CPU state for the watchdog and fault reports.
  *
  * `MachineMemory.build(opts)` gives a machine's memory with no thread started: the kernel's

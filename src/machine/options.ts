@@ -68,7 +68,7 @@ export interface MachineOptions {
   sched?: FairPolicyName;
   fastPool: { trigger: number; variant: FastPoolVariant };
   tracing: boolean;
-  /** `--timeline`: records per thread of the timeline rings (src/machine/timeline.ts); absent or 0: off. */
+  /** `--timeline`: records per thread of the timeline rings (src/hw/timeline.ts); absent or 0: off. */
   timelineRecords?: number;
   watchdogMs: number;
   seed: number;

@@ -3,7 +3,7 @@
  * and send queue, the interrupt vectors affine to that CPU), and per tcp_lat connection two
  * directed links (0: client → server, 1: server → client), each a packet ring with its ACK ring.
  *
- * Ownership codes as in src/machine/layout.ts: O = written only by whoever owns the CPU named
+ * Ownership codes as in src/hw/layout.ts: O = written only by whoever owns the CPU named
  * (ownership hand-off orders it), R = read by other threads (their loads say which pairing).
  *
  * NIC region "net:nic", NIC_WORDS per CPU:

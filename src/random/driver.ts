@@ -4,11 +4,11 @@
  * force, and the deferred job the strategy runs (mix_interrupt_randomness, or seed 004's
  * driver work item), with the accounting that proves every accepted hand-off ran once.
  *
- * An interrupt reads one way: irqchip (src/machine/irqchip.ts) → entry (src/machine/runtime.ts)
+ * An interrupt reads one way: irqchip (src/hw/irqchip.ts) → entry (src/machine/runtime.ts)
  * → this driver → the strategy's handoff() → a kernel object (src/kernel/) → back here in
  * `runDeferred` → the fast pool (fastpool.ts) and the input pool (inputpool.ts).
  *
- * Shared words (src/machine/layout.ts): CPU_DEFERRED (hand-offs accepted and not yet run) and
+ * Shared words (src/hw/layout.ts): CPU_DEFERRED (hand-offs accepted and not yet run) and
  * CPUF_HANDOFF_NS (clock of the pending hand-off); C_ACTIVE, C_TRIGGER, C_TEST (control); with
  * the driver payload, each CPU's request ring (MachineRegions.requestRings).
  *

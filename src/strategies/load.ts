@@ -12,8 +12,8 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { DeferralStrategy, StrategyClass } from '../api/types.js';
 import { StrategyLoadError } from '../errors.js';
-import type { StrategyRef } from '../machine/options.js';
 import { type CompiledStrategies, TS_EXT } from './compile.js';
+import type { StrategyRef } from './ref.js';
 import { instantiateBuiltin } from './registry.js';
 
 async function importModule(url: string): Promise<Record<string, unknown>> {

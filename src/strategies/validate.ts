@@ -6,10 +6,10 @@
  */
 import { fileURLToPath } from 'node:url';
 import { StrategyLoadError, StrategyOptionError, ValidationInterrupted } from '../errors.js';
-import type { StrategyRef } from '../machine/options.js';
 import { spawnWorker } from '../threads/spawn.js';
 import { instantiate, loadStrategyClass } from './load.js';
 import type { ValidateMessage, ValidateStartup } from './protocol.js';
+import type { StrategyRef } from './ref.js';
 
 /** How long loading and constructing the strategies may take (tsx compiles a .ts file: ~0.3 s). */
 export const VALIDATE_TIMEOUT_MS = 30_000;

@@ -1,5 +1,5 @@
 /**
- * timeline.json (`--timeline`): the threads' timeline rings (src/machine/timeline.ts), read after
+ * timeline.json (`--timeline`): the threads' timeline rings (src/hw/timeline.ts), read after
  * each trial, turned into a Chrome trace-event file (the JSON Object Format of the Trace Event
  * Format, which Perfetto UI and chrome://tracing open).
  *

@@ -1,6 +1,6 @@
 /**
- * The CLI as a script: `node dist/src/cli.js ARGS` (what bin/deferlab.js runs) or, from source,
- * `node --import tsx src/cli.ts ARGS`. The commands that boot machines run in a second process
+ * The CLI as a script: `node dist/src/main.js ARGS` (what bin/deferlab.js runs) or, from source,
+ * `node --import tsx src/main.ts ARGS`. The commands that boot machines run in a second process
  * with glibc's mmap threshold fixed (src/harness/malloc.ts: RSS over long sweeps), started once
  * their input is checked.
  */

@@ -5,12 +5,13 @@
  * --trials, --warmup, --sweep, --out, ...) are rejected before it starts (DEMO_RULES in
  * config/rules.ts; its --help lists what it takes).
  */
-import { type CliIo, sayStopped } from '../cli/main.js';
+
 import type { ResolvedConfig } from '../config/schema.js';
+import { machineOptions } from '../harness/options.js';
 import { Phase } from '../hw/layout.js';
 import { Machine } from '../machine/machine.js';
 import { builtinRef } from '../strategies/ref.js';
-import { machineOptions } from './options.js';
+import { type CliIo, sayStopped } from './main.js';
 
 export async function runDemo(config: ResolvedConfig, io: CliIo, signal: AbortSignal): Promise<number> {
   const opts = {
