@@ -22,7 +22,7 @@
  *
  * To use it outside this repository, copy the file and import the types from 'deferlab'.
  */
-import type { DeferralStrategy, Deferred, Kernel, StrategySetup, Work, Workqueue } from '../src/api/types.js';
+import type { DeferralStrategy, Deferred, Kernel, StrategySetup, Work, Workqueue } from 'deferlab';
 
 export default class AdaptiveStrategy implements DeferralStrategy {
   static readonly description =

@@ -24,7 +24,14 @@ for (const q of queues) {
     const burst = 2 + Math.floor(rnd() * 11);
     for (let i = 0; i < burst; i++) {
       const busy = rnd() < 0.3;
-      events.push({ t: q.t, cpu: q.cpu, irq: q.irq, name: q.name, comm: busy ? 'nginx' : 'swapper', tid: busy ? 2145 + q.cpu : 0 });
+      events.push({
+        t: q.t,
+        cpu: q.cpu,
+        irq: q.irq,
+        name: q.name,
+        comm: busy ? 'nginx' : 'swapper',
+        tid: busy ? 2145 + q.cpu : 0,
+      });
       q.t += 8_000 + Math.round(exp(6_000)); // rx-usecs 8 plus the packets' own spacing
     }
     q.t += Math.round(exp(400_000));

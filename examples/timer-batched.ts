@@ -13,7 +13,7 @@
  *
  * To use it outside this repository, copy the file and import the types from 'deferlab'.
  */
-import type { DeferralStrategy, Deferred, Kernel, StrategySetup, Timer } from '../src/api/types.js';
+import type { DeferralStrategy, Deferred, Kernel, StrategySetup, Timer } from 'deferlab';
 
 export default class TimerBatchedStrategy implements DeferralStrategy {
   static readonly description =

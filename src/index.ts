@@ -3,25 +3,8 @@
  * DeferralStrategy, Kernel, ... } from 'deferlab'`) and the conformance suite; the rest lets a
  * program run experiments and render reports itself.
  */
-export type {
-  AffinityScope,
-  Callback,
-  CpuView,
-  DeferralStrategy,
-  Deferred,
-  ExecContext,
-  IrqWork,
-  Kernel,
-  StrategyClass,
-  StrategySetup,
-  SystemWorkqueue,
-  Tasklet,
-  Timer,
-  Work,
-  Workqueue,
-  WorkqueueAttrs,
-} from './api/types.js';
-export { WORK_CPU_UNBOUND } from './api/types.js';
+// The plugin API: types, values and option helpers (src/api/index.ts).
+export * from './api/index.js';
 export { type ResolvedConfig, resolveConfig } from './config/schema.js';
 export * from './conformance/index.js';
 export { type RunHooks, runExperiment } from './harness/run.js';

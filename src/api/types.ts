@@ -17,6 +17,39 @@ export type ExecContext = 'hardirq' | 'softirq' | 'task';
 /** `queueWorkOn(WORK_CPU_UNBOUND, ...)`: let the workqueue choose (the local CPU for bound ones). */
 export const WORK_CPU_UNBOUND = -1;
 
+/**
+ * The softirq vectors, in the kernel's order (include/linux/interrupt.h), for `raiseSoftirq`:
+ * `k.raiseSoftirq(Softirq.Tasklet)`. Declared once: the machine reads these too.
+ */
+export const Softirq = {
+  Hi: 0,
+  Timer: 1,
+  NetTx: 2,
+  NetRx: 3,
+  Block: 4,
+  IrqPoll: 5,
+  Tasklet: 6,
+  Sched: 7,
+  Hrtimer: 8,
+  Rcu: 9,
+} as const;
+/** A softirq vector number (0..9). */
+export type SoftirqVector = (typeof Softirq)[keyof typeof Softirq];
+/** The vectors' kernel names, by number (HI, TIMER, ...). */
+export const SOFTIRQ_NAMES = [
+  'HI',
+  'TIMER',
+  'NET_TX',
+  'NET_RX',
+  'BLOCK',
+  'IRQ_POLL',
+  'TASKLET',
+  'SCHED',
+  'HRTIMER',
+  'RCU',
+] as const;
+export const NR_SOFTIRQS = SOFTIRQ_NAMES.length;
+
 /** Names of the kernel's system workqueues (include/linux/workqueue.h). */
 export type SystemWorkqueue =
   | 'system_wq' // bound, nice 0 (schedule_work_on)
@@ -160,7 +193,7 @@ export interface Kernel {
   irqWorkQueueOn(iw: IrqWork, cpu: number): boolean;
 
   /** raise_softirq on the local CPU (vector 0..9, kernel order: HI, TIMER, NET_TX, NET_RX, ...). */
-  raiseSoftirq(nr: number): void;
+  raiseSoftirq(nr: SoftirqVector): void;
 
   /** might_sleep(): throws the kernel's BUG when called from hardirq or softirq context. */
   mightSleep(): void;

@@ -200,32 +200,8 @@ export enum CpuFlag {
   NicPost = 64,
 }
 
-/** Softirq vectors, in the kernel's order (include/linux/interrupt.h). */
-export enum Softirq {
-  Hi = 0,
-  Timer = 1,
-  NetTx = 2,
-  NetRx = 3,
-  Block = 4,
-  IrqPoll = 5,
-  Tasklet = 6,
-  Sched = 7,
-  Hrtimer = 8,
-  Rcu = 9,
-}
-export const NR_SOFTIRQS = 10;
-export const SOFTIRQ_NAMES = [
-  'HI',
-  'TIMER',
-  'NET_TX',
-  'NET_RX',
-  'BLOCK',
-  'IRQ_POLL',
-  'TASKLET',
-  'SCHED',
-  'HRTIMER',
-  'RCU',
-];
+// Softirq vectors and their names: declared once in the plugin API (src/api/types.ts).
+export { NR_SOFTIRQS, SOFTIRQ_NAMES, Softirq } from '../api/types.js';
 
 // Per-CPU and global counters: ./counters.ts (re-exported here).
 

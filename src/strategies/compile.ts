@@ -23,6 +23,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { apiModuleUrl } from './api-resolver.js';
 import type { StrategyRef } from './ref.js';
 
 /** A TypeScript strategy file (what needs tsx or this compilation; load.ts uses it too). */
@@ -51,7 +52,12 @@ function workDir(): string {
  * list of files per process.
  */
 export function compileStrategies(refs: readonly StrategyRef[]): Promise<CompiledStrategies> {
-  const urls = [...new Set(refs.filter((r) => r.kind === 'file' && r.url && TS_EXT.test(r.url)).map((r) => r.url!))];
+  return compileFiles(refs.filter((r) => r.kind === 'file' && r.url && TS_EXT.test(r.url)).map((r) => r.url!));
+}
+
+/** The compiled modules of these TypeScript files' URLs (empty when esbuild cannot compile them). */
+export function compileFiles(files: readonly string[]): Promise<CompiledStrategies> {
+  const urls = [...new Set(files)];
   if (urls.length === 0) return Promise.resolve({});
   const key = urls.join('\n');
   let p = cache.get(key);
@@ -80,6 +86,15 @@ async function compile(urls: string[], n: number): Promise<CompiledStrategies> {
       banner: {
         js: "import { createRequire as __deferlabCreateRequire } from 'node:module'; const require = __deferlabCreateRequire(import.meta.url);",
       },
+      // 'deferlab' is deferlab's own plugin API, imported from where it is (api-resolver.ts).
+      plugins: [
+        {
+          name: 'deferlab-api',
+          setup(b) {
+            b.onResolve({ filter: /^deferlab$/ }, () => ({ path: apiModuleUrl(), external: true }));
+          },
+        },
+      ],
       logLevel: 'silent',
       write: true,
     });

@@ -12,20 +12,36 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { DeferralStrategy, StrategyClass } from '../api/types.js';
 import { StrategyLoadError } from '../errors.js';
-import { type CompiledStrategies, TS_EXT } from './compile.js';
+import { importsDeferlab, registerApiResolver } from './api-resolver.js';
+import { type CompiledStrategies, compileFiles, TS_EXT } from './compile.js';
 import type { StrategyRef } from './ref.js';
 import { instantiateBuiltin } from './registry.js';
 
 async function importModule(url: string): Promise<Record<string, unknown>> {
   let mod: Record<string, unknown>;
+  const file = url.startsWith('file:') ? fileURLToPath(url) : '';
+  if (file && existsSync(file) && importsDeferlab(await readFile(file, 'utf8'))) {
+    // A file loaded as CommonJS (tsx does so outside a "type": "module" package) is out of the
+    // module hooks' reach: compile it (compile.ts resolves 'deferlab' there); should that fail,
+    // the resolve hook serves an ES module.
+    const built = (await compileFiles([url]))[url];
+    if (built) return unwrap((await import(built)) as Record<string, unknown>);
+    registerApiResolver();
+  }
   if (TS_EXT.test(url)) {
     const { tsImport } = await import('tsx/esm/api');
     mod = (await tsImport(url, { parentURL: import.meta.url, tsconfig: false })) as Record<string, unknown>;
   } else {
     mod = (await import(url)) as Record<string, unknown>;
   }
-  // A .ts file outside a "type": "module" package is loaded as CommonJS: its exports arrive as
-  // the default export's properties. Look inside.
+  return unwrap(mod);
+}
+
+/**
+ * A .ts file outside a "type": "module" package is loaded as CommonJS: its exports arrive as
+ * the default export's properties. Look inside.
+ */
+function unwrap(mod: Record<string, unknown>): Record<string, unknown> {
   const keys = Object.keys(mod);
   if (keys.length === 1 && keys[0] === 'default' && mod.default && typeof mod.default === 'object') {
     return mod.default as Record<string, unknown>;
