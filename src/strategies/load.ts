@@ -143,12 +143,6 @@ export async function loadStrategyClass(
     mod = built ? await importModule(built).catch(() => importModule(url)) : await importModule(url);
   } catch (e) {
     const code = (e as { code?: string }).code;
-    if (/Cannot find (module|package) ['"]deferlab['"]/.test(String((e as Error)?.message))) {
-      throw new StrategyLoadError(
-        `${file}: failed to load: it imports a value from 'deferlab', which a file outside deferlab cannot resolve; ` +
-          "import only types (import type { ... } from 'deferlab'), and for WORK_CPU_UNBOUND write k.queueWork(wq, work) or -1",
-      );
-    }
     if (code === 'ERR_MODULE_NOT_FOUND' && !existsSync(file)) throw new StrategyLoadError(`${file}: file not found`);
     if (!TS_EXT.test(url)) {
       // Whatever the loader said (Node: "Unexpected token", with no place), a syntax error comes first.
