@@ -134,16 +134,20 @@ export function resolveNic(
       origins.name(mtu),
       `must be at most ${p.maxMtu}, the largest MTU ${p.name} takes`,
       o.mtu,
-      p.name === 'ixgbe' ? 'ixgbe jumbo frames stop at 9710' : `use --nic ipoib-cm for MTUs up to 65520`,
+      p.maxMtuAdvice,
     );
   if (p.moderation === 'itr' && o.rxFrames > 0)
     throw conflict(
-      `${origins.name(frames)} is not something ${p.name} has: ixgbe moderates by interval only (ixgbe_set_coalesce takes rx-usecs)`,
-      `drop ${origins.name(frames)}, or use ${origins.name(usecs)} (0 off, 1 adaptive, 2..1022 µs)`,
+      `${origins.name(frames)} is not something ${p.name} has: ${p.name} moderates by interval only (rx-usecs)`,
+      `drop ${origins.name(frames)}, or use ${origins.name(usecs)} (0 off, 1 adaptive, 2..${p.maxRxUsecs?.value ?? o.rxUsecs} µs)`,
       true,
     );
-  if (p.moderation === 'itr' && o.rxUsecs > 1022)
-    throw badOption(origins.name(usecs), 'must be at most 1022 µs on ixgbe (IXGBE_MAX_EITR)', o.rxUsecs);
+  if (p.maxRxUsecs && o.rxUsecs > p.maxRxUsecs.value)
+    throw badOption(
+      origins.name(usecs),
+      `must be at most ${p.maxRxUsecs.value} µs on ${p.name} (${p.maxRxUsecs.source})`,
+      o.rxUsecs,
+    );
   if (p.moderation === 'cq' && o.rxFrames > 1 && o.rxUsecs === 0)
     throw conflict(
       `${origins.name(frames)} ${o.rxFrames} with ${origins.name(usecs)} 0 would hold a message's last packets until more arrive, and in a ping-pong none do`,

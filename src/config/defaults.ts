@@ -8,9 +8,13 @@
  *   unboundWorkers  the CPU count
  * (the last two are {@link machineDefaults}' for the CPU count), and `cpus` defaults to the CPU count a given topology describes, if one is given.
  */
+
 import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
+import type { KernelName as KernelProfileName } from '../kernel/profiles.js';
 import { DEFAULT_KERNEL } from '../kernel/profiles.js';
+import { IDLE_POLICIES } from '../machine/cpuidle.js';
+import type { KthreadHosting as KthreadHostingName } from '../machine/options.js';
 import {
   DEFAULT_IDLE,
   DEFAULT_KTHREADS,
@@ -19,6 +23,8 @@ import {
   type TcpLatOptions,
 } from '../machine/options.js';
 import { DEFAULT_NIC, type NicOptions, type NicProfileName, nicOptions } from '../net/profiles.js';
+import type { FastPoolVariant as FastMixVariant } from '../random/fastpool.js';
+import type { NotifyPolicy } from '../shm/doorbell.js';
 import { builtinRef } from '../strategies/ref.js';
 import { DEFAULT_STRATEGY_SPECS } from './strategy-spec.js';
 
@@ -32,11 +38,10 @@ export type WorkloadKind = (typeof WORKLOAD_KINDS)[number];
 export const IRQ_PATTERNS = ['constant', 'poisson', 'bursts'] as const;
 export type IrqPattern = (typeof IRQ_PATTERNS)[number];
 
-/** `if-idle`: ring a doorbell only when its sleeper said it sleeps; `always`: every time. */
-export const NOTIFY_POLICIES = ['if-idle', 'always'] as const;
-export type NotifyPolicy = (typeof NOTIFY_POLICIES)[number];
-/** cpuidle policies (src/machine/idle.ts); `auto` picks one for the host (autoIdlePolicy). */
-export const IDLE_POLICY_NAMES = ['auto', 'haltpoll', 'poll', 'halt'] as const;
+/** `if-idle`: ring a doorbell only when its sleeper said it sleeps; `always`: every time (src/shm/doorbell.ts). */
+export { NOTIFY_POLICIES, type NotifyPolicy } from '../shm/doorbell.js';
+/** cpuidle policies (src/machine/cpuidle.ts); `auto` picks one for the host (autoIdlePolicy). */
+export const IDLE_POLICY_NAMES = ['auto', ...IDLE_POLICIES] as const;
 export type IdlePolicy = (typeof IDLE_POLICY_NAMES)[number];
 
 /**
@@ -114,16 +119,15 @@ export function autoIdle(cpus: number): Exclude<IdlePolicy, 'auto'> {
 export function autoIdleFreeCores(): number | undefined {
   return autoChoice?.freeCores;
 }
-/** Where bound kthreads run (src/machine/plan.ts). */
-export const KTHREAD_HOSTING_NAMES = ['thread', 'cpu'] as const;
-export type KthreadHostingName = (typeof KTHREAD_HOSTING_NAMES)[number];
-/** Kernel profiles (src/kernel/profiles.ts). */
-export const KERNEL_PROFILE_NAMES = ['6.9', '6.1', '5.15'] as const;
-export type KernelProfileName = (typeof KERNEL_PROFILE_NAMES)[number];
-
-/** random.c's fast_mix: `64` is the SipHash permutation, `32` the hsiphash one. */
-export const FAST_MIX_VARIANTS = ['64', '32'] as const;
-export type FastMixVariant = (typeof FAST_MIX_VARIANTS)[number];
+export { KERNEL_NAMES as KERNEL_PROFILE_NAMES, type KernelName as KernelProfileName } from '../kernel/profiles.js';
+// Each vocabulary is declared once, by its owner: where bound kthreads run (src/machine/options.ts),
+// the kernel profiles (src/kernel/profiles.ts), random.c's fast_mix variants: `64` is the SipHash
+// permutation, `32` the hsiphash one (src/random/fastpool.ts).
+export {
+  KTHREAD_HOSTINGS as KTHREAD_HOSTING_NAMES,
+  type KthreadHosting as KthreadHostingName,
+} from '../machine/options.js';
+export { FAST_POOL_VARIANTS as FAST_MIX_VARIANTS, type FastPoolVariant as FastMixVariant } from '../random/fastpool.js';
 
 const MiB = 2 ** 20;
 

@@ -6,7 +6,12 @@
  * user gave it (`--msg-size` rather than `workload.msgSize`). A field with no row here can only
  * be set in a config file.
  */
-import { LIMITS } from './defaults.js';
+import { DEFAULT_KERNEL, KERNEL_NAMES } from '../kernel/profiles.js';
+import { DEFAULT_KTHREADS, KTHREAD_HOSTINGS } from '../machine/options.js';
+import { DEFAULT_NIC, NIC_PROFILES } from '../net/profiles.js';
+import { FAST_POOL_VARIANTS } from '../random/fastpool.js';
+import { NOTIFY_POLICIES } from '../shm/doorbell.js';
+import { IDLE_POLICY_NAMES, LIMITS } from './defaults.js';
 import { BUILTIN_STRATEGY_NAMES } from './strategy-spec.js';
 
 export interface ConfigFlag {
@@ -197,8 +202,8 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     value: 'PROFILE',
     example: 'ixgbe',
     help: "tcp_lat's network: the NIC profile both ends use (MTU, link rate, NAPI weight, moderation)",
-    accepts: 'ipoib-cm, ipoib-ud, ixgbe (see docs/cli.md, "Network path")',
-    default: 'ipoib-cm',
+    accepts: `${NIC_PROFILES.join(', ')} (see docs/cli.md, "Network path")`,
+    default: DEFAULT_NIC,
   },
   {
     flag: '--mtu',
@@ -331,7 +336,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     value: 'POLICY',
     example: 'always',
     help: "when a producer rings a sleeper's doorbell",
-    accepts: 'if-idle, always',
+    accepts: NOTIFY_POLICIES.join(', '),
     default: 'if-idle',
   },
   {
@@ -358,7 +363,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     value: 'BITS',
     example: '32',
     help: 'fast_mix variant: 64 (SipHash) or 32 (hsiphash)',
-    accepts: '64, 32',
+    accepts: FAST_POOL_VARIANTS.join(', '),
     default: '64',
   },
   {
@@ -385,7 +390,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     value: 'POLICY',
     example: 'halt',
     help: 'how an idle CPU waits: haltpoll polls through short idle periods and sleeps through long ones (the cpuidle-haltpoll governor), poll never sleeps (idle=poll), halt always sleeps (every wake-up a host futex wake); auto: poll when the host has a core free for every emulated CPU (measured just before the run), else halt',
-    accepts: 'auto, haltpoll, poll, halt',
+    accepts: IDLE_POLICY_NAMES.join(', '),
     default: 'auto',
   },
   {
@@ -394,8 +399,8 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     value: 'HOSTING',
     example: 'cpu',
     help: "where kworker/n and ksoftirqd/n run: thread (threads of their own: every switch into one is a host futex wake) or cpu (on CPU n's thread: a same-thread switch)",
-    accepts: 'thread, cpu',
-    default: 'cpu',
+    accepts: KTHREAD_HOSTINGS.join(', '),
+    default: DEFAULT_KTHREADS,
   },
   {
     flag: '--kernel',
@@ -403,8 +408,8 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     value: 'VERSION',
     example: '5.15',
     help: "the kernel profile: 5.15 (seed 000's: CFS, ksoftirqd_running() defers softirqs), 6.1 (the same rules), 6.9 (EEVDF, WQ_BH); 'deferlab list' describes them",
-    accepts: '6.9, 6.1, 5.15',
-    default: '6.9',
+    accepts: KERNEL_NAMES.join(', '),
+    default: DEFAULT_KERNEL,
   },
   {
     flag: '--watchdog',

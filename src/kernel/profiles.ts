@@ -16,8 +16,9 @@
  */
 import type { SoftirqRules } from './softirq.js';
 
-export type KernelName = '5.15' | '6.1' | '6.9';
-export const KERNEL_NAMES: readonly KernelName[] = ['5.15', '6.1', '6.9'];
+/** The kernel profiles, newest first, declared once (the CLI, the config and `deferlab list` read them). */
+export const KERNEL_NAMES = ['6.9', '6.1', '5.15'] as const;
+export type KernelName = (typeof KERNEL_NAMES)[number];
 /** The default kernel: 6.9, the model the lab had before profiles (EEVDF, WQ_BH). */
 export const DEFAULT_KERNEL: KernelName = '6.9';
 

@@ -5,7 +5,7 @@
  */
 
 /** The idle policies, declared once: the CLI, the config and the help read this list. */
-export const IDLE_POLICIES = ['poll', 'halt', 'haltpoll'] as const;
+export const IDLE_POLICIES = ['haltpoll', 'poll', 'halt'] as const;
 export type IdlePolicyName = (typeof IDLE_POLICIES)[number];
 
 /** guest_halt_poll_ns (drivers/cpuidle/governors/haltpoll.c): the longest poll, 200 µs. */

@@ -36,8 +36,8 @@ export interface IdleOptions {
  * and a woken kthread needs no host core of its own, which under `--idle poll` on a host with a
  * core per emulated CPU it would wait milliseconds for (docs/architecture.md, "Idle").
  */
-export type KthreadHosting = 'thread' | 'cpu';
-export const KTHREAD_HOSTINGS: readonly KthreadHosting[] = ['thread', 'cpu'];
+export const KTHREAD_HOSTINGS = ['thread', 'cpu'] as const;
+export type KthreadHosting = (typeof KTHREAD_HOSTINGS)[number];
 export const DEFAULT_KTHREADS: KthreadHosting = 'cpu';
 
 /** The default idle policy (see docs/architecture.md, "Idle", for the measurement behind it). */

@@ -10,8 +10,9 @@
  * else on the path (copies, checksums, NAPI, TCP's ACKs, the hand-offs) is run and measured.
  */
 
-export type NicProfileName = 'ipoib-cm' | 'ipoib-ud' | 'ixgbe';
-export const NIC_PROFILES: readonly NicProfileName[] = ['ipoib-cm', 'ipoib-ud', 'ixgbe'];
+/** The NIC profiles, declared once: the CLI, the config, the checks and the help read this list. */
+export const NIC_PROFILES = ['ipoib-cm', 'ipoib-ud', 'ixgbe'] as const;
+export type NicProfileName = (typeof NIC_PROFILES)[number];
 export const DEFAULT_NIC: NicProfileName = 'ipoib-cm';
 
 /** IPv4 (20) + TCP with timestamps (32): a segment's payload is MTU − 52 (the MSS). */
@@ -59,6 +60,10 @@ export interface NicProfile {
   rxChecksumSoftware: boolean;
   /** The sender computes checksums in software (while it copies the payload). */
   txChecksumSoftware: boolean;
+  /** What to suggest when an MTU above maxMtu is asked for. */
+  maxMtuAdvice: string;
+  /** The largest rx-usecs the driver takes ('itr': its EITR limit), with its source. */
+  maxRxUsecs?: { value: number; source: string };
   /** Where each value comes from. */
   sources: string;
 }
@@ -69,6 +74,7 @@ export const NIC_PROFILE: Record<NicProfileName, NicProfile> = {
     summary: 'IPoIB connected mode on a ConnectX-3 (mlx4), 4X QDR: MTU 65520, 32 Gb/s data, no CQ moderation',
     mtu: 65520,
     maxMtu: 65520,
+    maxMtuAdvice: 'IPOIB_CM_MTU is the largest IPoIB MTU',
     linkGbps: 32,
     encapBytes: 4,
     linkMtu: 2048,
@@ -89,6 +95,7 @@ export const NIC_PROFILE: Record<NicProfileName, NicProfile> = {
     summary: 'IPoIB datagram mode on a ConnectX-3 (mlx4), IB MTU 2048: MTU 2044, 32 Gb/s data, no CQ moderation',
     mtu: 2044,
     maxMtu: 4092,
+    maxMtuAdvice: 'use --nic ipoib-cm for MTUs up to 65520',
     linkGbps: 32,
     encapBytes: 4,
     linkMtu: 2048,
@@ -109,6 +116,8 @@ export const NIC_PROFILE: Record<NicProfileName, NicProfile> = {
     summary: 'Intel 82599 10GbE (ixgbe): MTU 1500, 10 Gb/s, adaptive ITR (rx-usecs 1)',
     mtu: 1500,
     maxMtu: 9710,
+    maxMtuAdvice: 'ixgbe jumbo frames stop at 9710',
+    maxRxUsecs: { value: 1022, source: 'IXGBE_MAX_EITR' },
     linkGbps: 10,
     encapBytes: 0,
     linkMtu: Number.POSITIVE_INFINITY,

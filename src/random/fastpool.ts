@@ -111,7 +111,8 @@ export const MIX_INFLIGHT = 1 << 31;
 export const DEFAULT_MIX_TRIGGER = 1024;
 
 /** '64' = CONFIG_64BIT (SipHash permutation, 64-bit longs); '32' = HalfSipHash, 32-bit longs. */
-export type FastPoolVariant = '64' | '32';
+export const FAST_POOL_VARIANTS = ['64', '32'] as const;
+export type FastPoolVariant = (typeof FAST_POOL_VARIANTS)[number];
 
 const TWO_32 = 4294967296;
 

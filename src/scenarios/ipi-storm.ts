@@ -8,6 +8,7 @@
  * Both policies run on one machine, trials interleaved (always, if-idle, always, ...): the
  * policy is a word the main thread switches between trials.
  */
+
 import { join } from 'node:path';
 import { sayStopped } from '../cli/main.js';
 import type { CommandRules, FixedSetting } from '../config/rules.js';
@@ -19,6 +20,7 @@ import { makeDirs } from '../report/run/outdir.js';
 import { TRACING_OFF_NOTE } from '../report/run/table.js';
 import { writeFileAtomic } from '../report/run/write.js';
 import { compare } from '../report/statistics/interval.js';
+import type { NotifyPolicy } from '../shm/doorbell.js';
 import { setCrossCpuPolicy } from '../workloads/cross-cpu.js';
 import {
   effect,
@@ -99,7 +101,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 interface Trial {
-  policy: 'always' | 'if-idle';
+  policy: NotifyPolicy;
   items: number;
   ipis: number;
   seconds: number;
@@ -142,7 +144,7 @@ export async function runIpiStorm(
   const m = await Machine.boot(opts);
   const w = opts.workload;
   if (w.kind !== 'cross_cpu') throw new Error('ipi-storm: the workload is not cross_cpu');
-  const setPolicy = (p: 'always' | 'if-idle') => setCrossCpuPolicy(m.i32, m.R.workload, w, p);
+  const setPolicy = (p: NotifyPolicy) => setCrossCpuPolicy(m.i32, m.R.workload, w, p);
   const trials: Trial[] = [];
   let status = 0;
   let error: string | undefined;

@@ -41,7 +41,9 @@ const SPURIOUS = LINE_WORDS + 3;
 const AWAKE = 0;
 const SLEEPING = 1;
 
-export type NotifyPolicy = 'if-idle' | 'always';
+/** The notify policies, declared once (the CLI, the config and the cross-CPU workload read them). */
+export const NOTIFY_POLICIES = ['if-idle', 'always'] as const;
+export type NotifyPolicy = (typeof NOTIFY_POLICIES)[number];
 
 export interface DoorbellStats {
   sent: number;

@@ -34,6 +34,7 @@ import type { IrqWork } from '../api/types.js';
 import { GlobalCounter, Phase, Softirq } from '../hw/layout.js';
 import { St } from '../hw/trace.js';
 import type { HostedTask } from '../kernel/task.js';
+import type { NotifyPolicy } from '../shm/doorbell.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuHost, Workload, WorkloadAttachment } from './workload.js';
@@ -48,7 +49,7 @@ export interface CrossCpuOptions {
   kind: 'cross_cpu';
   producers: number[];
   consumers: number[];
-  policy: 'always' | 'if-idle';
+  policy: NotifyPolicy;
   /** Busy work a producer does per item (ns): sets the offered load. */
   produceNs: number;
   /** Busy work a consumer does per item (ns). */
@@ -179,7 +180,7 @@ export function setCrossCpuPolicy(
   i32: Int32Array,
   regions: Record<string, number>,
   w: CrossCpuOptions,
-  policy: 'always' | 'if-idle',
+  policy: NotifyPolicy,
 ): void {
   const base = regions['xcpu:state'];
   Atomics.store(i32, base + XCPU_POLICY_WORD, policy === 'if-idle' ? IF_IDLE : 0);
