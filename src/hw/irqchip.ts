@@ -16,9 +16,23 @@
  * silently. (NIC interrupts do not come through here: the CPU's owner evaluates its NIC itself,
  * src/net/nic.ts.)
  */
+
 import type { Doorbell, NotifyPolicy } from '../shm/doorbell.js';
+import { getTime, putTime } from '../shm/layout.js';
 import { type MpscRing, SpscRing } from '../shm/ring.js';
-import { CPU_FLAGS, CPU_OWNER, CPU_WORDS, CpuFlag, GlobalCounter, IRQ_RECORD_WORDS } from './layout.js';
+import {
+  ARR_R_DUE,
+  ARR_R_IRQ,
+  CPU_FLAGS,
+  CPU_OWNER,
+  CPU_WORDS,
+  CpuFlag,
+  GlobalCounter,
+  IRQ_R_ARG,
+  IRQ_R_TIME,
+  IRQ_R_VECTOR,
+  IRQ_RECORD_WORDS,
+} from './layout.js';
 
 /** Interrupt vectors in IRQ ring records. */
 export enum Vector {
@@ -32,8 +46,6 @@ export enum Vector {
   /** A NIC's send-completion vector (timeline records only, as Net). */
   NetTx = 4,
 }
-
-const TWO_32 = 4294967296;
 
 export class IrqChip {
   constructor(
@@ -62,10 +74,9 @@ export class IrqChip {
       return false;
     }
     const i32 = this.i32;
-    i32[idx] = vector;
-    i32[idx + 1] = arg;
-    i32[idx + 2] = (nowNs % TWO_32) | 0;
-    i32[idx + 3] = Math.floor(nowNs / TWO_32);
+    i32[idx + IRQ_R_VECTOR] = vector;
+    i32[idx + IRQ_R_ARG] = arg;
+    putTime(i32, idx + IRQ_R_TIME, nowNs);
     ring.publish();
     this.flag(cpu, CpuFlag.IrqPending);
     return true;
@@ -88,7 +99,7 @@ export class IrqChip {
 
 /** Decode a record's raise time. */
 export function recordTime(i32: Int32Array, idx: number): number {
-  return (i32[idx + 2] >>> 0) + i32[idx + 3] * TWO_32;
+  return getTime(i32, idx + IRQ_R_TIME);
 }
 
 export { IRQ_RECORD_WORDS };
@@ -130,9 +141,8 @@ export class Arrivals {
     if (idx < 0) return ARRIVAL_FULL;
     const wasEmpty = ring.length() === 0;
     const i32 = this.i32;
-    i32[idx] = (dueNs % TWO_32) | 0;
-    i32[idx + 1] = Math.floor(dueNs / TWO_32);
-    i32[idx + 2] = irq;
+    putTime(i32, idx + ARR_R_DUE, dueNs);
+    i32[idx + ARR_R_IRQ] = irq;
     ring.publish();
     return wasEmpty ? ARRIVAL_FIRST : ARRIVAL_QUEUED;
   }
@@ -145,7 +155,7 @@ export class Arrivals {
 
   /** The due time (ns) of the arrival record at `idx`. */
   dueOf(idx: number): number {
-    return (this.i32[idx] >>> 0) + this.i32[idx + 1] * TWO_32;
+    return getTime(this.i32, idx + ARR_R_DUE);
   }
 
   /** Consumer: the oldest arrival's record index when it is due at `now`, else -1. Read its

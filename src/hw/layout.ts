@@ -34,6 +34,10 @@ export * from './timeline-layout.js';
 export const IRQ_RING_CAPACITY = 8192;
 /** Words per interrupt record: vector, arg, raise time low 32 bits, raise time high bits. */
 export const IRQ_RECORD_WORDS = 4;
+/** An interrupt record's fields: its vector, its argument, its raise time (two words, putTime). */
+export const IRQ_R_VECTOR = 0;
+export const IRQ_R_ARG = 1;
+export const IRQ_R_TIME = 2;
 /**
  * Device-interrupt arrivals a CPU's arrival ring holds: the irq thread publishes each CPU's
  * arrivals ARRIVAL_HORIZON_NS ahead (src/machine/irq-thread.ts); 16384 holds 4 ms of a 4M/s
@@ -42,6 +46,9 @@ export const IRQ_RECORD_WORDS = 4;
 export const ARRIVAL_RING_CAPACITY = 16384;
 /** Words per arrival record: due time low 32 bits, due time high bits, irq number. */
 export const ARRIVAL_RECORD_WORDS = 3;
+/** An arrival record's fields: its due time (two words, putTime), its irq number. */
+export const ARR_R_DUE = 0;
+export const ARR_R_IRQ = 2;
 
 // ---------------------------------------------------------------------------------------------
 // Control: one region, written by the main thread.

@@ -9,10 +9,12 @@
  * the random driver's `interrupt()` → the strategy's handoff() → a kernel object → irq_exit
  * (softirqs) → the deferred job, wherever the strategy put it → `driver.runDeferred()`.
  */
+
 import type { DeferralStrategy, IrqWork, Kernel, StrategySetup } from '../api/types.js';
 import { nowNs } from '../clock.js';
 import { Arrivals, IrqChip, recordTime, Vector } from '../hw/irqchip.js';
 import {
+  ARR_R_IRQ,
   C_EPOCH,
   C_PHASE,
   C_STOP,
@@ -27,6 +29,8 @@ import {
   CpuFlag,
   genEnter,
   genExit,
+  IRQ_R_ARG,
+  IRQ_R_VECTOR,
   type MachineRegions,
   Phase,
   Softirq,
@@ -369,8 +373,8 @@ export class Runtime {
     for (;;) {
       const idx = ring.peek();
       if (idx < 0) return;
-      const vector = i32[idx];
-      const arg = i32[idx + 1];
+      const vector = i32[idx + IRQ_R_VECTOR];
+      const arg = i32[idx + IRQ_R_ARG];
       const raised = recordTime(i32, idx);
       const t = ctx.now();
       ctx.timeline.begin(TlWhat.Irq, c, vector, arg, t);
@@ -407,9 +411,9 @@ export class Runtime {
     // One clock read per arrival: a handler's end is the next one's start.
     let t = now;
     do {
-      ctx.timeline.begin(TlWhat.Irq, c, Vector.Device, i32[idx + 2], t);
+      ctx.timeline.begin(TlWhat.Irq, c, Vector.Device, i32[idx + ARR_R_IRQ], t);
       tr.record(St.IrqEntry, t - arr.dueOf(idx));
-      this.driver.interrupt(i32[idx + 2], t);
+      this.driver.interrupt(i32[idx + ARR_R_IRQ], t);
       // Released once handled, like an IRQ ring record: the drain cannot miss it meanwhile.
       arr.release(c);
       const end = ctx.now();

@@ -87,18 +87,12 @@ export const L_SENT = 2;
 export const L_READ = 3;
 export const L_BAD = 4;
 
-export const TWO_32 = 4294967296;
+// Times in two words: the shared memory's convention (src/shm/layout.ts).
+export { getTime, putTime, TWO_32 } from '../shm/layout.js';
 
-/** Write a time (ns) as two words at `idx`. */
-export function putTime(i32: Int32Array, idx: number, t: number): void {
-  i32[idx] = (t % TWO_32) | 0;
-  i32[idx + 1] = Math.floor(t / TWO_32);
-}
-
-/** Read a time (ns) written by {@link putTime}. */
-export function getTime(i32: Int32Array, idx: number): number {
-  return (i32[idx] >>> 0) + i32[idx + 1] * TWO_32;
-}
+/** A NIC event record (send completions, ACKs on the wire): its due time, then the bytes it carries. */
+export const EV_DUE = 0;
+export const EV_BYTES = 2;
 
 /** Region names. */
 export const nicRegion = 'net:nic';

@@ -35,6 +35,8 @@ import type { Softirqs } from '../kernel/softirq.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
 import {
+  EV_BYTES,
+  EV_DUE,
   getTime,
   L_POLLED,
   L_SEGS,
@@ -168,8 +170,8 @@ export class Nic {
     const ring = this.txc[c];
     const idx = ring.claim();
     if (idx >= 0) {
-      putTime(this.ctx.i32, idx, due);
-      this.ctx.i32[idx + 2] = ipBytes;
+      putTime(this.ctx.i32, idx + EV_DUE, due);
+      this.ctx.i32[idx + EV_BYTES] = ipBytes;
       ring.publish();
     } else {
       Atomics.add(this.ctx.i32, this.ctx.R.globalCounters + GlobalCounter.net_events_dropped, 1);
@@ -220,7 +222,7 @@ export class Nic {
   /** The earliest send completion waiting on CPU `c` (+Infinity: none). */
   private firstTx(c: number): number {
     const idx = this.txc[c].peek();
-    return idx < 0 ? Number.POSITIVE_INFINITY : getTime(this.ctx.i32, idx);
+    return idx < 0 ? Number.POSITIVE_INFINITY : getTime(this.ctx.i32, idx + EV_DUE);
   }
 
   /**
@@ -375,8 +377,8 @@ export class Nic {
       return;
     }
     const due = now + this.ackWireNs;
-    putTime(this.ctx.i32, idx, due);
-    this.ctx.i32[idx + 2] = bytes;
+    putTime(this.ctx.i32, idx + EV_DUE, due);
+    this.ctx.i32[idx + EV_BYTES] = bytes;
     ring.publish();
     this.ctx.count(CpuCounter.tcp_acks_sent);
     this.posted(c, s.ackCpu, due, TCP_IP_HEADER_BYTES);
@@ -407,9 +409,9 @@ export class Nic {
     let n = 0;
     while (n < limit) {
       const idx = ring.peek();
-      if (idx < 0 || getTime(i32, idx) > now) break;
+      if (idx < 0 || getTime(i32, idx + EV_DUE) > now) break;
       i32[this.w(c, N_TX_PKTS)]++;
-      i32[this.w(c, N_TX_BYTES)] += i32[idx + 2];
+      i32[this.w(c, N_TX_BYTES)] += i32[idx + EV_BYTES];
       ring.release();
       n++;
     }

@@ -19,6 +19,7 @@
  * the ring (possible only when another CPU runs the work: an unbound worker) is served by that
  * run but timed to the next one: overstated by a period, never understated.
  */
+
 import type { DeferralStrategy, Deferred, Kernel } from '../api/types.js';
 import {
   C_ACTIVE,
@@ -35,6 +36,7 @@ import {
 import { TlWhat } from '../hw/timeline.js';
 import { St } from '../hw/trace.js';
 import type { CpuContext } from '../kernel/context.js';
+import { getTime, putTime } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
 import { FAST_POOL_WORDS, FastPool, type FastPoolVariant, initFastPool } from './fastpool.js';
 import { INPUT_POOL_WORDS, InputPool } from './inputpool.js';
@@ -58,6 +60,8 @@ export type PayloadOptions =
 export const REQUEST_RING_CAPACITY = 8192;
 /** Words per request record: request time low 32 bits, request time high bits. */
 export const REQUEST_RECORD_WORDS = 2;
+/** A request record's one field: the request's time (two words, putTime). */
+export const REQ_R_TIME = 0;
 
 /**
  * random.c's shared regions (src/hw/layout.ts, RegionDecl): a fast pool per CPU
@@ -98,7 +102,6 @@ export function initRandom(
 
 /** instruction_pointer() analogue: a base address plus the irq number. */
 const IP_BASE = 0xffff_8000_0100_0;
-const TWO_32 = 2 ** 32;
 /** A driver request that waits longer than this for its work is slow: 1 ms, seed 004's scale. */
 export const DEFAULT_SLOW_REQUEST_NS = 1_000_000;
 
@@ -199,8 +202,7 @@ export class RandomDriver {
       return;
     }
     const i32 = this.ctx.i32;
-    i32[idx] = (t % TWO_32) | 0;
-    i32[idx + 1] = Math.floor(t / TWO_32);
+    putTime(i32, idx + REQ_R_TIME, t);
     ring.publish(); // publishes the time; pairs with the run's peek()
   }
 
@@ -211,7 +213,7 @@ export class RandomDriver {
     if (!ring) return;
     const i32 = ctx.i32;
     for (let idx = ring.peek(); idx >= 0; idx = ring.peek()) {
-      this.requestServed(t0 - ((i32[idx] >>> 0) + i32[idx + 1] * TWO_32));
+      this.requestServed(t0 - getTime(i32, idx + REQ_R_TIME));
       ring.release();
     }
   }

@@ -111,3 +111,17 @@ export function regionBase(map: RegionMap, name: string): number {
   if (!r) throw new Error(`shm region "${name}" was not reserved`);
   return r.base;
 }
+
+/** 2^32: a time (ns, up to 2^53) is stored as two Int32 words, low then high (putTime). */
+export const TWO_32 = 4294967296;
+
+/** Write a time (ns) as two words at `idx`: low 32 bits, then the high bits. */
+export function putTime(i32: Int32Array, idx: number, t: number): void {
+  i32[idx] = (t % TWO_32) | 0;
+  i32[idx + 1] = Math.floor(t / TWO_32);
+}
+
+/** Read a time (ns) written by {@link putTime}. */
+export function getTime(i32: Int32Array, idx: number): number {
+  return (i32[idx] >>> 0) + i32[idx + 1] * TWO_32;
+}

@@ -35,7 +35,7 @@ import { GlobalCounter, Phase, Softirq } from '../hw/layout.js';
 import { St } from '../hw/trace.js';
 import type { HostedTask } from '../kernel/task.js';
 import type { NotifyPolicy } from '../shm/doorbell.js';
-import { LINE_WORDS } from '../shm/layout.js';
+import { getTime, LINE_WORDS, putTime } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
 import type { CpuHost, Workload, WorkloadAttachment } from './workload.js';
 
@@ -60,6 +60,10 @@ export interface CrossCpuOptions {
 
 const RING_CAPACITY = 4096;
 const REC = 4;
+/** An item's fields: the producing CPU, its sequence number, the time it was queued (two words). */
+const ITEM_CPU = 0;
+const ITEM_SEQ = 1;
+const ITEM_TIME = 2;
 const FLAG = 0;
 /** Word of "xcpu:state" holding the policy in force (see the legend). */
 export const XCPU_POLICY_WORD = 1;
@@ -68,7 +72,6 @@ export function xcpuFlagWord(stateBase: number, cpu: number): number {
   return stateBase + cpu * LINE_WORDS + FLAG;
 }
 const IF_IDLE = 1;
-const TWO_32 = 4294967296;
 
 export function crossRegions(w: CrossCpuOptions, cpus: number): Record<string, number> {
   const r: Record<string, number> = { 'xcpu:state': LINE_WORDS * cpus };
@@ -141,10 +144,9 @@ class Producer implements HostedTask {
         continue;
       }
       const t = rt.now();
-      i32[idx] = rt.cpu;
-      i32[idx + 1] = this.seq++;
-      i32[idx + 2] = (t % TWO_32) | 0;
-      i32[idx + 3] = Math.floor(t / TWO_32);
+      i32[idx + ITEM_CPU] = rt.cpu;
+      i32[idx + ITEM_SEQ] = this.seq++;
+      putTime(i32, idx + ITEM_TIME, t);
       ring.publish();
       rt.globalCount(GlobalCounter.items_produced);
       if (Atomics.load(i32, this.policyWord) !== IF_IDLE || Atomics.load(i32, this.flag(cons)) === 1)
@@ -210,7 +212,7 @@ function crossAttach(rt: CpuHost, w: CrossCpuOptions): WorkloadAttachment {
       for (let n = 0; n < w.budget; n++) {
         const idx = ring.peek();
         if (idx < 0) break;
-        const t = (i32[idx + 2] >>> 0) + i32[idx + 3] * TWO_32;
+        const t = getTime(i32, idx + ITEM_TIME);
         ring.release();
         burn(r, w.consumeNs);
         r.pollIrq(); // hard interrupts (a producer's IPI) arrive between items, as in the kernel
