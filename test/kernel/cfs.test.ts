@@ -4,10 +4,10 @@
  * min_granularity 1.5 ms, wakeup_granularity 2 ms; a sleeper's credit is 12 / 2 = 6 ms.
  */
 import { describe, expect, it } from 'vitest';
-import { SchedPolicy, TaskState } from '../../src/hw/layout.js';
+import { SchedPolicy, SchedPolicy, TaskState, TaskState } from '../../src/hw/layout.js';
 import type { CfsPolicy } from '../../src/kernel/sched/cfs.js';
 import { T_STATE, T_WAKEUPS, TF_VRUNTIME } from '../../src/kernel/sched/rq.js';
-import { cpu0Queue } from './helpers.js';
+import { cpu0Queue, hogAndWaker } from './helpers.js';
 
 const MS = 1_000_000;
 
@@ -22,7 +22,12 @@ function running(at: number) {
 }
 
 /** Make `task` a sleeping nice-`nice` task that has run before, with vruntime `v`. */
-function sleeper(q: ReturnType<typeof running>, task: number, nice: number, v: number): void {
+function sleeper(
+  q: Pick<ReturnType<typeof cpu0Queue>, 'rqs' | 'k' | 'f64'>,
+  task: number,
+  nice: number,
+  v: number,
+): void {
   q.rqs.initTask(task, 0, SchedPolicy.Normal, nice, 0);
   q.k.mem.i32[q.rqs.tw(task, T_WAKEUPS)] = 1;
   q.f64[q.rqs.tf(task, TF_VRUNTIME)] = v;
@@ -194,5 +199,44 @@ describe('tick share by weight, both policies (a loop of ticks, no threads)', ()
   it.each(['eevdf', 'cfs'] as const)('%s: two nice 0 tasks split evenly', (sched) => {
     const [a, b] = share(sched, 0, 0, 1_000);
     expect(Math.abs(a - b), `${a} : ${b}`).toBeLessThanOrEqual(10);
+  });
+});
+
+describe('seed 004 on CFS (5.15): a nice −20 hog and a nice-0 task woken beside it (issue 24)', () => {
+  // Worked by hand from fair.c (5.15): update_curr() advances the hog's vruntime by
+  // delta · 1024 / 88761 (11.5 µs a ms); place_entity(cfs_rq, se, 0) puts a waking task at
+  // max(se->vruntime, min_vruntime − sysctl_sched_latency / 2) (GENTLE_FAIR_SLEEPERS: 6 ms on 2
+  // CPUs); check_preempt_wakeup() preempts when wakeup_preempt_entity(curr, se) == 1, i.e.
+  // curr->vruntime − se->vruntime > wakeup_gran(se) (2 ms at nice 0 on 2 CPUs).
+  it('a task that slept while the hog ran is placed 6 ms behind min_vruntime and preempts the hog at once', () => {
+    const q = cpu0Queue({ sched: 'cfs', cpus: 2, hz: 1000 });
+    const { rqs, f64, a: hog, b: waker } = q;
+    const cfs = rqs.fair as CfsPolicy;
+    q.run(hog, SchedPolicy.Normal, -20, 0, 0, true);
+    expect(q.schedule(0)).toBe(hog);
+    q.tick(1000 * MS); // a second of the hog alone: min_vruntime 11.54 ms
+    expect(cfs.minVruntime(0)).toBeCloseTo((1000 * MS * 1024) / 88761, 3);
+    sleeper(q, waker, 0, 0); // asleep since vruntime 0
+    expect(q.wake(waker, 1000 * MS)).toBe(2);
+    expect(f64[rqs.tf(waker, TF_VRUNTIME)]).toBeCloseTo(cfs.minVruntime(0) - 6 * MS, 3);
+    expect(q.schedule(1000 * MS)).toBe(waker);
+  });
+
+  /** Every 5 ms the waker runs 20 µs (seed 004's driver work): 300 cycles at HZ 1000. */
+  const cycles = (handoffNs: number) =>
+    hogAndWaker({ sched: 'cfs', hz: 1000, handoffNs, periodNs: 5 * MS, workNs: 20_000, cycles: 300 }).slice(100);
+
+  it('in steady state every wake-up preempts the hog: 20 µs of work a period keeps the task behind', () => {
+    const c = cycles(0);
+    expect(c.filter((x) => x.woke !== 2)).toEqual([]);
+    expect(Math.max(...c.map((x) => x.waitNs))).toBe(0);
+  });
+
+  it("the same when each context switch's thread takes the CPU 300 µs after the pick (the lab's host hand-off)", () => {
+    // Before the fix the task was charged 320 µs a run, more than the hog's 57.7 µs of vruntime
+    // a period: it drifted ahead of min_vruntime, never preempted, and waited ~25 ms.
+    const c = cycles(300_000);
+    expect(c.filter((x) => x.woke !== 2)).toEqual([]);
+    expect(Math.max(...c.map((x) => x.waitNs))).toBe(0);
   });
 });

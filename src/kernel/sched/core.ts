@@ -54,6 +54,18 @@ export class Scheduler {
   }
 
   /**
+   * finish_task_switch(): `task`'s thread has just taken CPU `cpu` (it found itself owner); its
+   * run time counts from now, not from the pick (RunQueues.switchedIn: the hand-off between
+   * threads is steal time). Context: the thread that now owns `cpu`, before it runs the task.
+   */
+  finishTaskSwitch(cpu: number, task: number): void {
+    const now = this.ctx.now();
+    this.rqs.lock(cpu);
+    this.rqs.switchedIn(cpu, task, now);
+    this.rqs.unlock(cpu);
+  }
+
+  /**
    * The current task goes to sleep unless `recheck()` (evaluated after the state is stored, so a
    * concurrent wake-up is never lost: the prepare_to_wait / schedule pattern).
    * Returns true when it slept (gave the CPU away).

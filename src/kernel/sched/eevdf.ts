@@ -7,13 +7,14 @@
  *     past its deadline gets a new one and, with another task queued, the CPU is rescheduled;
  *     base_slice is 0.75 ms scaled by the CPU count as the kernel's update_sysctl() does;
  *   - lag kept across sleep (vlag = V − vruntime at dequeue, clamped to the kernel's
- *     ±calc_delta_fair(max(2 · slice, TICK_NSEC)), update_entity_lag), restored at wakeup;
+ *     ±calc_delta_fair(max(2 · slice, TICK_NSEC)), update_entity_lag), restored at wakeup
+ *     scaled by (W + w) / W as place_entity() does (PLACE_LAG), none on an empty queue;
  *   - wakeup preemption when the woken task is the one EEVDF would pick now;
  *   - RUN_TO_PARITY (on in 6.6–6.11): a running task that is still eligible and has not got a
  *     new deadline since it was picked is picked again, so a wakeup does not preempt it.
- * Differences: lag is not scaled by the queue weight at placement (PLACE_LAG's (W + w)/W);
- * no PLACE_DEADLINE_INITIAL, no NEXT_BUDDY; slices end only at ticks and wakeups, as in a
- * kernel without HRTICK.
+ * Differences: no PLACE_DEADLINE_INITIAL, no NEXT_BUDDY; slices end only at ticks and wakeups,
+ * as in a kernel without HRTICK; an empty queue's V is the last V seen there (CPUF_V_HINT), where
+ * the kernel's avg_vruntime() of an empty cfs_rq is its min_vruntime.
  *
  * Context: under the CPU's rq lock (rq.ts); never allocates.
  */
@@ -63,13 +64,36 @@ export class EevdfPolicy implements FairPolicy {
     return wsum > 0 ? vsum / wsum : q.f64[q.cf(cpu, CPUF_V_HINT)];
   }
 
-  /** Place by the saved lag: vruntime = V − vlag, a fresh deadline. */
+  /** W: the summed weight of the normal tasks queued on `cpu`, the running one included
+   *  (place_entity's `cfs_rq->avg_load` plus curr's weight when curr is on the queue). */
+  queueWeight(cpu: number): number {
+    const q = this.q;
+    const n = q.queueLen(cpu);
+    let w = 0;
+    for (let i = 0; i < n; i++) {
+      const t = q.queuedAt(cpu, i);
+      if (q.isNormal(t)) w += q.weight(t);
+    }
+    return w;
+  }
+
+  /**
+   * place_entity() (fair.c, 6.6+), PLACE_LAG: vruntime = V − lag, where the saved vlag is scaled
+   * by (W + w) / W so that the task's own weight joining the average does not eat its lag:
+   *     if (sched_feat(PLACE_LAG) && cfs_rq->nr_running) { ... lag = se->vlag; ...
+   *         lag *= load + scale_load_down(se->load.weight); ... lag = div_s64(lag, load); }
+   *     se->vruntime = vruntime - lag;
+   * On an empty queue (nr_running 0) the lag is dropped. Then a fresh deadline, vd_i = ve_i + r_i/w_i.
+   */
   place(cpu: number, task: number, _initial: boolean): void {
     const q = this.q;
     const f64 = q.f64;
-    const v = this.avgVruntime(cpu) - f64[q.tf(task, TF_VLAG)];
+    const w = q.weight(task);
+    const load = this.queueWeight(cpu);
+    const lag = load > 0 ? (f64[q.tf(task, TF_VLAG)] * (load + w)) / load : 0;
+    const v = this.avgVruntime(cpu) - lag;
     f64[q.tf(task, TF_VRUNTIME)] = v;
-    f64[q.tf(task, TF_DEADLINE)] = v + calcDeltaFair(this.slice, q.weight(task)); // place_entity: vd_i = ve_i + r_i/w_i
+    f64[q.tf(task, TF_DEADLINE)] = v + calcDeltaFair(this.slice, w); // place_entity: vd_i = ve_i + r_i/w_i
   }
 
   /** Save the task's lag, clamped as in update_entity_lag; with nothing left queued, V stays here. */

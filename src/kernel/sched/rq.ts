@@ -13,6 +13,16 @@
  * Differences: no load balancing or migration (tasks stay on their CPU, unbound workers are
  * placed at wakeup); no cgroups.
  *
+ * The clock a task is charged by (rq_clock_task) runs from when its thread takes the CPU, not
+ * from the pick: the lab's context switch is a hand-off between host threads (a futex wake,
+ * tens of µs to milliseconds on a loaded host, where the kernel's takes about a microsecond), and
+ * that time is the emulator's, not the task's. The kernel does the same with time its CPU did
+ * not run: update_rq_clock_task() (kernel/sched/core.c, CONFIG_PARAVIRT_TIME_ACCOUNTING)
+ * subtracts steal time from clock_task, and KVM counts a vCPU thread's host run_delay as steal
+ * (record_steal_time(), arch/x86/kvm/x86.c). See {@link NOT_YET_RUNNING}, {@link RunQueues.switchedIn}.
+ * Not subtracted: the host descheduling a CPU's thread while a task runs on it (also steal, but
+ * the lab does not read its threads' run_delay; docs/twin.md).
+ *
  * Every function here runs under the CPU's rq lock unless it says otherwise.
  * Context: whichever thread calls (the CPU's owner, or a remote waker); never allocates.
  */
@@ -70,6 +80,13 @@ function fairPolicy(name: FairPolicyName, q: RqView, p: FairParams): FairPolicy 
       return new CfsPolicy(q, p);
   }
 }
+
+/**
+ * TF_EXEC_START of a task that was picked but whose thread has not yet taken the CPU (the lab's
+ * context switch in flight): update_curr() charges it nothing (now − ∞ < 0) until
+ * {@link RunQueues.switchedIn} starts its clock.
+ */
+export const NOT_YET_RUNNING = Number.POSITIVE_INFINITY;
 
 /** A real-time task's share of its CPU in {@link RunQueues.loadWeight}: more than any nice level's weight (nice -20 is 88761). */
 export const RT_LOAD_WEIGHT = 1 << 20;
@@ -208,7 +225,8 @@ export class RunQueues extends RqView {
   }
 
   /**
-   * update_curr(): charge the running task for the time since it was last charged.
+   * update_curr(): charge the running task for the time since it was last charged (nothing while
+   * its context switch is in flight: {@link NOT_YET_RUNNING}).
    * Returns true when the fair policy asks for a resched (EEVDF: the task passed its deadline)
    * or an RR task used up its slice.
    */
@@ -351,7 +369,9 @@ export class RunQueues extends RqView {
     const next = this.pickNext(cpu);
     if (next !== prev) {
       i32[b + RQ_CURR] = next;
-      f64[this.tf(next, TF_EXEC_START)] = now;
+      // set_next_entity's update_stats_curr_start() starts next's clock here; in the lab its
+      // thread has yet to take the CPU, and the clock starts then (switchedIn).
+      f64[this.tf(next, TF_EXEC_START)] = NOT_YET_RUNNING;
       if (i32[this.tw(next, T_POLICY)] === SchedPolicy.RoundRobin && f64[this.tf(next, TF_RR_LEFT)] <= 0) {
         f64[this.tf(next, TF_RR_LEFT)] = RR_TIMESLICE_NS;
       }
@@ -359,6 +379,18 @@ export class RunQueues extends RqView {
       if (this.isNormal(next)) this.fair.setNext(cpu, next);
     }
     return next;
+  }
+
+  /**
+   * finish_task_switch()'s part here, under `cpu`'s rq lock: `task`'s thread has taken the CPU at
+   * `now`, and if `task` is still `cpu`'s current task with its switch in flight, its clock
+   * starts now. The hand-off before it is steal time, charged to no task (the file's header:
+   * update_rq_clock_task() subtracts steal from clock_task, and set_next_entity() started the
+   * clock at the pick only because the kernel's own switch takes next to no time).
+   */
+  switchedIn(cpu: number, task: number, now: number): void {
+    const es = this.tf(task, TF_EXEC_START);
+    if (this.curr(cpu) === task && this.v.f64[es] === NOT_YET_RUNNING) this.v.f64[es] = now;
   }
 
   /** Put a sleeping, dequeued unbound task onto another CPU (under the old CPU's lock). */
