@@ -4,7 +4,7 @@
  * min_granularity 1.5 ms, wakeup_granularity 2 ms; a sleeper's credit is 12 / 2 = 6 ms.
  */
 import { describe, expect, it } from 'vitest';
-import { SchedPolicy, SchedPolicy, TaskState, TaskState } from '../../src/hw/layout.js';
+import { SchedPolicy, TaskState } from '../../src/hw/layout.js';
 import type { CfsPolicy } from '../../src/kernel/sched/cfs.js';
 import { T_STATE, T_WAKEUPS, TF_VRUNTIME } from '../../src/kernel/sched/rq.js';
 import { cpu0Queue, hogAndWaker } from './helpers.js';

@@ -5,7 +5,7 @@
  * One thread, hand-made queues, fake times.
  */
 import { describe, expect, it } from 'vitest';
-import { SchedPolicy, SchedPolicy } from '../../src/hw/layout.js';
+import { SchedPolicy } from '../../src/hw/layout.js';
 import type { EevdfPolicy } from '../../src/kernel/sched/eevdf.js';
 import { sysctlFactor, tickNsec } from '../../src/kernel/sched/fair.js';
 import { T_WAKEUPS, TF_DEADLINE, TF_VLAG, TF_VRUNTIME } from '../../src/kernel/sched/rq.js';
