@@ -7,7 +7,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../src/cli/main.js';
 import { resolveConfig } from '../src/config/schema.js';
 import { TRACING_OFF_NOTE } from '../src/report/table.js';
 import { beyondFloor, effect, pointFloor, printVerdicts, resultsLine, type Verdict } from '../src/scenarios/common.js';
@@ -21,24 +20,10 @@ import {
   runRandomRegression,
   signTestP,
 } from '../src/scenarios/random-regression.js';
+import { fakeIo } from './fixtures/cli-io.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-scenarios-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-function capture(): { io: CliIo; out: () => string } {
-  let text = '';
-  const add = (s: string) => {
-    text += s;
-  };
-  const io: CliIo = {
-    stdout: add,
-    stderr: add,
-    isTTY: false,
-    cwd: process.cwd(),
-    env: {},
-  };
-  return { io, out: () => text };
-}
 
 function ctxFor(name: string, extra: Record<string, unknown> = {}, signal = new AbortController().signal) {
   const preset = SCENARIOS[name];
@@ -48,7 +33,7 @@ function ctxFor(name: string, extra: Record<string, unknown> = {}, signal = new 
     flags: { trials: 2, trialMs: 150, warmupMs: 50, outDir: null, seed: 1, until: null, ...extra } as never,
     cwd: process.cwd(),
   });
-  const { io, out } = capture();
+  const { io, all: out } = fakeIo();
   return { ctx: { config, io, signal, argv: ['scenario', name] }, out };
 }
 
@@ -286,7 +271,7 @@ describe('printing verdicts', () => {
     { expectation: 'b', outcome: 'inconclusive', detail: 'y (too few trials: 2; try --trials 10)' },
   ];
   it('one line each', () => {
-    const { io, out } = capture();
+    const { io, all: out } = fakeIo();
     printVerdicts(io, verdicts, 0);
     expect(out()).toBe(
       '\nVERDICT a: reproduced — x\nVERDICT b: inconclusive — y (too few trials: 2; try --trials 10)\n',
@@ -294,7 +279,7 @@ describe('printing verdicts', () => {
   });
 
   it('none after an interrupted run: one line says they are skipped', () => {
-    const { io, out } = capture();
+    const { io, all: out } = fakeIo();
     printVerdicts(io, verdicts, 130);
     expect(out()).toBe('\nVERDICTS skipped: the run was interrupted, and verdicts from partial data would mislead\n');
   });

@@ -7,10 +7,11 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CliDeps, type CliIo, type CompareRequest, main, USAGE_HINT } from '../../src/cli/main.js';
+import { type CliDeps, type CompareRequest, main, USAGE_HINT } from '../../src/cli/main.js';
 import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic.js';
 import { writeResults } from '../../src/report/write.js';
 import { limiter, runCli, stackLines } from '../fixtures/cli.js';
+import { fakeIo } from '../fixtures/cli-io.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-compare-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -28,9 +29,7 @@ await writeResults(runB, b);
 /** main() with a fake compare command: what it was asked, and what was printed. */
 async function parse(argv: string[]) {
   const requests: CompareRequest[] = [];
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { stdout: (s) => out.push(s), stderr: (s) => err.push(s), isTTY: false, cwd: tmp, env: {} };
+  const { io, stdout, stderr } = fakeIo({ cwd: tmp });
   const none = async () => 0;
   const deps: CliDeps = {
     version: '0.0.0',
@@ -46,7 +45,7 @@ async function parse(argv: string[]) {
     },
   };
   const status = await main(argv, deps, io);
-  return { status, requests, stdout: out.join(''), stderr: err.join('') };
+  return { status, requests, stdout: stdout(), stderr: stderr() };
 }
 
 describe('compare arguments', () => {
