@@ -1,7 +1,8 @@
 /**
  * `deferlab compare` at the command line: argument checks through main() with a fake command,
  * then the real CLI (a child process) on synthetic results directories: the table, --json,
- * --out, and each bad input as one line with exit status 2.
+ * --out, and each bad input as one line with exit status 2 (one through the child process, the
+ * rest in this process through main() with the real commands, test/fixtures/cli-main.ts).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { DEFAULT_STRATEGIES, syntheticResults } from '../../src/report/synthetic
 import { writeResults } from '../../src/report/write.js';
 import { limiter, runCli, stackLines } from '../fixtures/cli.js';
 import { fakeIo } from '../fixtures/cli-io.js';
+import { runMain } from '../fixtures/cli-main.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-compare-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -159,11 +161,13 @@ describe('compare through the real CLI', () => {
   const damaged = JSON.parse(readFileSync(join(runA, 'results.json'), 'utf8'));
   damaged.points[0].strategies[1].merged.work.histogram = 'bm90IGEgaGlzdG9ncmFt';
   mkdirSync(join(bad, 'no-results'), { recursive: true });
-  const cases: Array<[string, string[], RegExp]> = [
+  // [what, arguments after runA, the message, 'process' for the case run through a child process]
+  const cases: Array<[string, string[], RegExp, 'process'?]> = [
     [
       'another schemaVersion',
       [file('v2', JSON.stringify(v2))],
       /v2\/results\.json has schemaVersion 2; this deferlab reads schemaVersion 1/,
+      'process',
     ],
     [
       'not JSON',
@@ -184,10 +188,14 @@ describe('compare through the real CLI', () => {
     ['a path that does not exist', [join(bad, 'nowhere')], /compare DIR must be an existing results directory/],
   ];
   const slot = limiter(2);
-  for (const [what, args, re] of cases) {
-    it.concurrent(`refuses ${what}: one line, exit 2`, async ({ expect }) => {
-      const r = await slot(() => runCli(['compare', runA, ...args]));
-      expect(r.code, r.stderr).toBe(2);
+  for (const [what, args, re, via] of cases) {
+    it.concurrent(`refuses ${what}: one line, exit 2${via ? ' (a child process)' : ''}`, async ({ expect }) => {
+      const argv = ['compare', runA, ...args];
+      const r =
+        via === 'process'
+          ? await slot(() => runCli(argv)).then((p) => ({ ...p, status: p.code }))
+          : await runMain(argv, tmp);
+      expect(r.status, r.stderr).toBe(2);
       expect(stackLines(r.stderr)).toEqual([]);
       const lines = r.stderr.trimEnd().split('\n');
       expect(lines[0]).toMatch(/^deferlab: /);
