@@ -145,7 +145,7 @@ describe('a faulty strategy fails the run: exit 1, one line saying where, partia
             '400ms',
             '--warmup',
             '100ms',
-            // Whole trials: arm.ts tells a new period in force by a gap of 250 ms, longer than a slice.
+            // Whole trials: arm.ts tells a new period in force by a gap of 450 ms, longer than a slice.
             '--slice',
             '0',
             '--watchdog',
