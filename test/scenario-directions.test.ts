@@ -36,13 +36,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { CliIo } from '../src/cli/main.js';
 import { resolveConfig } from '../src/config/schema.js';
 import { readResults } from '../src/report/run/write.js';
 import { strategy } from '../src/scenarios/common.js';
 import { type Requests, requests, runCpuHog } from '../src/scenarios/cpu-hog.js';
 import { runEntropy } from '../src/scenarios/entropy.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
+import { fakeIo } from './fixtures/cli-io.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-directions-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -60,16 +60,7 @@ const ENTROPY_AT = [
 ];
 
 function run(name: string, flags: Record<string, unknown>) {
-  let text = '';
-  const io: CliIo = {
-    stdout: (s) => {
-      text += s;
-    },
-    stderr: () => {},
-    isTTY: false,
-    cwd: process.cwd(),
-    env: {},
-  };
+  const { io, stdout } = fakeIo();
   const config = resolveConfig({
     preset: { name, config: SCENARIOS[name].config },
     flags: {
@@ -84,7 +75,7 @@ function run(name: string, flags: Record<string, unknown>) {
     } as never,
     cwd: process.cwd(),
   });
-  return { ctx: { config, io, signal: new AbortController().signal, argv: ['scenario', name] }, out: () => text };
+  return { ctx: { config, io, signal: new AbortController().signal, argv: ['scenario', name] }, out: stdout };
 }
 
 /** `VERDICT <expectation>: <outcome> — ...` lines whose expectation includes `key`. */

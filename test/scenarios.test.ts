@@ -27,24 +27,10 @@ import {
   signTestP,
 } from '../src/scenarios/random-regression.js';
 import { netGroupRun } from '../src/scenarios/random-regression-net.js';
+import { fakeIo } from './fixtures/cli-io.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-scenarios-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-function capture(): { io: CliIo; out: () => string } {
-  let text = '';
-  const add = (s: string) => {
-    text += s;
-  };
-  const io: CliIo = {
-    stdout: add,
-    stderr: add,
-    isTTY: false,
-    cwd: process.cwd(),
-    env: {},
-  };
-  return { io, out: () => text };
-}
 
 function ctxFor(name: string, extra: Record<string, unknown> = {}, signal = new AbortController().signal) {
   const preset = SCENARIOS[name];
@@ -54,7 +40,7 @@ function ctxFor(name: string, extra: Record<string, unknown> = {}, signal = new 
     flags: { trials: 2, trialMs: 150, warmupMs: 50, outDir: null, seed: 1, until: null, ...extra } as never,
     cwd: process.cwd(),
   });
-  const { io, out } = capture();
+  const { io, all: out } = fakeIo();
   return { ctx: { config, io, signal, argv: ['scenario', name] }, out };
 }
 
@@ -293,7 +279,7 @@ describe('printing verdicts', () => {
     { expectation: 'b', outcome: 'inconclusive', detail: 'y (too few trials: 2; try --trials 10)' },
   ];
   it('one line each', () => {
-    const { io, out } = capture();
+    const { io, all: out } = fakeIo();
     printVerdicts(io, verdicts, 0);
     expect(out()).toBe(
       '\nVERDICT a: reproduced — x\nVERDICT b: inconclusive — y (too few trials: 2; try --trials 10)\n',
@@ -301,7 +287,7 @@ describe('printing verdicts', () => {
   });
 
   it('none after an interrupted run: one line says they are skipped', () => {
-    const { io, out } = capture();
+    const { io, all: out } = fakeIo();
     printVerdicts(io, verdicts, 130);
     expect(out()).toBe('\nVERDICTS skipped: the run was interrupted, and verdicts from partial data would mislead\n');
   });

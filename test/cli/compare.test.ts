@@ -1,15 +1,18 @@
 /**
  * `deferlab compare` at the command line: argument checks through main() with a fake command,
  * then the real CLI (a child process) on synthetic results directories: the table, --json,
- * --out, and each bad input as one line with exit status 2.
+ * --out, and each bad input as one line with exit status 2 (one through the child process, the
+ * rest in this process through main() with the real commands, test/fixtures/cli-main.ts).
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CliDeps, type CliIo, type CompareRequest, main, USAGE_HINT } from '../../src/cli/main.js';
+import { type CliDeps, type CompareRequest, main, USAGE_HINT } from '../../src/cli/main.js';
 import { writeResults } from '../../src/report/run/write.js';
 import { limiter, runCli, stackLines } from '../fixtures/cli.js';
+import { fakeIo } from '../fixtures/cli-io.js';
+import { runMain } from '../fixtures/cli-main.js';
 import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-compare-'));
@@ -28,9 +31,7 @@ await writeResults(runB, b);
 /** main() with a fake compare command: what it was asked, and what was printed. */
 async function parse(argv: string[]) {
   const requests: CompareRequest[] = [];
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { stdout: (s) => out.push(s), stderr: (s) => err.push(s), isTTY: false, cwd: tmp, env: {} };
+  const { io, stdout, stderr } = fakeIo({ cwd: tmp });
   const none = async () => 0;
   const deps: CliDeps = {
     version: '0.0.0',
@@ -46,7 +47,7 @@ async function parse(argv: string[]) {
     },
   };
   const status = await main(argv, deps, io);
-  return { status, requests, stdout: out.join(''), stderr: err.join('') };
+  return { status, requests, stdout: stdout(), stderr: stderr() };
 }
 
 describe('compare arguments', () => {
@@ -160,11 +161,13 @@ describe('compare through the real CLI', () => {
   const damaged = JSON.parse(readFileSync(join(runA, 'results.json'), 'utf8'));
   damaged.points[0].strategies[1].merged.work.histogram = 'bm90IGEgaGlzdG9ncmFt';
   mkdirSync(join(bad, 'no-results'), { recursive: true });
-  const cases: Array<[string, string[], RegExp]> = [
+  // [what, arguments after runA, the message, 'process' for the case run through a child process]
+  const cases: Array<[string, string[], RegExp, 'process'?]> = [
     [
       'another schemaVersion',
       [file('v2', JSON.stringify(v2))],
       /v2\/results\.json has schemaVersion 2; this deferlab reads schemaVersion 1/,
+      'process',
     ],
     [
       'not JSON',
@@ -185,10 +188,14 @@ describe('compare through the real CLI', () => {
     ['a path that does not exist', [join(bad, 'nowhere')], /compare DIR must be an existing results directory/],
   ];
   const slot = limiter(2);
-  for (const [what, args, re] of cases) {
-    it.concurrent(`refuses ${what}: one line, exit 2`, async ({ expect }) => {
-      const r = await slot(() => runCli(['compare', runA, ...args]));
-      expect(r.code, r.stderr).toBe(2);
+  for (const [what, args, re, via] of cases) {
+    it.concurrent(`refuses ${what}: one line, exit 2${via ? ' (a child process)' : ''}`, async ({ expect }) => {
+      const argv = ['compare', runA, ...args];
+      const r =
+        via === 'process'
+          ? await slot(() => runCli(argv)).then((p) => ({ ...p, status: p.code }))
+          : await runMain(argv, tmp);
+      expect(r.status, r.stderr).toBe(2);
       expect(stackLines(r.stderr)).toEqual([]);
       const lines = r.stderr.trimEnd().split('\n');
       expect(lines[0]).toMatch(/^deferlab: /);

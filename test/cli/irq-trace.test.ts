@@ -1,8 +1,9 @@
 /**
- * --irq-trace through the real CLI (test/fixtures/cli.ts): every bad input is one line, exit
- * status 2, no stack trace, and a malformed line is named by its number; a short real run says
- * in its report that its arrivals came from the trace, how fast, and that a trace played once
- * ran out. Traces live in a temp dir.
+ * --irq-trace: every bad input is one line, exit status 2, no stack trace, and a malformed line
+ * is named by its number (in-process, through main() with the real commands,
+ * test/fixtures/cli-main.ts; the first case also through the real CLI in a child process,
+ * test/fixtures/cli.ts); a short real run says in its report that its arrivals came from the
+ * trace, how fast, and that a trace played once ran out. Traces live in a temp dir.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { USAGE_HINT } from '../../src/cli/main.js';
 import { runCli, stackLines } from '../fixtures/cli.js';
+import { runMain } from '../fixtures/cli-main.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-irqtrace-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -36,10 +38,17 @@ const config = file('cfg.json', JSON.stringify({ irq: { trace: badCsv, traceLoop
 /** A run's command line that would boot a machine, were its input good. */
 const run = (...args: string[]) => ['run', '--workload', 'irq_only', '--strategy', 'inline', '--no-output', ...args];
 
-/** Exit status 2, exactly `lines` on stderr, no stack trace, nothing on stdout. */
-async function expectBadInput(args: string[], lines: RegExp[]): Promise<void> {
-  const r = await runCli(args);
-  expect(r.code, r.stderr).toBe(2);
+/**
+ * Exit status 2, exactly `lines` on stderr, no stack trace, nothing on stdout: in this process,
+ * or through `node bin/deferlab.js` (`via: 'process'`).
+ */
+async function expectBadInput(args: string[], lines: RegExp[], via: 'main' | 'process' = 'main'): Promise<void> {
+  const r =
+    via === 'process'
+      ? await runCli(args).then((p) => ({ ...p, status: p.code }))
+      : await runMain(args, tmp).then((m) => ({ ...m, killedByTimeout: m.ranUntilStopped }));
+  expect(r.killedByTimeout, 'refused before anything ran').toBe(false);
+  expect(r.status, r.stderr).toBe(2);
   const got = r.stderr.trimEnd().split('\n');
   expect(got, r.stderr).toHaveLength(lines.length);
   for (const [i, l] of got.entries()) expect(l).toMatch(lines[i]);
@@ -51,12 +60,14 @@ const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const hint = new RegExp(`^${esc(USAGE_HINT)}$`);
 
 describe('a bad --irq-trace is one line and exit status 2', () => {
-  it('a malformed CSV line is named by its number', async () => {
-    await expectBadInput(run('--irq-trace', badCsv), [
+  it('a malformed CSV line is named by its number (in-process and through the real CLI)', async () => {
+    const lines = [
       new RegExp(
         `^deferlab: irq trace ${esc(badCsv)} line 3: has 2 fields, not the 3 of time_ns,cpu,irq \\("2000000,7"\\)$`,
       ),
-    ]);
+    ];
+    await expectBadInput(run('--irq-trace', badCsv), lines);
+    await expectBadInput(run('--irq-trace', badCsv), lines, 'process');
   });
 
   it('a malformed perf script line is named by its number', async () => {

@@ -5,7 +5,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CliDeps, type CliIo, type CompareRequest, main } from '../../src/cli/main.js';
+import { type CliDeps, type CompareRequest, main } from '../../src/cli/main.js';
 import { tcpLatOptions } from '../../src/config/defaults.js';
 import { runFailed } from '../../src/config/errors.js';
 import type { ResolvedConfig, StrategySpec } from '../../src/config/schema.js';
@@ -14,6 +14,7 @@ import { DeferlabError } from '../../src/errors.js';
 import { ENTROPY_RATES } from '../../src/scenarios/entropy.js';
 import { SCENARIOS } from '../../src/scenarios/index.js';
 import { DEFAULT_SIZES } from '../../src/scenarios/random-regression.js';
+import { fakeIo } from '../fixtures/cli-io.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'deferlab-main-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -30,9 +31,7 @@ type Call =
 
 function harness(overrides: Partial<CliDeps> = {}, env: Record<string, string> = {}) {
   const calls: Call[] = [];
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = { stdout: (s) => out.push(s), stderr: (s) => err.push(s), isTTY: false, cwd, env };
+  const { io, stdout, stderr } = fakeIo({ cwd, env });
   const record = (call: Call) => {
     calls.push(call);
     return Promise.resolve(0);
@@ -51,8 +50,8 @@ function harness(overrides: Partial<CliDeps> = {}, env: Record<string, string> =
   return {
     calls,
     run: (argv: string[]) => main(argv, deps, io),
-    stdout: () => out.join(''),
-    stderr: () => err.join(''),
+    stdout,
+    stderr,
   };
 }
 

@@ -3,7 +3,9 @@
  * an output directory it cannot write is refused before anything runs (exit 2, one line, never a
  * hang); results it cannot write after the run are saved elsewhere and the line says where;
  * `report` on an invalid results.json names the first problem; Ctrl-C on `scenario` and
- * `check-strategy` says one line; and the estimate a long run announces.
+ * `check-strategy` says one line; and the estimate a long run announces. Of the bad inputs, one
+ * per kind (an --out directory, a results file) runs in a child process, the rest in this process
+ * through main() with the real commands (test/fixtures/cli-main.ts), which checks the same.
  */
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,6 +16,7 @@ import { resolveConfig } from '../../src/config/schema.js';
 import { estimateLine } from '../../src/harness/estimate.js';
 import { readResults } from '../../src/report/run/write.js';
 import { type CliResult, limiter, runCli, stackLines, treeThreads } from '../fixtures/cli.js';
+import { runMain } from '../fixtures/cli-main.js';
 import { syntheticResults } from '../fixtures/synthetic.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-output-'));
@@ -24,14 +27,27 @@ const RUN_TEST_TIMEOUT_MS = 90_000;
 /** Bad input must be refused without a run; a hang is killed after this and fails the test. */
 const BAD_INPUT_KILL_MS = 30_000;
 
+/**
+ * `deferlab ARGS` with bad input: its exit status, stderr and stdout, and whether it ran on
+ * (a hang killed, or accepted input interrupted). Through a child process, or in this process.
+ */
+async function refused(args: string[], via: 'main' | 'process') {
+  if (via === 'process') {
+    const r = await runCli(args, { timeoutMs: BAD_INPUT_KILL_MS });
+    return { status: r.code, stderr: r.stderr, stdout: r.stdout, ranOn: r.killedByTimeout };
+  }
+  const r = await runMain(args, tmp);
+  return { status: r.status, stderr: r.stderr, stdout: r.stdout, ranOn: r.ranUntilStopped };
+}
+
 const SHORT_RUN = ['--trials', '1', '--duration', '100ms', '--warmup', '50ms'];
 const TWO = ['--strategy', 'inline', '--strategy', 'tasklet'];
 
 const aFile = join(tmp, 'a-file');
 writeFileSync(aFile, 'not a directory\n');
 
-/** Exactly one line on stderr, no stack trace, nothing on stdout: returns the line. */
-function oneLine(r: CliResult): string {
+/** Exactly one line on stderr, no stack trace: returns the line. */
+function oneLine(r: { stderr: string }): string {
   // Plain expect (not soft): this also runs inside concurrent tests.
   expect(stackLines(r.stderr), 'no stack trace').toEqual([]);
   const lines = r.stderr.trimEnd().split('\n');
@@ -41,7 +57,8 @@ function oneLine(r: CliResult): string {
 
 describe('--out deferlab cannot write: exit 2 before anything runs, one line saying why', () => {
   const slot = limiter(2);
-  const cases: Array<{ name: string; out: string; expect: string | RegExp; leaves?: string }> = [
+  // `via`: the one case through a child process is the one that could hang (Node's mkdir in /proc).
+  const cases: Array<{ name: string; out: string; expect: string | RegExp; leaves?: string; via?: 'process' }> = [
     {
       name: 'an existing file',
       out: aFile,
@@ -63,17 +80,16 @@ describe('--out deferlab cannot write: exit 2 before anything runs, one line say
       // Node 20's mkdir(..., { recursive: true }) loops forever here: the kill timeout catches a hang.
       name: 'a directory under /proc',
       out: '/proc/deferlab-x',
+      via: 'process',
       expect:
         'deferlab: --out must name a directory deferlab can write (got "/proc/deferlab-x", and the kernel refuses new directories in /proc (a virtual file system)); choose another path',
     },
   ];
   for (const c of cases) {
     it.concurrent.skipIf(c.out.startsWith('/proc') && !existsSync('/proc/self'))(c.name, async ({ expect }) => {
-      const r = await slot(() =>
-        runCli(['run', ...SHORT_RUN, ...TWO, '--out', c.out], { timeoutMs: BAD_INPUT_KILL_MS }),
-      );
-      expect(r.killedByTimeout, 'the process ended by itself (no hang)').toBe(false);
-      expect(r.code, `exit status; stderr:\n${r.stderr}`).toBe(2);
+      const r = await slot(() => refused(['run', ...SHORT_RUN, ...TWO, '--out', c.out], c.via ?? 'main'));
+      expect(r.ranOn, 'it ended by itself (no hang, nothing run)').toBe(false);
+      expect(r.status, `exit status; stderr:\n${r.stderr}`).toBe(2);
       const line = oneLine(r);
       if (typeof c.expect === 'string') expect(line).toBe(c.expect);
       else expect(line).toMatch(c.expect);
@@ -145,6 +161,7 @@ describe('report DIR on a results.json that fails the schema names the first pro
       name: 'a skeleton without meta',
       json: '{"schemaVersion":1,"points":[],"status":"completed"}',
       reason: 'meta is missing (expected an object) (and 2 more problems)',
+      via: 'main' as const,
     },
     {
       name: 'a counter set to "many"',
@@ -154,6 +171,7 @@ describe('report DIR on a results.json that fails the schema names the first pro
         return JSON.stringify(r);
       })(),
       reason: 'points[0].strategies[1].trials[0].counters.handoffs must be a number (got "many")',
+      via: 'process' as const,
     },
   ];
   for (const [i, c] of cases.entries()) {
@@ -161,8 +179,9 @@ describe('report DIR on a results.json that fails the schema names the first pro
       const dir = join(tmp, `rep-bad-${i}`);
       mkdirSync(dir);
       writeFileSync(join(dir, 'results.json'), c.json);
-      const r = await runCli(['report', dir], { timeoutMs: BAD_INPUT_KILL_MS });
-      expect(r.code, `stderr:\n${r.stderr}`).toBe(2);
+      const r = await refused(['report', dir], c.via);
+      expect(r.ranOn).toBe(false);
+      expect(r.status, `stderr:\n${r.stderr}`).toBe(2);
       expect(oneLine(r)).toBe(
         `deferlab: ${join(dir, 'results.json')} is not a valid deferlab results file: ${c.reason}`,
       );

@@ -3,7 +3,8 @@
  * timeline.json, which is checked against the Chrome Trace Event Format: the fields each phase
  * needs, µs timestamps in time order per track, slices properly nested per track, thread names
  * for every track, and every hand-off's flow start ('s') ending ('f') at the start of a
- * deferred-work slice. Bad values of the flags: one line, exit status 2. No timing is asserted.
+ * deferred-work slice. Bad values of the flags: one line, exit status 2 (in this process, through
+ * main() with the real commands). No timing is asserted.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TimelineFile, TraceEvent } from '../../src/report/timeline/timeline.js';
 import { runCli } from '../fixtures/cli.js';
+import { runMain } from '../fixtures/cli-main.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-timeline-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -161,8 +163,9 @@ describe('--timeline', () => {
     [['scenario', 'cpu-hog', '--timeline'], /scenario cpu-hog takes no --timeline/],
     [['demo', '--timeline'], /demo takes no --timeline/],
   ])('refuses %j in one line, exit 2', async (args, message) => {
-    const r = await runCli(['run', 'scenario', 'demo'].includes(args[0]) ? args : ['run', ...args]);
-    expect(r.code).toBe(2);
+    // In this process, through main() with the real commands (test/fixtures/cli-main.ts).
+    const r = await runMain(['run', 'scenario', 'demo'].includes(args[0]) ? args : ['run', ...args], tmp);
+    expect(r.status).toBe(2);
     const lines = r.stderr.trim().split('\n');
     expect(lines[0]).toMatch(message);
     expect(lines.filter((l) => l.startsWith('deferlab:')).length).toBe(1);

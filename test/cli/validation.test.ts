@@ -6,8 +6,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type CliDeps, type CliIo, main } from '../../src/cli/main.js';
+import { type CliDeps, main } from '../../src/cli/main.js';
 import { SCENARIOS } from '../../src/scenarios/index.js';
+import { fakeIo } from '../fixtures/cli-io.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'deferlab-validation-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -21,10 +22,8 @@ function config(name: string, text: string): string {
 }
 
 async function cli(argv: string[], withScenarios = false) {
-  const out: string[] = [];
-  const err: string[] = [];
+  const { io, stdout, stderr } = fakeIo({ cwd });
   let started = 0;
-  const io: CliIo = { stdout: (s) => out.push(s), stderr: (s) => err.push(s), isTTY: false, cwd, env: {} };
   const command = async () => {
     started++;
     return 0;
@@ -41,7 +40,7 @@ async function cli(argv: string[], withScenarios = false) {
     ...(withScenarios ? { scenarios: SCENARIOS } : {}),
   };
   const status = await main(argv, deps, io);
-  return { status, stdout: out.join(''), stderr: err.join(''), started };
+  return { status, stdout: stdout(), stderr: stderr(), started };
 }
 
 const HINT = "Run 'deferlab --help' for usage.\n";

@@ -2,6 +2,10 @@
  * A sliced run on real threads (src/harness/round.ts): every trial is the sum of its slices, each
  * slice cycle has its own order, the Δ mean pairs slices, and an interrupt keeps the complete
  * cycles of the round under way.
+ *
+ * On a busy host (load 10-15 on two cores) a 50 ms slice sometimes recorded no one-way sample at
+ * all (the machine's threads got no core for it): the slices are 200 ms here, and a slice that
+ * recorded nothing is checked to say so (count 0, mean NaN) rather than assumed away.
  */
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/schema.js';
@@ -16,9 +20,9 @@ const config = (strategies: string[] = LABELS) =>
     flags: {
       strategies,
       trials: 2,
-      trialMs: 200,
-      warmupMs: 40,
-      sliceMs: 50,
+      trialMs: 800,
+      warmupMs: 80,
+      sliceMs: 200,
       seed: 7,
       outDir: null,
       until: null,
@@ -28,9 +32,11 @@ const config = (strategies: string[] = LABELS) =>
 
 const oneWaySlices = (r: RunResults, label: string) =>
   r.points[0].strategies.find((s) => s.label === label)!.trials.map((t) => t.slices?.one_way?.mean ?? []);
+const oneWayCounts = (r: RunResults, label: string) =>
+  r.points[0].strategies.find((s) => s.label === label)!.trials.map((t) => t.slices?.one_way?.count ?? []);
 
 describe('a sliced run', () => {
-  it('measures each trial as 4 slices of 50 ms, one balanced order per slice cycle, and pairs the Δ mean by slice', async () => {
+  it('measures each trial as 4 slices of 200 ms, one balanced order per slice cycle, and pairs the Δ mean by slice', async () => {
     const r = await runExperiment(config(), { calibration: NO_CALIBRATION });
     expect(r.status).toBe('completed');
     const point = r.points[0];
@@ -42,7 +48,12 @@ describe('a sliced run', () => {
       for (const t of s.trials) {
         const slices = t.slices?.one_way;
         expect(slices?.mean).toHaveLength(4);
-        expect(slices!.mean.every((x) => Number.isFinite(x) && x > 0)).toBe(true);
+        expect(slices?.count).toHaveLength(4);
+        // A slice's mean is that of its samples; one that recorded none says NaN.
+        for (const [k, n] of slices!.count.entries()) {
+          if (n > 0) expect(slices!.mean[k], `slice ${k}`).toBeGreaterThan(0);
+          else expect(slices!.mean[k], `slice ${k}, no sample`).toBeNaN();
+        }
         // The trial is its slices: their counts add up to its count, their pooled mean is its mean.
         const sum = t.stages.one_way!;
         expect(slices!.count.reduce((a, b) => a + b, 0)).toBe(sum.count);
@@ -55,7 +66,12 @@ describe('a sliced run', () => {
     }
     const tasklet = point.strategies.find((s) => s.label === 'tasklet')!;
     const mean = tasklet.comparison!.find((c) => c.stage === 'one_way' && c.metric === 'mean')!;
-    expect(mean.method).toMatch(/slice cycle.*n=8 pairs/);
+    // A pair per slice cycle (2 trials × 4): slice k of trial r against slice k of trial r, where both recorded.
+    const recorded = (label: string) => oneWayCounts(r, label).flat();
+    const [a, b] = [recorded('inline'), recorded('tasklet')];
+    const pairs = a.filter((n, i) => n > 0 && b[i] > 0).length;
+    expect(pairs, 'slice pairs that both recorded').toBeGreaterThan(0);
+    expect(mean.method).toMatch(new RegExp(`slice cycle.*n=${pairs} pairs`));
     const p99 = tasklet.comparison!.find((c) => c.stage === 'one_way' && c.metric === 'p99')!;
     expect(p99.method).toMatch(/per-trial difference: n=2 pairs/);
   }, 60_000);
@@ -88,10 +104,15 @@ describe('a sliced run', () => {
     expect(r.status).toBe('completed');
     const [inline, stranding] = r.points[0].strategies;
     const sum = (s: typeof inline, k: string) => s.trials.reduce((a, t) => a + t.counters[k], 0);
-    // inline hands off once per 1024 interrupts per CPU, in every slice.
+    // inline hands off once per 1024 interrupts per CPU, in every slice, and mixes on its own CPU.
     expect(sum(inline, 'handoffs')).toBeGreaterThan((0.7 * sum(inline, 'interrupts')) / 1024);
-    // The stranding strategy: at most once per CPU per trial.
+    expect(sum(inline, 'mixes_remote')).toBe(0);
+    // The stranding strategy: at most once per CPU per trial, and every mix it ran was remote.
+    // (Not mixes_remote = handoffs: a slice's counters are read when it ends, before the drain, so
+    // a hand-off late in a slice counts there and its remote mix, run in the drain, nowhere; on a
+    // busy host that happened: mixes_remote 2, handoffs 3.)
     expect(sum(stranding, 'handoffs')).toBeLessThanOrEqual(2 * stranding.trials.length);
-    expect(sum(stranding, 'mixes_remote')).toBe(sum(stranding, 'handoffs'));
+    expect(sum(stranding, 'mixes')).toBeGreaterThan(0);
+    expect(sum(stranding, 'mixes_remote')).toBe(sum(stranding, 'mixes'));
   }, 60_000);
 });

@@ -32,7 +32,39 @@ export function options(o: Partial<MachineOptions> = {}): MachineOptions {
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Run `phase` for `ms`, failing fast on a machine fault. */
+/** How long a test waits for a count before it fails: far beyond what a host at load 15 needs. */
+export const COUNT_BOUND_MS = 30_000;
+
+/**
+ * Run `phase` until `done()` holds (polled every 5 ms): what the test needs to have happened
+ * decides, not how long it ran, so a busy host only makes it slower. Fails at once on a machine
+ * fault, and after `boundMs` with `what` it waited for, the counters and the machine's state.
+ */
+export async function runUntil(
+  m: Machine,
+  what: string,
+  done: () => boolean,
+  opts: { phase?: Phase; boundMs?: number } = {},
+): Promise<void> {
+  m.setPhase(opts.phase ?? Phase.Measure);
+  const boundMs = opts.boundMs ?? COUNT_BOUND_MS;
+  const giveUpAt = Date.now() + boundMs;
+  while (!done()) {
+    if (m.fault) throw new Error(`machine fault: ${JSON.stringify(m.fault)}\n${m.debugState()}`);
+    if (Date.now() > giveUpAt)
+      throw new Error(
+        `waited ${boundMs / 1000} s for ${what}: counters ${JSON.stringify(m.counters())}\n${m.debugState()}`,
+      );
+    await sleep(5);
+  }
+  if (m.fault) throw new Error(`machine fault: ${JSON.stringify(m.fault)}\n${m.debugState()}`);
+}
+
+/**
+ * Run `phase` for `ms`, failing fast on a machine fault. Only for a window in which something
+ * must NOT happen, after the counts the test needs were waited for (runUntil): a busy host can
+ * make such a window miss a fault, never fail a correct machine.
+ */
 export async function runFor(m: Machine, ms: number, phase: Phase = Phase.Measure): Promise<void> {
   m.setPhase(phase);
   const r = await Promise.race([sleep(ms).then(() => 'ok'), m.onFault().then((f) => f)]);

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { planMachineTasks } from '../../src/machine/plan.js';
-import { builtin, drain, Machine, options, runFor } from './helpers.js';
+import { builtin, drain, Machine, options, runUntil } from './helpers.js';
 
 let m: Machine | undefined;
 afterEach(async () => {
@@ -40,7 +40,8 @@ describe('kthread hosting', () => {
         strategies: [builtin('workqueue')],
       }),
     );
-    await runFor(m, 600);
+    const machine = m;
+    await runUntil(m, '20 work items run', () => machine.counters().works_run >= 20);
     await drain(m);
     const c = m.counters();
     expect(c.handoffs).toBeGreaterThan(0);

@@ -1,12 +1,13 @@
 /**
  * --irq-trace on a real machine: the irq thread replays a tiny CSV trace's arrivals onto the
  * mapped CPUs instead of the generator's, and the CPUs handle exactly those (per-CPU
- * `interrupts`), or, looped, pass after pass. Counts only: nothing here asserts on timings.
+ * `interrupts`), or, looped, pass after pass. Counts only: nothing here asserts on timings, and
+ * each test waits for the counts it checks (an extra window only where nothing more may come).
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { shareIrqTrace } from '../../src/irq/replay.js';
 import { parseIrqTrace } from '../../src/irq/trace-file.js';
-import { builtin, drain, Machine, options, runFor } from './helpers.js';
+import { builtin, drain, Machine, options, runFor, runUntil } from './helpers.js';
 
 // Host CPU 7 → CPU 1: 4 arrivals; host CPU 9 → CPU 0: 2 arrivals; host CPU 4 (unmapped): dropped.
 // The span is 3 ms, under the irq thread's 4 ms horizon: the whole trace is published at once.
@@ -37,7 +38,9 @@ async function boot(loop: boolean): Promise<Machine> {
 describe('--irq-trace replayed on the machine', () => {
   it('replays exactly the trace’s arrivals onto the mapped CPUs, instead of the generator’s', async () => {
     m = await boot(false);
-    await runFor(m, 300);
+    const machine = m;
+    await runUntil(m, "the trace's 6 arrivals handled", () => machine.counters().interrupts >= 6);
+    await runFor(m, 100); // nothing more may come: the trace is over and the generator is off
     await drain(m);
     const c = m.counters();
     // The generator (options(): 5k/s on CPUs 0 and 1) is replaced: only the trace's 6 arrive.
@@ -50,10 +53,12 @@ describe('--irq-trace replayed on the machine', () => {
 
   it('each measured stretch (a trial) replays the trace from its top again', async () => {
     m = await boot(false);
-    await runFor(m, 200);
+    const machine = m;
+    await runUntil(m, "the trace's 6 arrivals handled", () => machine.counters().interrupts >= 6);
     await drain(m);
     await m.collect(); // a new epoch, as between two trials
-    await runFor(m, 200);
+    await runUntil(m, "the trace's 6 arrivals handled again", () => machine.counters().interrupts >= 12);
+    await runFor(m, 100); // and no more
     await drain(m);
     expect(m.cpuCounters(0).interrupts).toBe(4);
     expect(m.cpuCounters(1).interrupts).toBe(8);
@@ -62,7 +67,13 @@ describe('--irq-trace replayed on the machine', () => {
 
   it('loops: the trace repeats for as long as the phase lasts', async () => {
     m = await boot(true);
-    await runFor(m, 300); // a 3.75 ms period: many passes
+    const machine = m;
+    // A 3.75 ms period: pass after pass, until each CPU has had more than two passes' arrivals.
+    await runUntil(
+      m,
+      'more than two passes on each CPU',
+      () => machine.cpuCounters(0).interrupts > 2 * 2 && machine.cpuCounters(1).interrupts > 2 * 4,
+    );
     await drain(m);
     const c = m.counters();
     const cpu0 = m.cpuCounters(0).interrupts;

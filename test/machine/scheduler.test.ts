@@ -4,7 +4,7 @@
  * what RT throttling (5% of each second) gives back. Counts ticks (slices), never time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { Machine, options, runFor } from './helpers.js';
+import { Machine, options, runUntil } from './helpers.js';
 
 let m: Machine | undefined;
 afterEach(async () => {
@@ -36,7 +36,11 @@ describe('fair share on one CPU', () => {
         },
       }),
     );
-    await runFor(m, 2500);
+    const machine = m;
+    const ticksOf = (name: string) => machine.ticks(taskId(machine, name));
+    // 2500 ticks in all (2.5 s at HZ 1000 on a quiet host; a loaded one delivers them late): ~29
+    // for the nice 0 task at the weight ratio.
+    await runUntil(m, '2500 ticks on CPU 0', () => ticksOf('hog/0') + ticksOf('spinner/0') >= 2500);
     const hog = m.ticks(taskId(m, 'hog/0'));
     const nice0 = m.ticks(taskId(m, 'spinner/0'));
     expect(nice0).toBeGreaterThan(0);
@@ -60,7 +64,9 @@ describe('fair share on one CPU', () => {
         },
       }),
     );
-    await runFor(m, 1000);
+    const machine = m;
+    const ticksOf = (name: string) => machine.ticks(taskId(machine, name));
+    await runUntil(m, '1000 ticks on CPU 0', () => ticksOf('hog/0') + ticksOf('spinner/0') >= 1000);
     const a = m.ticks(taskId(m, 'hog/0'));
     const b = m.ticks(taskId(m, 'spinner/0'));
     expect(a + b).toBeGreaterThan(100);
@@ -81,8 +87,14 @@ describe('fair share on one CPU', () => {
         },
       }),
     );
-    // Two 1 s RT periods and margin: on a loaded host ticks come late and throttling with them.
-    await runFor(m, 2700);
+    // Until the RT hog has had 2000 ticks (two 1 s RT periods at HZ 1000) and the normal task
+    // was picked again after the start: on a loaded host ticks come late and throttling with them.
+    const machine = m;
+    await runUntil(
+      m,
+      'the RT hog at 2000 ticks and the normal task picked twice',
+      () => machine.ticks(taskId(machine, 'hog/0')) >= 2000 && machine.slices(taskId(machine, 'spinner/0')) > 1,
+    );
     const hog = m.ticks(taskId(m, 'hog/0'));
     const other = m.ticks(taskId(m, 'spinner/0'));
     expect(hog).toBeGreaterThan(other * 5);

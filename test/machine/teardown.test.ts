@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/schema.js';
 import { runExperiment } from '../../src/harness/run.js';
 import { NO_CALIBRATION } from '../fixtures/calibration.js';
-import { drain, Machine, options, runFor } from './helpers.js';
+import { drain, Machine, options, runUntil } from './helpers.js';
 
 function gcFunction(): () => void {
   const exposed = (globalThis as { gc?: () => void }).gc;
@@ -49,7 +49,7 @@ describe('teardown', () => {
     const workers = [...workersOf(m)];
     expect(workers.length).toBe(m.plan.threads.length);
     expect(workers.every((w) => w.threadId > 0)).toBe(true);
-    await runFor(m, 100);
+    await runUntil(m, '10 interrupts handled', () => m.counters().interrupts >= 10);
     await drain(m);
     await m.stop();
     // A Worker's threadId is -1 once its thread has exited.

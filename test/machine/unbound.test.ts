@@ -4,7 +4,7 @@
  * CPU 1; a bound worker (system_wq) must run it on CPU 0, behind the hog.
  */
 import { afterEach, expect, it } from 'vitest';
-import { builtin, drain, Machine, options, Phase, sleep } from './helpers.js';
+import { builtin, COUNT_BOUND_MS, drain, Machine, options, Phase, sleep } from './helpers.js';
 
 let m: Machine | undefined;
 afterEach(async () => {
@@ -20,12 +20,16 @@ const hogOn0 = (strategy: ReturnType<typeof builtin>) =>
     strategies: [strategy],
   });
 
-/** Measure for `ms`, re-onlining the CPUs often: a mix run on CPU 1 for CPU 0's pool is
- *  refused by random.c and leaves MIX_INFLIGHT set, which would stop further hand-offs. */
-async function measureOnlining(machine: Machine, ms: number): Promise<void> {
+/** Measure until CPU 0 has queued `n` work items, re-onlining the CPUs often: a mix run on CPU 1
+ *  for CPU 0's pool is refused by random.c and leaves MIX_INFLIGHT set, which would stop further
+ *  hand-offs. Fails after COUNT_BOUND_MS. */
+async function measureOnlining(machine: Machine, n: number): Promise<void> {
   machine.setPhase(Phase.Measure);
-  const until = Date.now() + ms;
-  while (Date.now() < until) {
+  const giveUpAt = Date.now() + COUNT_BOUND_MS;
+  while (machine.cpuCounters(0).works_queued < n) {
+    if (machine.fault) throw new Error(machine.fault.message);
+    if (Date.now() > giveUpAt)
+      throw new Error(`waited ${COUNT_BOUND_MS / 1000} s for ${n} work items queued on CPU 0\n${machine.debugState()}`);
     machine.onlineCpus();
     await sleep(5);
   }
@@ -34,7 +38,7 @@ async function measureOnlining(machine: Machine, ms: number): Promise<void> {
 
 it('unbound work goes to the idle CPU of its scope, not behind the hog', async () => {
   m = await Machine.boot(hogOn0(builtin('unbound', { scope: 'system' })));
-  await measureOnlining(m, 1000);
+  await measureOnlining(m, 10);
   await drain(m);
   const c0 = m.cpuCounters(0);
   const c1 = m.cpuCounters(1);
@@ -45,7 +49,7 @@ it('unbound work goes to the idle CPU of its scope, not behind the hog', async (
 
 it('bound work (system_wq) runs on the hog CPU', async () => {
   m = await Machine.boot(hogOn0(builtin('workqueue', { wq: 'system' })));
-  await measureOnlining(m, 1000);
+  await measureOnlining(m, 5);
   await drain(m);
   const c0 = m.cpuCounters(0);
   expect(c0.works_queued).toBeGreaterThan(0);

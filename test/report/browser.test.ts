@@ -4,7 +4,9 @@
  * which time the page's own script has measured every plot and set data-rendered attributes;
  * `--enable-logging=stderr` prints every console message and uncaught error as a `CONSOLE` line.
  * A control page that logs an error proves the capture works on this Chromium, so "no console
- * lines" can fail. Skipped when /usr/bin/chromium is absent (CI installs it: apt-get install chromium).
+ * lines" can fail. A screenshot, decoded here (node:zlib), shows each strategy's curve painted in
+ * its series colour, where a blank page shows none. Skipped when /usr/bin/chromium is absent (CI
+ * installs it: apt-get install chromium).
  */
 
 import { execFile } from 'node:child_process';
@@ -13,9 +15,11 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareRuns } from '../../src/report/compare/compare.js';
 import { renderCompareHtml } from '../../src/report/compare/compare-html.js';
+import { SERIES_COLOURS } from '../../src/report/run/html.js';
 import { writeResults } from '../../src/report/run/write.js';
 import type { RunResults } from '../../src/report/types.js';
 import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
@@ -137,18 +141,106 @@ describe('report.html in headless Chromium', () => {
     },
   );
 
-  it.skipIf(!hasChromium)('takes a screenshot', async () => {
+  it.skipIf(!hasChromium)("paints every strategy's line in its colour (a blank page paints none)", async () => {
+    const r = syntheticResults({ samples: 300, trials: 3, strategies: DEFAULT_STRATEGIES.slice(0, 3) });
     const dir = join(root, 'shot');
-    await writeResults(dir, syntheticResults({ samples: 300, trials: 3 }));
-    const png = join(root, 'report.png');
-    await chromium([
-      '--hide-scrollbars',
-      `--screenshot=${png}`,
-      '--window-size=1200,2400',
-      pathToFileURL(join(dir, 'report.html')).href,
-    ]);
-    const bytes = await readFile(png);
-    expect(bytes.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
-    expect(bytes.readUInt32BE(16)).toBe(1200); // IHDR width
+    await writeResults(dir, r);
+    const blank = join(root, 'blank.html');
+    await writeFile(blank, '<!DOCTYPE html><body></body>');
+    const [report, control] = await Promise.all([screenshot(join(dir, 'report.html')), screenshot(blank)]);
+    expect(report.width).toBe(SHOT_WIDTH);
+    const colours = r.points[0].strategies.map((_, i) => SERIES_COLOURS[i]);
+    // A curve's stroke crosses the plot's 764 px at 2 px wide; its legend swatch alone is ~55 px.
+    const counts = colours.map((c) => pixelsOf(report, c));
+    for (const [i, c] of colours.entries())
+      expect(counts[i], `${c} pixels (all: ${counts.join(', ')})`).toBeGreaterThan(LINE_PIXELS);
+    expect(
+      colours.map((c) => pixelsOf(control, c)),
+      'the blank page',
+    ).toEqual(colours.map(() => 0));
   });
 });
+
+const SHOT_WIDTH = 1200;
+/** Fewer pixels of a series colour than this is a legend swatch, not a drawn curve. */
+const LINE_PIXELS = 300;
+
+/** A screenshot of `file` in a 1200×2400 window (the report's first plots are in it), decoded. */
+async function screenshot(file: string): Promise<Png> {
+  const png = join(root, `${Math.random().toString(36).slice(2)}.png`);
+  await chromium([
+    '--hide-scrollbars',
+    `--screenshot=${png}`,
+    `--window-size=${SHOT_WIDTH},2400`,
+    pathToFileURL(file).href,
+  ]);
+  return decodePng(await readFile(png));
+}
+
+interface Png {
+  width: number;
+  height: number;
+  /** Bytes per pixel: 3 (RGB) or 4 (RGBA). */
+  channels: number;
+  /** Rows of width × channels bytes, unfiltered. */
+  pixels: Buffer;
+}
+
+/** An 8-bit RGB or RGBA PNG, as Chromium writes its screenshots (no interlace). */
+function decodePng(bytes: Buffer): Png {
+  expect(bytes.subarray(0, 8), 'PNG signature').toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  let width = 0;
+  let height = 0;
+  let channels = 0;
+  const idat: Buffer[] = [];
+  for (let off = 8; off < bytes.length; ) {
+    const len = bytes.readUInt32BE(off);
+    const type = bytes.toString('latin1', off + 4, off + 8);
+    const data = bytes.subarray(off + 8, off + 8 + len);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      expect({ depth: data[8], interlace: data[12] }).toEqual({ depth: 8, interlace: 0 });
+      channels = data[9] === 6 ? 4 : data[9] === 2 ? 3 : 0;
+      expect(channels, `colour type ${data[9]}`).toBeGreaterThan(0);
+    } else if (type === 'IDAT') idat.push(data);
+    off += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  const stride = width * channels;
+  const pixels = Buffer.alloc(stride * height);
+  for (let y = 0; y < height; y++) {
+    const filter = raw[y * (stride + 1)];
+    const line = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+    const out = pixels.subarray(y * stride, (y + 1) * stride);
+    const prev = y > 0 ? pixels.subarray((y - 1) * stride, y * stride) : Buffer.alloc(stride);
+    for (let i = 0; i < stride; i++) {
+      const a = i >= channels ? out[i - channels] : 0;
+      const b = prev[i];
+      const c = i >= channels ? prev[i - channels] : 0;
+      let p: number;
+      if (filter === 0) p = 0;
+      else if (filter === 1) p = a;
+      else if (filter === 2) p = b;
+      else if (filter === 3) p = (a + b) >> 1;
+      else {
+        const e = a + b - c;
+        const [da, db, dc] = [Math.abs(e - a), Math.abs(e - b), Math.abs(e - c)];
+        p = da <= db && da <= dc ? a : db <= dc ? b : c;
+      }
+      out[i] = (line[i] + p) & 0xff;
+    }
+  }
+  return { width, height, channels, pixels };
+}
+
+/** Pixels of colour `hex` (#rrggbb), within 8 per channel (anti-aliasing at a stroke's core is exact). */
+function pixelsOf(png: Png, hex: string): number {
+  const [r, g, b] = [1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
+  let n = 0;
+  for (let i = 0; i < png.pixels.length; i += png.channels) {
+    const p = png.pixels;
+    if (Math.abs(p[i] - r) <= 8 && Math.abs(p[i + 1] - g) <= 8 && Math.abs(p[i + 2] - b) <= 8) n++;
+  }
+  return n;
+}

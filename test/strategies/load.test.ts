@@ -15,7 +15,7 @@ import {
   formatConformance,
 } from '../../src/conformance/index.js';
 import { StrategyLoadError, StrategyOptionError } from '../../src/errors.js';
-import { loadStrategyClass } from '../../src/strategies/load.js';
+import { instantiate, loadStrategyClass } from '../../src/strategies/load.js';
 import { problems, ref } from './fixtures/refs.js';
 
 /** A strategy with no import at all (the types are written out), as a user might keep outside a project. */
@@ -141,10 +141,18 @@ describe('strategies from files outside the repository', () => {
   });
 
   // tsx loads a .ts file that no "type": "module" package.json covers as CommonJS; its
-  // namespace is then { default: module.exports } and load.ts does not look inside yet.
-  it('a TypeScript file in a directory without package.json loads (needs load.ts to unwrap CommonJS)', async () => {
-    await expect(checkStrategy(fileRef(join(bare, 'outside.ts')), { durationMs: 100 })).resolves.toBeDefined();
-  });
+  // namespace is then { default: module.exports }, and load.ts looks inside for the class.
+  it('a TypeScript file in a directory without package.json loads as its class, and passes', async () => {
+    const r = fileRef(join(bare, 'outside.ts'));
+    const cls = await loadStrategyClass(r);
+    expect(cls?.name).toBe('OutsideTasklet');
+    expect(cls?.description).toBe('tasklet_schedule, from a file outside the repository');
+    expect(cls?.claims).toEqual({ cpu: 'same', context: 'softirq' });
+    expect(instantiate(r, cls)).toBeInstanceOf(cls as NonNullable<typeof cls>);
+    const report = await checkStrategy(r, { durationMs: 400 });
+    expect(report.strategy).toBe(r.label);
+    expect(problems(report), formatConformance(report)).toEqual([]);
+  }, 60_000);
 });
 
 describe('a bad strategy is one line naming the file and the problem', () => {
