@@ -9,7 +9,6 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseArgv } from '../src/cli/args.js';
 import { helpText } from '../src/cli/help.js';
-import type { CliIo } from '../src/cli/main.js';
 import { resolveConfig } from '../src/config/schema.js';
 import { TRACING_OFF_NOTE } from '../src/report/run/table.js';
 import { beyondFloor, effect, pointFloor, printVerdicts, resultsLine, type Verdict } from '../src/scenarios/common.js';

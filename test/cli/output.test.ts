@@ -15,7 +15,7 @@ import { prepareOut } from '../../src/app.js';
 import { resolveConfig } from '../../src/config/schema.js';
 import { estimateLine } from '../../src/harness/estimate.js';
 import { readResults } from '../../src/report/run/write.js';
-import { type CliResult, limiter, runCli, stackLines, treeThreads } from '../fixtures/cli.js';
+import { limiter, runCli, stackLines, treeThreads } from '../fixtures/cli.js';
 import { runMain } from '../fixtures/cli-main.js';
 import { syntheticResults } from '../fixtures/synthetic.js';
 
