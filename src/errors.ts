@@ -1,7 +1,7 @@
 /**
  * The one catalogue of deferlab's errors: every error class, its stable code and the exit
  * status it stands for. Other modules build messages (src/config/errors.ts: bad input;
- * src/report/write.ts: results files) and throw these classes; `src/app.ts` maps them to exit
+ * src/report/run/write.ts: results files) and throw these classes; `src/app.ts` maps them to exit
  * statuses by class, never by reading the message.
  *
  * Two families:
@@ -181,7 +181,7 @@ export type ReportErrorCode =
   | 'ERR_RESULTS_WRITE'; // the output directory could not take the results (a copy may be elsewhere)
 
 /**
- * A results directory could not be read or written (src/report/write.ts). Results a run could
+ * A results directory could not be read or written (src/report/run/write.ts). Results a run could
  * not write (ERR_RESULTS_WRITE) fail the run (exit 1), and `rescuedTo` says where a copy of
  * results.json went, if anywhere; the other codes are a missing, foreign or damaged results.json,
  * bad input (exit 2). `deferlab report DIR` treats every ReportError as bad input: DIR is its

@@ -1,7 +1,7 @@
 /**
  * The timeline recorder (`--timeline`): what each thread did and when, as fixed-size binary
  * records in a per-thread ring in shared memory (layout.ts, "Timeline rings"), for a per-CPU
- * trace that Perfetto and chrome://tracing open (src/report/timeline.ts builds it).
+ * trace that Perfetto and chrome://tracing open (src/report/timeline/timeline.ts builds it).
  *
  * Like ftrace's per-CPU ring buffer in overwrite mode: a flight recorder. Each thread writes only
  * its own ring and overwrites the oldest records; the main thread reads the tail after each trial

@@ -1,7 +1,7 @@
 /**
  * The timeline ring (src/hw/timeline.ts) on one thread: records written and read back
  * field by field, wraparound, overwritten records counted (never silently lost), a recorder that
- * is off writes nothing; and the trace builder (src/report/timeline.ts) on hand-made records:
+ * is off writes nothing; and the trace builder (src/report/timeline/timeline.ts) on hand-made records:
  * nesting, the window's cut, flows, and slices whose begin or end is missing.
  */
 import { describe, expect, it } from 'vitest';
