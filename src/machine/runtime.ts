@@ -235,10 +235,11 @@ export class Runtime {
     if (was !== 0) throw new KernelBug(`two owners on CPU ${cpu} at once (task ${task} found ${was} already running)`);
     this.ctx.cpu = cpu;
     this.ctx.task = task;
-    this.sched.finishTaskSwitch(cpu, task); // its run time starts now, not at the pick
+    const now = this.ctx.now(); // one clock read: the switch's end and the task's run-time start
+    this.sched.finishTaskSwitch(cpu, task, now); // its run time starts now, not at the pick
     this.ctx.timeline.begin(TlWhat.Task, cpu, task);
     const sw = this.ctx.f64[this.ctx.cf(cpu, CPUF_SWITCH_NS)];
-    if (sw > 0) this.ctx.tracer.record(St.CtxSwitch, this.ctx.now() - sw);
+    if (sw > 0) this.ctx.tracer.record(St.CtxSwitch, now - sw);
   }
 
   /** Stop executing on the current CPU without handing it over (run ends). */
