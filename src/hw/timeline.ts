@@ -67,6 +67,12 @@ export enum TlWhat {
   Refill = 10,
   /** Instant: a tick boundary the generator stored: ARG = jiffies. */
   Jiffy = 11,
+  /** A host stall of this thread (a gap between two of its preemption points above the
+   *  threshold; recorded when it ends, with the gap's start as its time): ARG = the thread's
+   *  CPU or −1, ARG2 = involuntary context switches seen over the gap (−1 when unknown). */
+  HostStall = 12,
+  /** V8 garbage collection on this thread: ARG = the GC kind (PerformanceObserver 'gc' kind). */
+  Gc = 13,
 }
 
 /**
