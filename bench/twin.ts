@@ -17,8 +17,8 @@
  *      hog and a spinner on CPU 0 get from the lab's scheduler (Machine API).
  *  (c) a waker on CPU 0 and a futex sleeper on CPU 1: cross-CPU wake-up latency. The lab: the
  *      unbound worker of run (a) N = 1 at nice -20, woken from CPU 0's interrupt onto idle CPU 1.
- *  (d) a loopback TCP ping-pong with a nice -20 thread on the client's CPU: not built (the lab's
- *      tcp_lat runs over its emulated NIC, not the host's loopback).
+ *  (d) a loopback TCP ping-pong with a nice -20 thread woken on the client's CPU every K exchanges
+ *      against the lab's workqueue − inline at the same wake-ups per exchange (bench/twin-tcp.ts).
  *
  * Without a C compiler the host side is skipped with one line and the lab side still runs.
  * Timing figures, never asserted: a loaded host moves both sides (its load average is printed).
@@ -39,6 +39,7 @@ import { cpuHogPreset, requests, SLOW_NS } from '../src/scenarios/cpu-hog.js';
 import { repoRoot } from './fastmix.js';
 import { isMain, Machine, Phase, sleep, table } from './lib.js';
 import { modelWaits } from './twin-model.js';
+import { tcpTwin } from './twin-tcp.js';
 
 const BOUND = 'workqueue(wq=system)';
 const UNBOUND = 'unbound(scope=system)';
@@ -464,9 +465,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     out('  (b) switch, lab: its calibrated host hand-off between two threads (the lab switches tasks by handing');
     out('      the CPU from one host thread to another); no max measured. (c) lab: the unbound worker of');
     out("      (a) 1 hog nice -20, woken on idle CPU 1 from CPU 0's interrupt (interrupt → work start).");
-    out("  (d) loopback TCP with a nice -20 thread on the client's CPU: lab: no equivalent (its tcp_lat runs");
-    out("      over the emulated NIC's rings and softirqs, not the host's loopback); not measured.");
     out(`  Weight ratio nice -20 : nice 0 is 88761 : 1024 = 86.68 : 1. lab/host: the lab's figure over the host's.`);
+    out();
+    for (const l of await tcpTwin(host, o.iters, lab.profile, lab.hz)) out(l);
     const load1 = loadavg();
     out(`load ${load0[0].toFixed(2)} → ${load1[0].toFixed(2)}; ${((Date.now() - started) / 1000).toFixed(0)} s`);
   } finally {

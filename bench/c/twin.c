@@ -15,14 +15,23 @@
  *                                                         their CPU time (CLOCK_THREAD_CPUTIME_ID)
  *        ./twin cross ITERS GAP_US                     (c) a waker on CPU 0 wakes a futex sleeper
  *                                                         on CPU 1 every GAP_US: wake-up latency
+ *        ./twin tcp ITERS K WORK_US MODE MSG           (d) a loopback TCP ping-pong of MSG bytes,
+ *                                                         client on CPU 0, server on CPU 1; every K
+ *                                                         exchanges the client's receive does WORK_US
+ *                                                         of work itself (MODE inline) or wakes a
+ *                                                         nice -20 thread on CPU 0 to do it (MODE
+ *                                                         wake): one-way latency (round trip / 2)
  *
  * Output: one line `key=value ...` (ns), parsed by bench/twin.ts. Any failure prints one line on
  * stderr and exits 1 (2 for bad arguments). Every wait loop is bounded by a stop word or a
  * deadline: nothing spins forever.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/futex.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -32,6 +41,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -343,6 +353,126 @@ static int cmd_cross(int iters, i64 gap)
 	return 0;
 }
 
+/* ---- (d) loopback TCP with a nice -20 thread woken on the client's CPU ------------------- */
+
+static atomic_int kt_word; /* futex word: the kthread sleeps while it is 0 */
+static atomic_int kt_stop;
+static atomic_int kt_runs;
+static i64 kt_work;
+
+/* The kworker's twin: nice -20 on CPU 0 (system_highpri_wq's workers are nice -20). */
+static void *kthread_main(void *p)
+{
+	(void)p;
+	place(0, -20);
+	for (;;) {
+		while (atomic_load(&kt_word) == 0)
+			futex(&kt_word, FUTEX_WAIT_PRIVATE, 0);
+		if (atomic_load(&kt_stop))
+			return NULL;
+		atomic_store(&kt_word, 0);
+		busy(kt_work);
+		atomic_fetch_add(&kt_runs, 1);
+	}
+}
+
+/* Read or write exactly `n` bytes; 0 on EOF or error. */
+static int full(int fd, char *buf, int n, int wr)
+{
+	for (int got = 0; got < n;) {
+		ssize_t r = wr ? write(fd, buf + got, (size_t)(n - got)) : read(fd, buf + got, (size_t)(n - got));
+		if (r <= 0)
+			return 0;
+		got += (int)r;
+	}
+	return 1;
+}
+
+static int tcp_listen_fd;
+static int tcp_msg;
+
+/* qperf's tcp_lat server: echo each message, on CPU 1. */
+static void *server_main(void *p)
+{
+	(void)p;
+	place(sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0, 0);
+	int fd = accept(tcp_listen_fd, NULL, NULL);
+	if (fd < 0)
+		die("accept");
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	char *buf = malloc((size_t)tcp_msg);
+	while (buf && full(fd, buf, tcp_msg, 0) && full(fd, buf, tcp_msg, 1))
+		;
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+static int cmd_tcp(int iters, int k, i64 work, const char *mode, int msg)
+{
+	int wake = strcmp(mode, "wake") == 0;
+	if (iters <= 0 || k < 0 || work < 0 || msg <= 0 || msg > (1 << 20) || (!wake && strcmp(mode, "inline") != 0)) {
+		fprintf(stderr, "twin tcp: ITERS > 0, K >= 0, WORK_US >= 0, MODE inline|wake, MSG 1..1048576\n");
+		return 2;
+	}
+	tcp_msg = msg;
+	kt_work = work;
+	tcp_listen_fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = 0};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t alen = sizeof(a);
+	if (tcp_listen_fd < 0 || bind(tcp_listen_fd, (struct sockaddr *)&a, sizeof(a)) != 0 ||
+	    listen(tcp_listen_fd, 1) != 0 || getsockname(tcp_listen_fd, (struct sockaddr *)&a, &alen) != 0)
+		die("loopback listen");
+	place(0, 0);
+	pthread_t srv, kt;
+	if (pthread_create(&srv, NULL, server_main, NULL) != 0 || pthread_create(&kt, NULL, kthread_main, NULL) != 0)
+		die("pthread_create");
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&a, sizeof(a)) != 0)
+		die("connect");
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	char *buf = calloc(1, (size_t)msg);
+	i64 *lat = malloc(sizeof(i64) * (size_t)iters);
+	if (!buf || !lat)
+		die("malloc");
+	int warm = iters / 10 + 100;
+	double sum = 0;
+	for (int i = -warm; i < iters; i++) {
+		i64 t0 = now_ns();
+		if (!full(fd, buf, msg, 1) || !full(fd, buf, msg, 0))
+			die("loopback exchange");
+		/* The deferred work's trigger, on the client's receive path (the kernel's is its IRQ). */
+		if (k > 0 && ((i + warm) % k) == 0) {
+			if (wake) {
+				atomic_store(&kt_word, 1);
+				futex(&kt_word, FUTEX_WAKE_PRIVATE, 1);
+			} else {
+				busy(work);
+			}
+		}
+		i64 t1 = now_ns();
+		if (i >= 0) {
+			lat[i] = (t1 - t0) / 2;
+			sum += (double)lat[i];
+		}
+	}
+	close(fd);
+	pthread_join(srv, NULL);
+	atomic_store(&kt_stop, 1);
+	atomic_store(&kt_word, 1);
+	futex(&kt_word, FUTEX_WAKE_PRIVATE, 1);
+	pthread_join(kt, NULL);
+	printf("mean=%.0f ", sum / iters);
+	summary("", lat, iters);
+	printf(" kthread_runs=%d\n", atomic_load(&kt_runs));
+	free(lat);
+	free(buf);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc >= 7 && strcmp(argv[1], "hogs") == 0)
@@ -353,6 +483,8 @@ int main(int argc, char **argv)
 		return cmd_share(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc >= 4 && strcmp(argv[1], "cross") == 0)
 		return cmd_cross(atoi(argv[2]), atoll(argv[3]) * 1000);
-	fprintf(stderr, "usage: twin hogs N NICE PERIOD_US WORK_US ITERS | pingpong ITERS | share NICE_A NICE_B MS | cross ITERS GAP_US\n");
+	if (argc >= 7 && strcmp(argv[1], "tcp") == 0)
+		return cmd_tcp(atoi(argv[2]), atoi(argv[3]), atoll(argv[4]) * 1000, argv[5], atoi(argv[6]));
+	fprintf(stderr, "usage: twin hogs N NICE PERIOD_US WORK_US ITERS | pingpong ITERS | share NICE_A NICE_B MS | cross ITERS GAP_US | tcp ITERS K WORK_US inline|wake MSG\n");
 	return 2;
 }
