@@ -4,9 +4,10 @@
  * the scenarios share.
  *
  * A verdict line reads:
- * `VERDICT <expectation>: reproduced|not reproduced|inconclusive — <the numbers that decided>`.
- * `reproduced` and `not reproduced` are for data that decide; `inconclusive` for data that
- * cannot (an interval too wide to tell, too few trials or samples), with how to get more.
+ * `VERDICT <expectation>: reproduced|not reproduced|contradicted|inconclusive — <the numbers that
+ * decided>`. `reproduced`, `not reproduced` and `contradicted` are for data that decide;
+ * `inconclusive` for data that cannot (an interval too wide to tell, too few trials or samples),
+ * with how to get more. Verdicts over sweep points pool effect sizes (effects.ts).
  */
 import { join } from 'node:path';
 import { type CliIo, sayStopped } from '../cli/main.js';
@@ -18,7 +19,12 @@ import { renderTable } from '../report/run/table.js';
 import { writeResults } from '../report/run/write.js';
 import type { Calibration, PointResult, RunResults, StageName, StrategyResult } from '../report/types.js';
 
-export type Outcome = 'reproduced' | 'not reproduced' | 'inconclusive';
+/**
+ * `contradicted`: the data show the opposite of the seed's claim (an effect the other way, or, for
+ * a negative control, an effect at least the margin's size); `not reproduced`: they rule out an
+ * effect of the seed's size without showing the opposite (src/scenarios/effects.ts).
+ */
+export type Outcome = 'reproduced' | 'not reproduced' | 'contradicted' | 'inconclusive';
 
 export interface Verdict {
   expectation: string;
@@ -64,7 +70,16 @@ export interface ScenarioContext {
   argv: string[];
   /** The host calibration measured by the scenario's first sub-run, reused by the others. */
   calibration?: Calibration;
+  /** Machine boots per sweep point (default {@link SCENARIO_BOOTS}; tests run 1). */
+  boots?: number;
 }
+
+/**
+ * Every sweep point of a scenario's sub-runs runs on 2 machine boots, its trials split between
+ * them (src/harness/boots.ts): a boot's thread placement and V8 warm-up are a level of variance
+ * that one boot's trials cannot show, and the verdicts' intervals account for it (effects.ts).
+ */
+export const SCENARIO_BOOTS = 2;
 
 export function specs(texts: readonly string[]): StrategySpec[] {
   return texts.map((t) => {
@@ -94,6 +109,7 @@ export async function subRun(
     signal: ctx.signal,
     command: ['deferlab', ...ctx.argv],
     adjust,
+    boots: ctx.boots ?? SCENARIO_BOOTS,
     ...(ctx.calibration ? { calibration: ctx.calibration } : {}),
   });
   ctx.calibration ??= results.meta.calibration;
