@@ -85,7 +85,7 @@ describe('scenarios at a tiny size', () => {
     expect(pooled).toHaveLength(10);
     for (const l of pooled)
       expect(l).toMatch(
-        /(pooled|difference) [+-]\d+\.\d% \[[+-]\d+\.\d%, [+-]\d+\.\d%\] \((95|90)% CI; .*margin \+10\.0%/,
+        /(pooled|difference) [+-]\d+\.\d% \[[+-]\d+\.\d%, [+-]\d+\.\d%\] \((95|90)% CI[;,] .*margin \+10\.0%/,
       );
     for (const l of v.filter((l) => l.includes('pooled'))) expect(l).toMatch(/ × 2 boots, DerSimonian-Laird/);
     for (const l of v.filter((l) => l.includes('minus'))) expect(l).toContain('1 matched point pair: 4K@16');

@@ -190,14 +190,14 @@ export function absenceVerdict(
   const outcome: Outcome = says === 'equivalent' ? 'reproduced' : says === 'exceeds' ? 'contradicted' : 'inconclusive';
   const rule =
     outcome === 'reproduced'
-      ? `upper bound below the margin`
+      ? `the interval's upper bound is below the margin`
       : outcome === 'contradicted'
-        ? `lower bound above the margin: an effect at least its size`
-        : `straddles the margin (${more})`;
+        ? `the interval's lower bound is above the margin: an effect at least its size`
+        : `the interval straddles the margin (${more})`;
   return {
     expectation,
     outcome,
-    detail: `pooled ${effectText(e, Z90)} (90% CI, two one-sided tests at 5%; ${methodText(e)}); margin ${signedPct(margin)} (the seed: ${seed}); the interval's ${rule}`,
+    detail: `pooled ${effectText(e, Z90)} (90% CI, two one-sided tests at 5%; ${methodText(e)}); margin ${signedPct(margin)} (the seed: ${seed}); ${rule}`,
   };
 }
 
