@@ -11,7 +11,15 @@ import { parseArgv } from '../src/cli/args.js';
 import { helpText } from '../src/cli/help.js';
 import { resolveConfig } from '../src/config/schema.js';
 import { TRACING_OFF_NOTE } from '../src/report/run/table.js';
-import { beyondFloor, effect, pointFloor, printVerdicts, resultsLine, type Verdict } from '../src/scenarios/common.js';
+import {
+  beyondFloor,
+  effect,
+  pointFloor,
+  printVerdicts,
+  resultsLine,
+  SCENARIO_BOOTS,
+  type Verdict,
+} from '../src/scenarios/common.js';
 import { boundVerdict, type Requests, runCpuHog, unboundVerdict } from '../src/scenarios/cpu-hog.js';
 import { runEntropy, starves } from '../src/scenarios/entropy.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
@@ -38,7 +46,8 @@ function ctxFor(name: string, extra: Record<string, unknown> = {}, signal = new 
     cwd: process.cwd(),
   });
   const { io, all: out } = fakeIo();
-  return { ctx: { config, io, signal, argv: ['scenario', name] }, out };
+  // One boot a point, for the wall time; random-regression's test runs the default 2.
+  return { ctx: { config, io, signal, argv: ['scenario', name], boots: 1 as number }, out };
 }
 
 const verdictLines = (text: string) => text.split('\n').filter((l) => l.startsWith('VERDICT '));
@@ -48,6 +57,7 @@ describe('scenarios at a tiny size', () => {
     // No A/A control here (its default): it adds a strategy to every sub-run, and what it does to
     // verdicts is tested for cpu-hog and entropy below and in test/harness/control.test.ts.
     const { ctx, out } = ctxFor('random-regression', { control: false });
+    ctx.boots = SCENARIO_BOOTS;
     const code = await runRandomRegression(ctx, {
       msgSizes: [4096],
       rates: [20000],
