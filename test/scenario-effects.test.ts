@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { Z90, Z95 } from '../src/report/statistics/meta.js';
-import type { PointResult, StrategyResult } from '../src/report/types.js';
+import type { PointResult, RunResults, StrategyResult } from '../src/report/types.js';
+import { bootsNote } from '../src/scenarios/common.js';
 import {
   absenceVerdict,
   bootEffects,
@@ -230,5 +231,23 @@ describe("random-regression's observations, pooled", () => {
     expect(disagree.tau2Boot).toBeCloseTo(0.0049, 12);
     expect(disagree.est).toBeCloseTo(0.05, 12);
     expect(disagree.se).toBeGreaterThan(3 * agree.se);
+  });
+});
+
+describe('bootsNote', () => {
+  it('says how many boots and trials a point ran on, and nothing for one boot', () => {
+    const s = booted('inline', [
+      [0, 1],
+      [0, 1],
+      [1, 1],
+      [1, 1],
+      [1, 1],
+    ]);
+    const run = { points: [{ params: {}, strategies: [s] }] } as unknown as RunResults;
+    expect(bootsNote(run)).toMatch(
+      /^each point ran on 2 machine boots: 5 trials per strategy at the first point \(2 \+ 3\)/,
+    );
+    const one = { points: [{ params: {}, strategies: [withTrials('inline', [[0, 1]])] }] } as unknown as RunResults;
+    expect(bootsNote(one)).toBeUndefined();
   });
 });

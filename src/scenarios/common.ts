@@ -116,10 +116,25 @@ export async function subRun(
   if (progress) io.stderr('\r\x1b[2K');
   if (workload) results.meta.workload = workload;
   io.stdout(`${renderTable(results, { wide: ctx.config.wide })}\n`);
+  const booted = bootsNote(results);
+  if (booted) io.stdout(`${booted}\n`);
   if (ctx.config.outDir) await writeResults(join(ctx.config.outDir, name), results);
   if (results.status === 'failed')
     sayStopped(io, 'failed', `${name} failed: ${results.error?.message ?? 'the run failed'}`);
   return results;
+}
+
+/**
+ * What the table's setup line (the config's --trials) does not say when points ran on several
+ * boots: `each point ran on 2 machine boots: 4 trials per strategy (2 + 2) ...`; undefined for one.
+ */
+export function bootsNote(r: RunResults): string | undefined {
+  const trials = r.points[0]?.strategies[0]?.trials ?? [];
+  const perBoot = new Map<number, number>();
+  for (const t of trials) perBoot.set(t.boot ?? 0, (perBoot.get(t.boot ?? 0) ?? 0) + 1);
+  if (perBoot.size < 2) return undefined;
+  const counts = [...perBoot.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n);
+  return `each point ran on ${perBoot.size} machine boots: ${trials.length} trials per strategy at the first point (${counts.join(' + ')}); the table pools them, the verdicts weigh boots and trials apart`;
 }
 
 /**
