@@ -91,6 +91,9 @@ describe('scenarios at a tiny size', () => {
     for (const l of v) expect(l).toMatch(/: (reproduced|not reproduced|contradicted|inconclusive) — \S/);
     // Part 1 and 2's verdicts pool effect sizes: each prints its pooled effect, interval and margin,
     // and every point ran on 2 boots (the matched pairs: 4K at trigger 16, both differences).
+    expect(v.find((l) => l.includes("reaches the seed's 10%"))).toMatch(
+      /largest: [+-]\d+\.\d% \[[+-]\d+\.\d%, [+-]\d+\.\d%\] \(95% CI, against inline; .*margin \+10\.0% of inline/,
+    );
     const pooled = v.filter((l) => !l.includes("reaches the seed's 10%"));
     expect(pooled).toHaveLength(10);
     for (const l of pooled)
