@@ -33,8 +33,10 @@ export interface Verdict {
 }
 
 /**
- * The size of effect the seeds argue about: random.c's regression was ~10%. An interval that
- * stays below 10% of the baseline rules such an effect out; one that reaches past it does not.
+ * The size of effect the seeds argue about: random.c's regression was ~10% (seed 000: "a ~10%
+ * performance regression using qperf"). An interval that stays below 10% of the baseline rules
+ * such an effect out; one that reaches past it does not. The pooled verdicts (effects.ts) use it
+ * as the claim's size and as the negative controls' equivalence margin (docs/scenarios.md says why).
  */
 export const SEED_EFFECT = 0.1;
 
