@@ -13,6 +13,7 @@ import {
   claimVerdict,
   differenceEffect,
   type PooledEffect,
+  pooledDifference,
   pooledEffect,
 } from '../src/scenarios/effects.js';
 import { type NetPoint, observationVerdicts } from '../src/scenarios/random-regression-net.js';
@@ -64,6 +65,39 @@ describe('bootEffects', () => {
     expect(b1.est).toBeCloseTo(0.125, 12);
     expect(b1.se).toBeCloseTo(0.025, 12);
     expect(bootEffects(point, 'missing', 'inline', 'inline')).toEqual([]);
+  });
+});
+
+describe('pooledDifference', () => {
+  it('weighs each unit by its sample count, as the table pools its mean', () => {
+    // A: (1·1000 + 9·100)/10 = 190; B: 100; (190 − 100)/100 = 0.9 (unweighted slice means: 4.5).
+    // z = 1·(1000 − 190)/10 − 0 = 81 and 9·(100 − 190)/10 = −81; var = 2/1·(81² + 81²) = 26244;
+    // se = 162/100.
+    const e = pooledDifference(
+      [
+        { nA: 1, mA: 1000, nB: 5, mB: 100 },
+        { nA: 9, mA: 100, nB: 5, mB: 100 },
+      ],
+      100,
+    );
+    expect(e.n).toBe(2);
+    expect(e.est).toBeCloseTo(0.9, 12);
+    expect(e.se).toBeCloseTo(1.62, 12);
+  });
+  it('reads slice cycles when both sides were sliced alike', () => {
+    const s = (label: string, counts: number[], means: number[]): StrategyResult => {
+      const r = withTrials(label, [[0, 100]]);
+      r.trials[0].slices = { one_way: { count: counts, mean: means } };
+      return r;
+    };
+    const point: PointResult = {
+      params: {},
+      strategies: [s('inline', [5, 5], [100, 100]), s('ctl', [5, 5], [100, 100]), s('wq', [1, 9], [1000, 100])],
+    };
+    const [b] = bootEffects(point, 'wq', 'ctl', 'inline');
+    expect(b.n).toBe(2);
+    expect(b.est).toBeCloseTo(0.9, 12);
+    expect(b.se).toBeCloseTo(1.62, 12);
   });
 });
 

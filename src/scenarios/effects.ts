@@ -58,16 +58,33 @@ export function bootEffects(
   return boots.map((boot) => unitEffect(c, r, b, stage, boot));
 }
 
+/** One paired unit: each side's sample count and mean (ns). */
+interface Cell {
+  nA: number;
+  mA: number;
+  nB: number;
+  mB: number;
+}
+
+/**
+ * One boot's effect: the difference of the two sides' pooled means over the paired units (each
+ * side's mean is Σ n·m / Σ n, as the table's mean pools samples; a slice that a host stall left
+ * with a few slow samples weighs by its count, not as much as a full one), over the baseline's
+ * pooled mean. Its variance is the linearised (delta-method) variance of that difference with the
+ * units as clusters: z_k = n_Ak (m_Ak − Ā)/N_A − n_Bk (m_Bk − B̄)/N_B, var = K/(K − 1) · Σ z_k².
+ * With equal counts this is the paired-difference variance s²/K.
+ */
 function unitEffect(c: StrategyResult, r: StrategyResult, b: StrategyResult, stage: StageName, boot: number) {
-  const means = b.trials
-    .filter((t) => bootOf(t) === boot)
-    .map((t) => t.stages[stage])
-    .filter((s) => s && s.count > 0)
-    .map((s) => s!.mean);
-  const baseMean = means.length ? means.reduce((a, x) => a + x, 0) / means.length : Number.NaN;
+  let bn = 0;
+  let bs = 0;
+  for (const t of b.trials) {
+    const s = t.stages[stage];
+    if (bootOf(t) !== boot || !s || !(s.count > 0)) continue;
+    bn += s.count;
+    bs += s.count * s.mean;
+  }
   const byIndex = new Map(r.trials.map((t) => [t.index, t]));
-  const cv: number[] = [];
-  const rv: number[] = [];
+  const cells: Cell[] = [];
   for (const t of c.trials) {
     if (bootOf(t) !== boot) continue;
     const o = byIndex.get(t.index);
@@ -76,26 +93,42 @@ function unitEffect(c: StrategyResult, r: StrategyResult, b: StrategyResult, sta
     const z = o.slices?.[stage];
     if (a && z && a.count.length > 1 && a.count.length === z.count.length) {
       for (let k = 0; k < a.count.length; k++)
-        if (a.count[k] > 0 && z.count[k] > 0) {
-          cv.push(a.mean[k]);
-          rv.push(z.mean[k]);
-        }
+        if (a.count[k] > 0 && z.count[k] > 0 && Number.isFinite(a.mean[k]) && Number.isFinite(z.mean[k]))
+          cells.push({ nA: a.count[k], mA: a.mean[k], nB: z.count[k], mB: z.mean[k] });
     } else {
       const sa = t.stages[stage];
       const sz = o.stages[stage];
-      if (sa && sz && sa.count > 0 && sz.count > 0) {
-        cv.push(sa.mean);
-        rv.push(sz.mean);
-      }
+      if (sa && sz && sa.count > 0 && sz.count > 0)
+        cells.push({ nA: sa.count, mA: sa.mean, nB: sz.count, mB: sz.mean });
     }
   }
-  const n = cv.length;
-  const d = cv.map((x, i) => (x - rv[i]) / baseMean).filter(Number.isFinite);
-  if (d.length === 0) return { boot, n, est: Number.NaN, se: Number.NaN };
-  const est = d.reduce((a, x) => a + x, 0) / d.length;
-  const se =
-    d.length < 2 ? Number.NaN : Math.sqrt(d.reduce((a, x) => a + (x - est) ** 2, 0) / (d.length - 1) / d.length);
-  return { boot, n: d.length, est, se };
+  return { boot, ...pooledDifference(cells, bn > 0 ? bs / bn : Number.NaN) };
+}
+
+/** {@link unitEffect}'s arithmetic: the relative difference of pooled means and its standard error. */
+export function pooledDifference(cells: readonly Cell[], baseMean: number): Estimate & { n: number } {
+  const n = cells.length;
+  let nA = 0;
+  let sA = 0;
+  let nB = 0;
+  let sB = 0;
+  for (const k of cells) {
+    nA += k.nA;
+    sA += k.nA * k.mA;
+    nB += k.nB;
+    sB += k.nB * k.mB;
+  }
+  if (n === 0 || !(nA > 0) || !(nB > 0)) return { n, est: Number.NaN, se: Number.NaN };
+  const a = sA / nA;
+  const bm = sB / nB;
+  const est = (a - bm) / baseMean;
+  if (n < 2) return { n, est, se: Number.NaN };
+  let ss = 0;
+  for (const k of cells) {
+    const z = (k.nA * (k.mA - a)) / nA - (k.nB * (k.mB - bm)) / nB;
+    ss += z * z;
+  }
+  return { n, est, se: Math.sqrt((ss * n) / (n - 1)) / Math.abs(baseMean) };
 }
 
 /** A pooled effect over points, and what it pooled. */
