@@ -160,13 +160,16 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
       // One machine per boot (hooks.boots, default 1), joined into one point (boots.ts).
       const boots = Math.max(1, hooks.boots ?? 1);
       const parts: PointResult[] = [];
-      for (let b = 0; b < boots && (b === 0 || results.status === 'completed'); b++) {
-        if (b > 0) collectGarbage();
-        const cb = bootConfig(config, boots);
-        parts.push(await runPoint(cb, params, descriptions, results, { ...hooks, irqTrace }, say));
+      try {
+        for (let b = 0; b < boots && (b === 0 || results.status === 'completed'); b++) {
+          if (b > 0) collectGarbage();
+          const cb = bootConfig(config, boots);
+          parts.push(await runPoint(cb, params, descriptions, results, { ...hooks, irqTrace }, say));
+        }
+      } finally {
+        // A later boot interrupted while booting keeps the earlier boots' trials.
+        if (parts.length) results.points.push(mergeBoots(parts));
       }
-      const point = mergeBoots(parts);
-      results.points.push(point);
       if (results.status !== 'completed') break;
       collectGarbage(); // between points: see gc.ts
     }
