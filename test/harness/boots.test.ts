@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResolvedConfig } from '../../src/config/schema.js';
 import { bootConfig, MIN_TRIALS_PER_BOOT, mergeBoots } from '../../src/harness/boots.js';
+import { validateResults } from '../../src/report/schema.js';
 import { syntheticResults } from '../fixtures/synthetic.js';
 
 describe('mergeBoots', () => {
@@ -37,6 +38,13 @@ describe('mergeBoots', () => {
       );
       expect(s.comparison).toBeUndefined(); // recomputed over the joined trials by run.ts
     }
+  });
+  it("keeps each trial's boot through results.json's validation (deferlab report re-reads it)", () => {
+    const run = syntheticResults({ seed: 1, trials: 3, samples: 200 });
+    run.points = [m];
+    const v = validateResults(JSON.parse(JSON.stringify(run)));
+    expect(v.ok).toBe(true);
+    if (v.ok) expect(v.results.points[0].strategies[0].trials.map((t) => t.boot)).toEqual([0, 0, 0, 1, 1]);
   });
   it('returns a single boot as it is', () => {
     expect(mergeBoots([a])).toBe(a);
