@@ -11,27 +11,10 @@ import {
   fixedEffect,
   interval,
   randomEffects,
-  trialEffect,
   twoLevel,
   Z90,
   Z95,
 } from '../../src/report/statistics/meta.js';
-
-describe('trialEffect', () => {
-  it('is the mean of (cand − ctrl)/baseMean with se sd/√n', () => {
-    // d = 0.1, 0.2, 0.3: mean 0.2, sd 0.1, se 0.1/√3.
-    const e = trialEffect([11, 12, 13], [10, 10, 10], 10);
-    expect(e.n).toBe(3);
-    expect(e.est).toBeCloseTo(0.2, 12);
-    expect(e.se).toBeCloseTo(0.1 / Math.sqrt(3), 12);
-  });
-  it('drops pairs with a NaN side and leaves se NaN below 2 pairs', () => {
-    const e = trialEffect([11, Number.NaN, 13], [10, 10, Number.NaN], 10);
-    expect(e.n).toBe(1);
-    expect(e.est).toBeCloseTo(0.1, 12);
-    expect(e.se).toBeNaN();
-  });
-});
 
 describe('fixedEffect and randomEffects', () => {
   it('pools by inverse variance: homogeneous units leave τ² at 0', () => {

@@ -3,11 +3,8 @@
  * behind the scenario verdicts (src/scenarios/, issue #27 items 4 and 5). Pure numbers.
  *
  * The unit of a verdict is a relative effect with its standard error: at one sweep point and one
- * machine boot, the candidate against the A/A control, trial by trial (both ran in the same
- * interleaved round against the same baseline, so (cand − base) − (ctrl − base) = cand − ctrl),
- * over the baseline's mean: d_i = (cand_i − ctrl_i) / mean(base). Its estimate is mean(d), its
- * standard error sd(d)/√n ({@link trialEffect}). The baseline's mean is taken as known (its own
- * error is a second-order term at the sizes the seeds argue about; the docs say so).
+ * machine boot, the candidate against the A/A control over the baseline's mean (built from the
+ * results by src/scenarios/effects.ts, `pooledDifference`). Everything here takes such units.
  *
  * Two levels (docs/scenarios.md, "How the verdicts are decided"):
  * 1. Boots within a point ({@link twoLevel}): each point runs on at least two machine boots. The
@@ -54,29 +51,6 @@ const usable = (u: Estimate) => Number.isFinite(u.est) && Number.isFinite(u.se) 
 /** A standard error of exactly 0 (identical trials) would take every weight: floor it. */
 const MIN_SE = 1e-9;
 const variance = (u: Estimate) => Math.max(u.se, MIN_SE) ** 2;
-
-/**
- * One unit's relative effect: trial i's `cand[i] − ctrl[i]` over `baseMean`, averaged; the
- * standard error is the trials' sd over √n. Pairs with a NaN side are dropped; fewer than 2
- * pairs leave the standard error NaN (no variance to estimate: the unit is unusable).
- */
-export function trialEffect(
-  cand: readonly number[],
-  ctrl: readonly number[],
-  baseMean: number,
-): Estimate & { n: number } {
-  const d: number[] = [];
-  for (let i = 0; i < Math.min(cand.length, ctrl.length); i++) {
-    const x = (cand[i] - ctrl[i]) / baseMean;
-    if (Number.isFinite(x)) d.push(x);
-  }
-  const n = d.length;
-  if (n === 0) return { est: Number.NaN, se: Number.NaN, n };
-  const mean = d.reduce((a, x) => a + x, 0) / n;
-  if (n < 2) return { est: mean, se: Number.NaN, n };
-  const ss = d.reduce((a, x) => a + (x - mean) ** 2, 0);
-  return { est: mean, se: Math.sqrt(ss / (n - 1) / n), n };
-}
 
 /** Fixed-effect inverse-variance pool: Σ w·y / Σ w with w = 1/se², se = 1/√Σw; Q = Σ w(y − ŷ)². */
 export function fixedEffect(units: readonly Estimate[]): Pooled {
