@@ -75,7 +75,8 @@ function run(name: string, flags: Record<string, unknown>) {
     } as never,
     cwd: process.cwd(),
   });
-  return { ctx: { config, io, signal: new AbortController().signal, argv: ['scenario', name] }, out: stdout };
+  // One boot a point (scenarios run 2 by default): the directions do not depend on it, the wall time does.
+  return { ctx: { config, io, signal: new AbortController().signal, argv: ['scenario', name], boots: 1 }, out: stdout };
 }
 
 /** `VERDICT <expectation>: <outcome> — ...` lines whose expectation includes `key`. */

@@ -38,6 +38,7 @@ import type { TrialWindow } from '../report/timeline/timeline.js';
 import type { Calibration, PointResult, RunResults, StageName, UntilOutcome } from '../report/types.js';
 import { describe } from '../strategies/load.js';
 import { VERSION } from '../version.js';
+import { bootConfig, mergeBoots } from './boots.js';
 import { calibrate, finishCalibration } from './calibrate.js';
 import { collectGarbage } from './gc.js';
 import { mmapThresholdInEffect } from './malloc.js';
@@ -97,6 +98,8 @@ export interface RunHooks {
   adjust?: (opts: MachineOptions, params: PointParams) => MachineOptions;
   /** `config.irq.trace`, already read (the CLI reads it before anything runs); else read here. */
   irqTrace?: IrqTracePlan;
+  /** Machine boots per sweep point (default 1): the trials split over them (src/harness/boots.ts). */
+  boots?: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -154,8 +157,19 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
   }
   try {
     for (const params of sweepPoints(config)) {
-      const point = await runPoint(config, params, descriptions, results, { ...hooks, irqTrace }, say);
-      results.points.push(point);
+      // One machine per boot (hooks.boots, default 1), joined into one point (boots.ts).
+      const boots = Math.max(1, hooks.boots ?? 1);
+      const parts: PointResult[] = [];
+      try {
+        for (let b = 0; b < boots && (b === 0 || results.status === 'completed'); b++) {
+          if (b > 0) collectGarbage();
+          const cb = bootConfig(config, boots);
+          parts.push(await runPoint(cb, params, descriptions, results, { ...hooks, irqTrace }, say));
+        }
+      } finally {
+        // A later boot interrupted while booting keeps the earlier boots' trials.
+        if (parts.length) results.points.push(mergeBoots(parts));
+      }
       if (results.status !== 'completed') break;
       collectGarbage(); // between points: see gc.ts
     }

@@ -36,6 +36,7 @@ const trial = z.object({
   stages: z.partialRecord(stage, summary),
   counters: z.record(z.string(), num),
   slices: z.partialRecord(stage, z.object({ count: z.array(count), mean: z.array(num) })).optional(),
+  boot: count.optional(),
 });
 
 const comparison = z.object({

@@ -81,6 +81,8 @@ export interface TrialResult {
    * (src/report/statistics/slices.ts). Absent for whole trials and in results written before slices existed.
    */
   slices?: Partial<Record<StageName, SliceStats>>;
+  /** The machine boot (0, 1, ...) this trial ran on, when its point ran on several (scenarios: src/harness/boots.ts); absent: one boot. */
+  boot?: number;
 }
 
 /** One stage's slices of a trial: `count[k]` samples with mean `mean[k]` ns in slice k. */

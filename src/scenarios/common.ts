@@ -4,9 +4,10 @@
  * the scenarios share.
  *
  * A verdict line reads:
- * `VERDICT <expectation>: reproduced|not reproduced|inconclusive — <the numbers that decided>`.
- * `reproduced` and `not reproduced` are for data that decide; `inconclusive` for data that
- * cannot (an interval too wide to tell, too few trials or samples), with how to get more.
+ * `VERDICT <expectation>: reproduced|not reproduced|contradicted|inconclusive — <the numbers that
+ * decided>`. `reproduced`, `not reproduced` and `contradicted` are for data that decide;
+ * `inconclusive` for data that cannot (an interval too wide to tell, too few trials or samples),
+ * with how to get more. Verdicts over sweep points pool effect sizes (effects.ts).
  */
 import { join } from 'node:path';
 import { type CliIo, sayStopped } from '../cli/main.js';
@@ -18,7 +19,12 @@ import { renderTable } from '../report/run/table.js';
 import { writeResults } from '../report/run/write.js';
 import type { Calibration, PointResult, RunResults, StageName, StrategyResult } from '../report/types.js';
 
-export type Outcome = 'reproduced' | 'not reproduced' | 'inconclusive';
+/**
+ * `contradicted`: the data show the opposite of the seed's claim (an effect the other way, or, for
+ * a negative control, an effect at least the margin's size); `not reproduced`: they rule out an
+ * effect of the seed's size without showing the opposite (src/scenarios/effects.ts).
+ */
+export type Outcome = 'reproduced' | 'not reproduced' | 'contradicted' | 'inconclusive';
 
 export interface Verdict {
   expectation: string;
@@ -27,8 +33,10 @@ export interface Verdict {
 }
 
 /**
- * The size of effect the seeds argue about: random.c's regression was ~10%. An interval that
- * stays below 10% of the baseline rules such an effect out; one that reaches past it does not.
+ * The size of effect the seeds argue about: random.c's regression was ~10% (seed 000: "a ~10%
+ * performance regression using qperf"). An interval that stays below 10% of the baseline rules
+ * such an effect out; one that reaches past it does not. The pooled verdicts (effects.ts) use it
+ * as the claim's size and as the negative controls' equivalence margin (docs/scenarios.md says why).
  */
 export const SEED_EFFECT = 0.1;
 
@@ -64,7 +72,16 @@ export interface ScenarioContext {
   argv: string[];
   /** The host calibration measured by the scenario's first sub-run, reused by the others. */
   calibration?: Calibration;
+  /** Machine boots per sweep point (default {@link SCENARIO_BOOTS}; tests run 1). */
+  boots?: number;
 }
+
+/**
+ * Every sweep point of a scenario's sub-runs runs on 2 machine boots, its trials split between
+ * them (src/harness/boots.ts): a boot's thread placement and V8 warm-up are a level of variance
+ * that one boot's trials cannot show, and the verdicts' intervals account for it (effects.ts).
+ */
+export const SCENARIO_BOOTS = 2;
 
 export function specs(texts: readonly string[]): StrategySpec[] {
   return texts.map((t) => {
@@ -94,16 +111,32 @@ export async function subRun(
     signal: ctx.signal,
     command: ['deferlab', ...ctx.argv],
     adjust,
+    boots: ctx.boots ?? SCENARIO_BOOTS,
     ...(ctx.calibration ? { calibration: ctx.calibration } : {}),
   });
   ctx.calibration ??= results.meta.calibration;
   if (progress) io.stderr('\r\x1b[2K');
   if (workload) results.meta.workload = workload;
   io.stdout(`${renderTable(results, { wide: ctx.config.wide })}\n`);
+  const booted = bootsNote(results);
+  if (booted) io.stdout(`${booted}\n`);
   if (ctx.config.outDir) await writeResults(join(ctx.config.outDir, name), results);
   if (results.status === 'failed')
     sayStopped(io, 'failed', `${name} failed: ${results.error?.message ?? 'the run failed'}`);
   return results;
+}
+
+/**
+ * What the table's setup line (the config's --trials) does not say when points ran on several
+ * boots: `each point ran on 2 machine boots: 4 trials per strategy (2 + 2) ...`; undefined for one.
+ */
+export function bootsNote(r: RunResults): string | undefined {
+  const trials = r.points[0]?.strategies[0]?.trials ?? [];
+  const perBoot = new Map<number, number>();
+  for (const t of trials) perBoot.set(t.boot ?? 0, (perBoot.get(t.boot ?? 0) ?? 0) + 1);
+  if (perBoot.size < 2) return undefined;
+  const counts = [...perBoot.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n);
+  return `each point ran on ${perBoot.size} machine boots: ${trials.length} trials per strategy at the first point (${counts.join(' + ')}); the table pools them, the verdicts weigh boots and trials apart`;
 }
 
 /**
