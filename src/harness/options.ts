@@ -3,6 +3,7 @@ import { autoIdle } from '../config/defaults.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { strategyRef } from '../config/strategy-spec.js';
 import { timelineRecordsFor } from '../hw/timeline.js';
+import { resolveTdf } from './tdf.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
 
 export interface PointParams {
@@ -62,6 +63,8 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
           }
         : { kind: 'irq_only' },
     strategies: strategyRefs(config),
+    // Time dilation: `auto` was measured once before the run (resolveTdf remembers it).
+    ...(config.tdf !== undefined && config.tdf !== 1 ? { tdf: resolveTdf(config.tdf).tdf } : {}),
   };
 }
 
