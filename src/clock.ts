@@ -60,7 +60,8 @@ function calibrate(): void {
  * Context: thread start-up, once; may be called again (recalibrates).
  */
 export function initClock(epoch: number, factor = 1): void {
-  if (!(factor >= 1) || !Number.isFinite(factor)) throw new RangeError(`time dilation factor must be ≥ 1 (got ${factor})`);
+  if (!(factor >= 1) || !Number.isFinite(factor))
+    throw new RangeError(`time dilation factor must be ≥ 1 (got ${factor})`);
   epochNs = epoch;
   tdf = factor;
   invTdf = 1 / factor;

@@ -271,7 +271,7 @@ const tdfInput = (input: unknown): Parsed<number | 'auto'> => {
   return n !== undefined && n >= min && n <= max
     ? ok(n)
     : fail(`must be a number from ${min} to ${max}, or auto`, {
-        fix: 'e.g. --tdf 4, or --tdf auto to set it from the lab\'s measured operation costs',
+        fix: "e.g. --tdf 4, or --tdf auto to set it from the lab's measured operation costs",
       });
 };
 

@@ -41,10 +41,10 @@ import { VERSION } from '../version.js';
 import { calibrate, finishCalibration } from './calibrate.js';
 import { collectGarbage } from './gc.js';
 import { mmapThresholdInEffect } from './malloc.js';
-import { resolveTdf } from './tdf.js';
 import { machineOptions, type PointParams, strategyRefs, sweepPoints, withControl } from './options.js';
 import { type RoundContext, runRound, type StrategyAcc, sliceCount } from './round.js';
 import { roundOrder, SCHEDULE_METHOD } from './schedule.js';
+import { resolveTdf } from './tdf.js';
 import { intervalWidths, untilProgress, widthsReached } from './until.js';
 import { startWatchdog } from './watchdog.js';
 

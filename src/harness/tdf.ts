@@ -249,6 +249,9 @@ export function resolveTdf(
   if (remembered) return remembered;
   const cache = readScaleCache(scaleCacheFile(), warn);
   const ops = measureOps(cache);
-  remembered = autoChoice(ops, ops.some((o) => o.refSource.startsWith('bench:scale')));
+  remembered = autoChoice(
+    ops,
+    ops.some((o) => o.refSource.startsWith('bench:scale')),
+  );
   return remembered;
 }

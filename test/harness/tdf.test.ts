@@ -89,7 +89,7 @@ describe("bench:scale's file", () => {
       expect(warned[0]).not.toContain('\n');
     }
   });
-  it("good: its measured references replace the in-process and documented ones", () => {
+  it('good: its measured references replace the in-process and documented ones', () => {
     const f = join(tmp, 'good.json');
     writeFileSync(f, JSON.stringify(goodCache));
     const cache = readScaleCache(f, () => {
@@ -102,7 +102,7 @@ describe("bench:scale's file", () => {
 });
 
 describe('the operations measured at start-up', () => {
-  it('are the lab\'s own, with references from this process or documented ones', () => {
+  it("are the lab's own, with references from this process or documented ones", () => {
     const ops = measureOps(undefined);
     expect(ops.map((o) => o.name)).toEqual(['payload write per byte', 'mix (32 B into the input pool)']);
     for (const o of ops) {

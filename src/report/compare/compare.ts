@@ -275,7 +275,7 @@ export function tdfWarningOf(runs: readonly Pick<RunResults, 'meta'>[]): { tdfWa
   return {
     tdfWarning:
       `warning: these runs ran at different time dilation factors (${tdfs.map((t, i) => `#${i + 1} TDF ${t}`).join(', ')}): ` +
-      'each time is emulated time at its own TDF, where the lab\'s kernel ran TDF times faster against the same wire, ' +
+      "each time is emulated time at its own TDF, where the lab's kernel ran TDF times faster against the same wire, " +
       'ticks and interrupt moderation; the ratios compare two differently scaled machines, not two measurements of one',
   };
 }
