@@ -61,7 +61,8 @@ export function scaleCacheFile(env: NodeJS.ProcessEnv = process.env): string {
 export interface ScaleOp {
   name: string;
   labNs: number;
-  refNs: number;
+  /** Absent (or null) for an operation with no reference yet: such an operation is not used. */
+  refNs?: number | null;
   unit: string;
   source: string;
   measured: boolean;
@@ -90,8 +91,9 @@ export function validateScaleCache(x: unknown): ScaleCache | string {
       return `ops[${i}] needs string name, unit and source`;
     for (const k of ['labNs', 'refNs'] as const) {
       const v = p[k];
+      if (k === 'refNs' && (v === undefined || v === null)) continue; // no reference yet
       if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
-        return `ops[${i}] (${p.name}): ${k} must be a positive number`;
+        return `ops[${i}] (${p.name}): ${k} must be a positive number${k === 'refNs' ? ' (or absent)' : ''}`;
     }
     if (typeof p.measured !== 'boolean') return `ops[${i}] (${p.name}): measured must be true or false`;
   }
@@ -197,7 +199,9 @@ export function measureOps(cache?: ScaleCache): TdfOp[] {
   if (sink === 0.5) throw new Error('unreachable'); // keeps the payload pass observable
 
   const fromCache = (re: RegExp, perByte: boolean): ScaleOp | undefined =>
-    cache?.ops.find((o) => o.measured && re.test(o.name) && /\/B|byte/i.test(o.unit) === perByte);
+    cache?.ops.find(
+      (o) => o.measured && typeof o.refNs === 'number' && re.test(o.name) && /\/B|byte/i.test(o.unit) === perByte,
+    );
   const cCopy = fromCache(/memcpy|copy/i, true);
   const cMix = fromCache(/blake2s|^mix\b|\bmix\b(?!.*fast)/i, false);
   return [
@@ -205,7 +209,7 @@ export function measureOps(cache?: ScaleCache): TdfOp[] {
       name: 'payload write per byte',
       unit: 'ns/B',
       labNs: payload / PAYLOAD_BYTES,
-      refNs: cCopy ? cCopy.refNs : memcpy / PAYLOAD_BYTES,
+      refNs: cCopy?.refNs ? cCopy.refNs : memcpy / PAYLOAD_BYTES,
       refSource: cCopy
         ? `bench:scale ${cache?.date}: ${cCopy.source}`
         : 'memcpy of 64 KiB (Uint8Array.prototype.set between SharedArrayBuffer views), measured now',
@@ -214,7 +218,7 @@ export function measureOps(cache?: ScaleCache): TdfOp[] {
       name: 'mix (32 B into the input pool)',
       unit: 'ns',
       labNs: mix,
-      refNs: cMix ? cMix.refNs : MIX_REF_NS,
+      refNs: cMix?.refNs ? cMix.refNs : MIX_REF_NS,
       refSource: cMix
         ? `bench:scale ${cache?.date}: ${cMix.source}`
         : 'half a BLAKE2s block, 125 ns/64 B (golang.org/x/crypto/blake2s 4428aee3, amd64/SSE4)',

@@ -27,8 +27,27 @@ const goodCache = {
   node: 'v20.20.2',
   host: 'test',
   ops: [
-    { name: 'copy per byte', labNs: 0.1, refNs: 0.025, unit: 'ns/B', source: 'memcpy (C)', measured: true },
-    { name: 'mix (BLAKE2s 32 B)', labNs: 900, refNs: 45, unit: 'ns', source: 'BLAKE2s (C)', measured: true },
+    // bench:scale's shape: an operation with no reference has no refNs; extra fields are kept.
+    { name: 'send, ixgbe', labNs: 851, unit: 'packet', source: 'none yet', measured: false },
+    { name: 'fast_mix (64-bit)', labNs: 47, refNs: 22, unit: 'op', source: 'C', measured: true },
+    {
+      name: 'copy (recv copy_to_user)',
+      labNs: 0.1,
+      beforeNs: 5,
+      refNs: 0.025,
+      unit: 'byte',
+      source: 'memcpy (C)',
+      measured: true,
+    },
+    { name: 'checksum (csum_partial)', labNs: 0.5, refNs: 0.06, unit: 'byte', source: 'csum (C)', measured: true },
+    {
+      name: 'mix (BLAKE2s 16 B under input_pool.lock)',
+      labNs: 900,
+      refNs: 45,
+      unit: 'op',
+      source: 'BLAKE2s (C)',
+      measured: true,
+    },
   ],
 };
 
@@ -64,8 +83,10 @@ describe("bench:scale's file", () => {
     expect(validateScaleCache([])).toBe('not a JSON object');
     expect(validateScaleCache({ ...goodCache, version: 2 })).toMatch(/version is 2/);
     expect(validateScaleCache({ ...goodCache, ops: {} })).toMatch(/"ops" is not a list/);
-    const badOp = { ...goodCache.ops[0], refNs: 0 };
+    const badOp = { ...goodCache.ops[2], refNs: 0 };
     expect(validateScaleCache({ ...goodCache, ops: [badOp] })).toMatch(/ops\[0\].*refNs must be a positive number/);
+    const badLab = { ...goodCache.ops[0], labNs: 'fast' };
+    expect(validateScaleCache({ ...goodCache, ops: [badLab] })).toMatch(/ops\[0\].*labNs must be a positive number/);
     const noMeasured = { ...goodCache.ops[0], measured: 'yes' };
     expect(validateScaleCache({ ...goodCache, ops: [noMeasured] })).toMatch(/measured must be true or false/);
   });
