@@ -47,7 +47,9 @@ describe('compare', () => {
   it('warns, in the table and the page, when the TDFs differ', () => {
     const m = compareRuns([run('a', withTdf(1)), run('b', withTdf(2, auto))]);
     expect(m.tdfWarning).toMatch(/different time dilation factors \(#1 TDF 1, #2 TDF 6\.3\)/);
-    expect(renderCompareTable(m).replace(/\s+/g, ' ')).toContain('different time dilation factors (#1 TDF 1, #2 TDF 6.3)');
+    expect(renderCompareTable(m).replace(/\s+/g, ' ')).toContain(
+      'different time dilation factors (#1 TDF 1, #2 TDF 6.3)',
+    );
     const html = renderCompareHtml(m, [run('a', withTdf(1)), run('b', withTdf(2, auto))]);
     expect(html).toContain('different time dilation factors');
   });
