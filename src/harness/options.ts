@@ -41,7 +41,14 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     kernel: config.kernel,
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },
     tracing: config.tracing,
-    ...(config.timeline ? { timelineRecords: timelineRecordsFor(config.timeline.windowMs) } : {}),
+    // The window is emulated ms: at TDF N each holds N host ms of records.
+    ...(config.timeline
+      ? {
+          timelineRecords: timelineRecordsFor(
+            config.timeline.windowMs * (config.tdf === undefined ? 1 : resolveTdf(config.tdf).tdf),
+          ),
+        }
+      : {}),
     watchdogMs: config.watchdogMs,
     seed: config.seed,
     irq: {
