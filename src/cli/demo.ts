@@ -26,7 +26,8 @@ export async function runDemo(config: ResolvedConfig, io: CliIo, signal: AbortSi
   try {
     m.setPhase(Phase.Measure);
     const t0 = Date.now();
-    while (Date.now() - t0 < config.trialMs && !signal.aborted && !m.fault) await new Promise((r) => setTimeout(r, 50));
+    while (Date.now() - t0 < config.trialMs * (opts.tdf ?? 1) && !signal.aborted && !m.fault)
+      await new Promise((r) => setTimeout(r, 50));
     m.setPhase(Phase.Drain);
     await m.drain(5000);
     const c = m.counters();

@@ -171,6 +171,8 @@ export const LIMITS = Object.freeze({
   /** --timeline-window: the last part of each trial the timeline keeps (the rings hold ~1500
    *  records a ms per thread, at most 262144: src/hw/timeline.ts). */
   timelineWindowMs: { min: 1, max: 1000 },
+  /** --tdf: time dilation factor; why 16 at most: src/harness/tdf.ts (TDF_MAX). */
+  tdf: { min: 1, max: 16 },
 });
 
 /** Freeze a value and everything it holds. */
@@ -221,6 +223,8 @@ export const DEFAULTS = deepFreeze({
   timeline: false,
   /** --timeline-window: the last 50 ms of each trial. */
   timelineWindowMs: 50,
+  /** --tdf: no time dilation (src/harness/tdf.ts). */
+  tdf: 1 as number | 'auto',
 });
 
 /**

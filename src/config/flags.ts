@@ -471,6 +471,15 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     accepts: 'msg_size|irq_rate|trigger:MIN:MAX:*N|+N, or NAME:V1,V2,...',
     default: 'no sweep',
   },
+  {
+    flag: '--tdf',
+    path: 'tdf',
+    value: 'N|auto',
+    example: '4',
+    help: "time dilation factor: the emulated machine's clock runs at host time / N, so its JavaScript kernel appears N times faster against its wire, ticks and interrupt moderation (docs/architecture.md, Time dilation); trials, warm-ups and --duration are emulated time, so a run takes about N times as long; auto: the median lab/reference cost ratio of the operations measured at start-up, at most 8",
+    accepts: '1..16 (fractions allowed), or auto',
+    default: '1 (no dilation)',
+  },
 ] satisfies ConfigFlag[]);
 
 /** Paths with no single flag, named by the flag that sets them plus the part. */

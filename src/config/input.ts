@@ -130,6 +130,8 @@ export interface PartialConfig {
   timeline?: boolean;
   /** With `timeline`: the window kept of each trial, ms or a duration string. */
   timelineWindowMs?: NumberInput;
+  /** Time dilation factor: a number from 1 to LIMITS.tdf.max, or "auto" (src/harness/tdf.ts). */
+  tdf?: NumberInput | 'auto';
 }
 
 /**
@@ -261,6 +263,18 @@ const traceMapInput = (input: unknown): Parsed<string> => {
   return parsed.ok ? ok(input.trim()) : fail(parsed.problem);
 };
 
+/** A time dilation factor from LIMITS.tdf.min to max (fractions allowed), or `auto`. */
+const tdfInput = (input: unknown): Parsed<number | 'auto'> => {
+  if (typeof input === 'string' && input.trim().toLowerCase() === 'auto') return ok('auto');
+  const { min, max } = LIMITS.tdf;
+  const n = parsePlainNumber(input);
+  return n !== undefined && n >= min && n <= max
+    ? ok(n)
+    : fail(`must be a number from ${min} to ${max}, or auto`, {
+        fix: "e.g. --tdf 4, or --tdf auto to set it from the lab's measured operation costs",
+      });
+};
+
 /** A time stretch factor from MIN_SCALE to MAX_SCALE (trace-file.ts). */
 const traceScaleInput = (input: unknown): Parsed<number> => {
   const n = parsePlainNumber(input);
@@ -325,6 +339,7 @@ const CONFIG_SHAPE = {
   wide: z.boolean({ error: 'must be true or false' }).optional(),
   timeline: z.boolean({ error: 'must be true or false' }).optional(),
   timelineWindowMs: field(durationMsIn(LIMITS.timelineWindowMs.min, LIMITS.timelineWindowMs.max)).optional(),
+  tdf: field(tdfInput).optional(),
 };
 
 export const partialConfigSchema = z.strictObject(CONFIG_SHAPE);

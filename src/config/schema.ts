@@ -125,6 +125,8 @@ export interface ResolvedConfig {
   readonly idle: IdlePolicy;
   readonly kthreads: KthreadHostingName;
   readonly kernel: KernelProfileName;
+  /** Time dilation factor, or `auto` (src/harness/tdf.ts resolves it before the run); absent: 1. */
+  readonly tdf?: number | 'auto';
   readonly watchdogMs: number;
   readonly tracing: boolean;
   /** Absolute; null when nothing is to be written. */
@@ -371,5 +373,6 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     until: untilPct === null ? null : { pct: untilPct, maxTimeMs: m.maxTimeMs ?? DEFAULTS.maxTimeMs },
     wide: m.wide ?? DEFAULTS.wide,
     timeline: m.timeline ? { windowMs: m.timelineWindowMs ?? DEFAULTS.timelineWindowMs } : null,
+    tdf: m.tdf ?? DEFAULTS.tdf,
   } satisfies ResolvedConfig);
 }

@@ -5,6 +5,7 @@
 import type { ResolvedConfig } from '../config/schema.js';
 import { plural } from '../text.js';
 import { firstWarmupMs, WARMUP_PASS_MIN_MS } from './run.js';
+import { resolveTdf } from './tdf.js';
 
 /**
  * Seconds to boot a machine and stop it again: each emulated CPU brings about five threads (the
@@ -28,7 +29,9 @@ export function estimateSeconds(config: ResolvedConfig): number {
   const pass = Math.max(WARMUP_PASS_MIN_MS, config.warmupMs);
   const warmupPass = ((n - 1) * pass + firstWarmupMs(config.trialMs, config.warmupMs)) / 1000;
   const trials = n * config.trials * ((config.warmupMs + config.trialMs) / 1000 + PER_TRIAL_S);
-  return points * (bootSeconds(config.cpus) + warmupPass + trials);
+  // Warm-ups and trials are emulated time: TDF times as long on the host (--tdf auto measures here).
+  const dilation = config.tdf === undefined ? 1 : resolveTdf(config.tdf).tdf;
+  return points * (bootSeconds(config.cpus) + (warmupPass + trials) * dilation);
 }
 
 /** `about 65 s`, `about 4 min`, `about 1.5 h`. */

@@ -4,6 +4,7 @@ import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { strategyRef } from '../config/strategy-spec.js';
 import { timelineRecordsFor } from '../hw/timeline.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
+import { resolveTdf } from './tdf.js';
 
 export interface PointParams {
   msg_size?: number;
@@ -40,7 +41,14 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     kernel: config.kernel,
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },
     tracing: config.tracing,
-    ...(config.timeline ? { timelineRecords: timelineRecordsFor(config.timeline.windowMs) } : {}),
+    // The window is emulated ms: at TDF N each holds N host ms of records.
+    ...(config.timeline
+      ? {
+          timelineRecords: timelineRecordsFor(
+            config.timeline.windowMs * (config.tdf === undefined ? 1 : resolveTdf(config.tdf).tdf),
+          ),
+        }
+      : {}),
     watchdogMs: config.watchdogMs,
     seed: config.seed,
     irq: {
@@ -62,6 +70,8 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
           }
         : { kind: 'irq_only' },
     strategies: strategyRefs(config),
+    // Time dilation: `auto` was measured once before the run (resolveTdf remembers it).
+    ...(config.tdf !== undefined && config.tdf !== 1 ? { tdf: resolveTdf(config.tdf).tdf } : {}),
   };
 }
 

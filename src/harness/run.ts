@@ -45,6 +45,7 @@ import { mmapThresholdInEffect } from './malloc.js';
 import { machineOptions, type PointParams, strategyRefs, sweepPoints, withControl } from './options.js';
 import { type RoundContext, runRound, type StrategyAcc, sliceCount } from './round.js';
 import { roundOrder, SCHEDULE_METHOD } from './schedule.js';
+import { resolveTdf } from './tdf.js';
 import { intervalWidths, untilProgress, widthsReached } from './until.js';
 import { startWatchdog } from './watchdog.js';
 
@@ -115,6 +116,8 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
   const irqTrace = trace ? (hooks.irqTrace ?? (await loadIrqTrace(trace, config.cpus))) : undefined;
   // --idle auto: look at how idle the host is now, before anything of this run loads it.
   if (config.idle === 'auto') await primeAutoIdle(config.cpus);
+  // --tdf auto: measured now, before any machine loads the host (src/harness/tdf.ts).
+  const tdf = resolveTdf(config.tdf);
   const results: RunResults = {
     schemaVersion: 1,
     status: 'completed',
@@ -126,6 +129,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
       arch: arch(),
       cpuModel: host.cpuModel,
       hostCores: host.hostCores,
+      ...(tdf.tdf !== 1 || tdf.mode === 'auto' ? { tdf: { ...tdf } } : {}),
       ...(config.idle === 'auto'
         ? {
             idlePolicy: `${autoIdle(config.cpus)} (auto: ${(autoIdleFreeCores() ?? 0).toFixed(1)} of ${host.hostCores} cores free)`,
@@ -223,8 +227,11 @@ async function runPoint(
   const abortWatch = aborted(hooks.signal); // one listener for the whole point
   const abort = abortWatch.promise;
   const fault = m.onFault().then(() => 'fault' as const);
+  // Trial, slice and warm-up lengths are emulated time (docs/cli.md, --duration): the host waits
+  // TDF times as long. --max-time and the watchdog stay host time.
+  const dilation = opts.tdf ?? 1;
   const guard = async (ms: number): Promise<void> => {
-    const r = await Promise.race([sleep(ms).then(() => 'ok' as const), fault, abort]);
+    const r = await Promise.race([sleep(ms * dilation).then(() => 'ok' as const), fault, abort]);
     if (r === 'fault') throw new MachineFaultError(m.fault!);
     if (r === 'abort') throw new Interrupted();
   };

@@ -25,6 +25,7 @@
  * Context: the CPU's own thread; the task never allocates once running.
  */
 import { availableParallelism } from 'node:os';
+import { clockTdf, hostWaitMs } from '../clock.js';
 import { C_IDLE_POLLERS, CPU_FLAGS, CPU_WORDS, CpuCounter } from '../hw/layout.js';
 import { TlWhat } from '../hw/timeline.js';
 import { St } from '../hw/trace.js';
@@ -168,9 +169,11 @@ export class IdleTask implements HostedTask {
       return;
     }
     const due = rt.nextDeviceDue(this.id);
-    const early = this.policy === 'halt' ? 0 : IDLE_WAKE_EARLY_NS;
+    // IDLE_WAKE_EARLY_NS is the host's oversleep (host ns): 1/TDF of it in emulated time. The
+    // sleep is an emulated span waited on the host: × TDF (src/clock.ts hostWaitMs).
+    const early = this.policy === 'halt' ? 0 : IDLE_WAKE_EARLY_NS / clockTdf();
     rt.count(CpuCounter.idle_halts);
-    bell.sleep(due === Number.POSITIVE_INFINITY ? due : Math.max(0, due - early - t0) / 1e6);
+    bell.sleep(due === Number.POSITIVE_INFINITY ? due : hostWaitMs(due - early - t0));
     const t1 = rt.now();
     rt.ctx.timeline.span(TlWhat.Halt, this.id, 0, t0, t1);
     if (this.policy === 'haltpoll') this.pollLimitNs = adjustPollLimit(this.pollLimitNs, t1 - t0, this.maxPollNs);

@@ -22,7 +22,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parentPort } from 'node:worker_threads';
-import { initClock, nowNs } from '../clock.js';
+import { hostWaitMs, initClock, nowNs } from '../clock.js';
 import { ARRIVAL_FIRST, ARRIVAL_FULL, Arrivals, IrqChip } from '../hw/irqchip.js';
 import {
   C_EPOCH,
@@ -83,7 +83,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
   const { sab, regions: R, plan, opts, threadId } = data;
   const post = (m: WorkerMessage) => parentPort?.postMessage(m);
   try {
-    initClock(data.epochNs);
+    initClock(data.epochNs, opts.tdf ?? 1);
     const i32 = attachShm(sab, R.map);
     const bells = plan.threads.map((_, t) => new Doorbell(i32, R.bells + t * DOORBELL_WORDS, opts.notify));
     const rings = R.irqRings.map((b) => new MpscRing(i32, b));
@@ -203,7 +203,8 @@ export async function startIrqThread(data: StartupData): Promise<void> {
         myBell.cancel();
         continue;
       }
-      myBell.sleep(Math.max(0, wake - nowNs()) / 1e6);
+      // An emulated span, waited on the host: × TDF (src/clock.ts hostWaitMs).
+      myBell.sleep(hostWaitMs(wake - nowNs()));
     }
   } catch (e) {
     const err =

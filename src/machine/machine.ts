@@ -123,7 +123,7 @@ export class Machine extends MachineMemory {
   static async boot(opts: MachineOptions, signal?: AbortSignal): Promise<Machine> {
     const { plan, sab, R } = MachineMemory.layout(opts);
     const epochNs = newEpoch();
-    initClock(epochNs);
+    initClock(epochNs, opts.tdf ?? 1);
     const m = new Machine(opts, sab, R, plan, epochNs);
     m.init();
     await m.start(signal);

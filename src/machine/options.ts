@@ -83,6 +83,11 @@ export interface MachineOptions {
    * every thread shares one copy. Offset 0 is the start of each trial's warm-up.
    */
   irqTrace?: IrqTracePlan;
+  /**
+   * Time dilation factor (`--tdf`, src/harness/tdf.ts): every thread's clock runs at host ns /
+   * tdf (src/clock.ts). Absent: 1, no dilation.
+   */
+  tdf?: number;
 }
 
 /** The fair-class policy a machine runs: `sched` when given (tests), else its kernel profile's. */

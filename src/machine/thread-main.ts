@@ -31,7 +31,7 @@ export async function startTaskThread(data: StartupData): Promise<void> {
   let rt: Runtime | undefined;
   let phase: 'setup' | 'run' = 'setup';
   try {
-    initClock(data.epochNs);
+    initClock(data.epochNs, opts.tdf ?? 1);
     attachShm(sab, regions.map);
     const wasm = await initHistograms(data.histogramWasm);
     rt = new Runtime(sab, regions, plan, opts, threadId);

@@ -147,6 +147,24 @@ export const runResultsSchema = z.object({
     calibration: calibration.optional(),
     idlePolicy: z.string().optional(),
     mmapThreshold: z.number().nullable().optional(),
+    tdf: z
+      .object({
+        tdf: z.number(),
+        mode: z.enum(['given', 'default', 'auto']),
+        how: z.string(),
+        ops: z
+          .array(
+            z.object({
+              name: z.string(),
+              unit: z.string(),
+              labNs: z.number(),
+              refNs: z.number(),
+              refSource: z.string(),
+            }),
+          )
+          .optional(),
+      })
+      .optional(),
   }),
   baseline: z.string(),
   control: z.string().optional(),

@@ -237,6 +237,16 @@ export interface RunMeta {
   mmapThreshold?: number | null;
   /** With `--irq-trace`: the trace replayed instead of the generator (src/irq/replay.ts). */
   irqTrace?: IrqTraceMeta;
+  /**
+   * Time dilation (`--tdf`, src/harness/tdf.ts): the factor the emulated clock ran at (every
+   * time in these results is emulated: host time / tdf) and how it was chosen. Absent: 1.
+   */
+  tdf?: {
+    tdf: number;
+    mode: 'given' | 'default' | 'auto';
+    how: string;
+    ops?: { name: string; unit: string; labNs: number; refNs: number; refSource: string }[];
+  };
 }
 
 /**

@@ -165,12 +165,12 @@ export async function runIpiStorm(
         check();
         setPolicy(p);
         m.setPhase(Phase.Warmup);
-        await sleep(c.warmupMs, ctx.signal);
+        await sleep(c.warmupMs * (opts.tdf ?? 1), ctx.signal); // emulated ms, × TDF on the host
         check();
         const c0 = m.counters();
         const t0 = m.nowNs();
         m.setPhase(Phase.Measure);
-        await sleep(c.trialMs, ctx.signal);
+        await sleep(c.trialMs * (opts.tdf ?? 1), ctx.signal);
         check(); // a trial cut short by Ctrl-C is not kept
         const c1 = m.counters();
         const t1 = m.nowNs();

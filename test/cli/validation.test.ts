@@ -414,7 +414,7 @@ const FILE_RULES: [string, string, string, string][] = [
     'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, hz, trialMs, ' +
       'warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
       'lockSpins, idle, kthreads, kernel, watchdogMs, tracing, outDir, sweep, control, until, maxTimeMs, wide, ' +
-      'timeline, timelineWindowMs',
+      'timeline, timelineWindowMs, tdf',
   ],
   [
     'unknown nested key',

@@ -71,6 +71,7 @@ describe('defaults', () => {
       until: null,
       wide: false,
       timeline: null,
+      tdf: 1,
     });
   });
 

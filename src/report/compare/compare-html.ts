@@ -109,6 +109,7 @@ export function renderCompareHtml(model: CompareModel, inputs: readonly CompareI
     '<h1>deferlab compare</h1>',
     '<h2>Runs</h2>',
     runsSection(model, inputs),
+    ...(model.tdfWarning ? [`<p class="warn"><b>${esc(model.tdfWarning)}</b></p>`] : []),
     '<h2>Metadata that differs</h2>',
     metaSection(model),
     ...sections,

@@ -85,6 +85,8 @@ export interface CompareModel {
   metaDifferences: MetaDifference[];
   /** Metadata fields left out of {@link metaDifferences} because they differ in every run by nature. */
   metaIgnored: readonly string[];
+  /** The runs' time dilation factors differ: what that means for the figures side by side. */
+  tdfWarning?: string;
 }
 
 export interface CompareOptions {
@@ -258,6 +260,23 @@ export function compareRuns(inputs: readonly CompareInput[], opts: CompareOption
     rows,
     metaDifferences: metaDifferences(inputs.map((i) => i.results)),
     metaIgnored: META_IGNORED,
+    ...tdfWarningOf(inputs.map((i) => i.results)),
+  };
+}
+
+/**
+ * Runs of different time dilation factors (`--tdf`, src/harness/tdf.ts): their times are each in
+ * its own emulated clock, in which the lab's kernel ran at a different speed against the same
+ * wire, ticks and moderation. Side by side they are two different machines, not a re-measurement.
+ */
+export function tdfWarningOf(runs: readonly Pick<RunResults, 'meta'>[]): { tdfWarning?: string } {
+  const tdfs = runs.map((r) => r.meta.tdf?.tdf ?? 1);
+  if (tdfs.every((t) => t === tdfs[0])) return {};
+  return {
+    tdfWarning:
+      `warning: these runs ran at different time dilation factors (${tdfs.map((t, i) => `#${i + 1} TDF ${t}`).join(', ')}): ` +
+      "each time is emulated time at its own TDF, where the lab's kernel ran TDF times faster against the same wire, " +
+      'ticks and interrupt moderation; the ratios compare two differently scaled machines, not two measurements of one',
   };
 }
 
@@ -361,6 +380,7 @@ export function renderCompareTable(model: CompareModel, opts: CompareRenderOptio
     out.push(cut(termSafe(`  #${r.index}  ${r.name}  (started ${r.startedAt})${status}`), TABLE_WIDTH));
     if (r.setup) out.push(...wrapWords(termSafe(r.setup), proseWidth - 6).map((l) => `      ${l}`));
   }
+  if (model.tdfWarning) out.push('', ...wrapWords(model.tdfWarning, proseWidth));
   // With several points, each block says which; a run without a sweep is its own point.
   const manyPoints = new Set(model.rows.map((r) => r.point)).size > 1;
   const line = (stage: string, run: string, cells: string[]) =>

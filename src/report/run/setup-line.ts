@@ -75,6 +75,7 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
     kernel,
     idle,
     kthreads,
+    tdfText(results.meta),
   ].filter(Boolean);
   if (machine.length) parts.push(machine.join(', '));
 
@@ -152,4 +153,14 @@ export function nsText(ns: number): string {
 /** `seed 123456 (replay: --seed 123456)`: the seed every random choice of the run came from. */
 export function seedLine(results: Pick<RunResults, 'meta'>): string {
   return `seed ${results.meta.seed} (replay: --seed ${results.meta.seed})`;
+}
+
+/**
+ * Time dilation, for the setup line: `TDF 2 (given)`, `TDF 6.3 (auto: median lab/reference ...)`;
+ * '' without dilation. Every time in the results is then emulated time (src/clock.ts).
+ */
+export function tdfText(meta: Pick<RunResults['meta'], 'tdf'>): string {
+  const t = meta.tdf;
+  if (!t || (t.tdf === 1 && t.mode !== 'auto')) return '';
+  return t.mode === 'auto' ? `TDF ${t.tdf} (${t.how})` : `TDF ${t.tdf} (emulated time = host time / ${t.tdf})`;
 }

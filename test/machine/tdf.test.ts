@@ -1,0 +1,57 @@
+/**
+ * A real machine at TDF 2: its ticks and its background interrupts follow the emulated clock
+ * (host time / 2), not the host's. Asserted on counts (jiffies, interrupts raised) against the
+ * emulated time that passed while they were counted, with bounds that a late irq thread on a
+ * busy host can only make smaller, never larger: a tick or arrival counted at the host's rate
+ * would be twice too many.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { hostNowNs } from '../../src/clock.js';
+import { C_JIFFIES } from '../../src/hw/layout.js';
+import { ARRIVAL_HORIZON_NS } from '../../src/machine/irq-thread.js';
+import { drain, Machine, options, runUntil } from './helpers.js';
+
+let m: Machine | undefined;
+afterEach(async () => {
+  await m?.stop();
+  m = undefined;
+});
+
+describe('time dilation on a real machine', () => {
+  it('at TDF 2, jiffies advance at HZ per emulated second and interrupts arrive at their rate in emulated time', async () => {
+    const hz = 250;
+    const rate = 2000;
+    const cpus = [0, 1];
+    m = await Machine.boot(options({ tdf: 2, hz, irq: { rate, pattern: 'constant', burstSize: 8, cpus } }));
+    const machine = m;
+    const jiffies = () => Atomics.load(machine.i32, machine.R.control + C_JIFFIES);
+    // Let the generator start its stretch (a first interrupt raised) before counting.
+    await runUntil(m, 'a first interrupt raised', () => machine.counters().irqs_raised > 0);
+    const e0 = m.nowNs();
+    const h0 = hostNowNs();
+    const j0 = jiffies();
+    const r0 = m.counters().irqs_raised;
+    await runUntil(m, '50 jiffies', () => jiffies() - j0 >= 50);
+    const r1 = m.counters().irqs_raised;
+    const j1 = jiffies();
+    const e1 = m.nowNs();
+    const h1 = hostNowNs();
+    await drain(m);
+
+    const emulated = e1 - e0;
+    const host = h1 - h0;
+    expect(host / emulated).toBeCloseTo(2, 3); // the main thread's clock is the machine's
+    const dj = j1 - j0;
+    const what = `${dj} jiffies in ${(emulated / 1e6).toFixed(1)} emulated ms (${(host / 1e6).toFixed(1)} host ms)`;
+    // jiffies = floor(emulated now / tick): never more than the emulated time allows.
+    expect(dj, what).toBeLessThanOrEqual((emulated * hz) / 1e9 + 1);
+    expect(dj, what).toBeLessThan(0.75 * ((host * hz) / 1e9));
+    // Arrivals are published up to ARRIVAL_HORIZON_NS (emulated) ahead: at most that much extra.
+    const raised = r1 - r0;
+    const most = rate * cpus.length * ((emulated + 2 * ARRIVAL_HORIZON_NS) / 1e9) + cpus.length;
+    const hostRate = rate * cpus.length * (host / 1e9);
+    const irqs = `${raised} raised; at most ${most.toFixed(0)} in emulated time, ${hostRate.toFixed(0)} at the host's`;
+    expect(raised, irqs).toBeLessThanOrEqual(most);
+    expect(raised, irqs).toBeGreaterThan(0);
+  });
+});
