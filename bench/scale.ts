@@ -32,6 +32,7 @@ import { runExperiment } from '../src/harness/run.js';
 import { Softirq } from '../src/hw/layout.js';
 import { MachineMemory } from '../src/machine/memory.js';
 import { Runtime } from '../src/machine/runtime.js';
+import { WasmCsum } from '../src/net/csum-wasm.js';
 import { copyWords, csumWords } from '../src/net/packet.js';
 import {
   FAST_POOL_WORDS,
@@ -151,7 +152,13 @@ function references(): Refs {
 
 const PKT_WORDS = 16384; // a 64 KiB payload (IPoIB CM's MTU is 65520 B)
 
-function labCopyCsum(reps: number): { copy: number; copyBefore: number; csum: number; csumBefore: number } {
+function labCopyCsum(reps: number): {
+  copy: number;
+  copyBefore: number;
+  csum: number;
+  csumJs: number;
+  csumBefore: number;
+} {
   const i32 = new Int32Array(new SharedArrayBuffer(4 * 3 * PKT_WORDS));
   for (let k = 0; k < PKT_WORDS; k++) i32[k] = Math.imul(k, 0x9e3779b1);
   const dst = 2 * PKT_WORDS;
@@ -170,12 +177,23 @@ function labCopyCsum(reps: number): { copy: number; copyBefore: number; csum: nu
     i32[i & 1023] = i;
     sink += csumWords(i32, 0, PKT_WORDS, 0);
   });
+  const wasm = new WasmCsum();
+  const csumWasm = best(reps, calls, (i) => {
+    i32[i & 1023] = i;
+    sink += wasm.words(i32, 0, PKT_WORDS, PKT_WORDS);
+  });
   const csumBefore = best(reps, calls, (i) => {
     i32[i & 1023] = i;
     sink ^= csumLoopBefore(i32, 0, PKT_WORDS);
   });
   if (sink === 0.5) console.log(sink);
-  return { copy: copy / bytes, copyBefore: copyBefore / bytes, csum: csum / bytes, csumBefore: csumBefore / bytes };
+  return {
+    copy: copy / bytes,
+    copyBefore: copyBefore / bytes,
+    csum: csumWasm / bytes,
+    csumJs: csum / bytes,
+    csumBefore: csumBefore / bytes,
+  };
 }
 
 function labMix(reps: number): { mix: number; mixBefore: number; fastMix: number } {
@@ -317,7 +335,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     measured: !!cc.c,
   });
   add({
-    name: 'checksum (csum_partial)',
+    name: 'checksum (csum_partial, wasm SIMD)',
     labNs: cs.csum,
     beforeNs: cs.csumBefore,
     refNs: c.csum_byte,
@@ -442,6 +460,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   for (const line of table(['operation', 'unit', 'before', 'lab', 'reference', 'ratio', 'reference source'], rows))
     console.log(line);
   if (c.gaps_per_s !== undefined) console.log(`  (interrupt gaps seen by the do-nothing loop: ${c.gaps_per_s}/s)`);
+  console.log(
+    `  checksum in JavaScript (csumWords, the fallback where WebAssembly SIMD is missing): ${cs.csumJs.toFixed(3)} ns/B${c.csum_byte ? ` = ${(cs.csumJs / c.csum_byte).toFixed(2)}x C` : ''}`,
+  );
   const sp = spread(ops);
   console.log(`host load average ${l0.toFixed(2)} → ${loadavg()[0].toFixed(2)} (1 min)`);
   const file: ScaleFile = { version: 1, date: new Date().toISOString(), node: process.version, host: hostname(), ops };

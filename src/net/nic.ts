@@ -34,6 +34,7 @@ import type { Scheduler } from '../kernel/sched/core.js';
 import type { Softirqs } from '../kernel/softirq.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
+import { WasmCsum } from './csum-wasm.js';
 import {
   EV_BYTES,
   EV_DUE,
@@ -66,7 +67,7 @@ import {
   txcRegion,
 } from './layout.js';
 import { type LinkSpec, payloadWords, RxQueues, type RxSource } from './links.js';
-import { csumFold32, csumWords } from './packet.js';
+import { csumFold16 } from './packet.js';
 import {
   ITR_INITIAL_USECS,
   type ItrContainer,
@@ -103,6 +104,8 @@ export class Nic {
   private readonly ackWireNs: number;
   private readonly rxContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
   private readonly txContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
+  /** The software checksum pass (WebAssembly SIMD; ./csum-wasm.ts). */
+  private readonly csum = new WasmCsum();
 
   constructor(
     private readonly ctx: CpuContext,
@@ -352,8 +355,8 @@ export class Nic {
     // descriptor's L4 checksum status (ixgbe_main.c), ipoib UD sets it when the HCA reports
     // IB_DEVICE_UD_IP_CSUM (ipoib_ib.c, ipoib_ib_handle_rx_wc).
     if (this.profile.rxChecksumSoftware) {
-      if (csumFold32(csumWords(i32, idx + PACKET_HEADER_WORDS, words, 0)) !== i32[idx + P_CSUM])
-        ctx.count(CpuCounter.net_csum_errors);
+      const sum = this.csum.words(i32, idx + PACKET_HEADER_WORDS, words, this.fullWords);
+      if (csumFold16(sum) !== i32[idx + P_CSUM]) ctx.count(CpuCounter.net_csum_errors);
     }
     const bytes = i32[idx + P_BYTES];
     i32[this.w(c, N_RX_PKTS)]++;

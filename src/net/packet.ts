@@ -62,9 +62,9 @@ export function patternWord(seq: number, g: number): number {
 }
 
 /** Finish the packet: its checksum (0 where the NIC computes it) and arrival time. `csum` is a
- *  fillPayload / csumWords accumulator: stored folded to 32 bits (csumFold32). */
+ *  fillPayload / csumWords accumulator: stored folded to TCP's 16 bits (csumFold16). */
 export function sealPacket(i32: Int32Array, idx: number, csum: number, due: number): void {
-  i32[idx + P_CSUM] = csumFold32(csum);
+  i32[idx + P_CSUM] = csumFold16(csum);
   putTime(i32, idx + P_DUE_LO, due);
 }
 
