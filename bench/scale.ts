@@ -22,7 +22,7 @@
  * `--tdf auto` reads. Timing figures, never asserted; the host's load average is printed.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, hostname, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Tasklet } from '../src/api/types.js';
@@ -85,6 +85,16 @@ export function spread(ops: readonly ScaleOp[]): { s: number; n: number } {
     .map((o) => o.labNs / (o.refNs as number));
   if (r.length === 0) return { s: Number.NaN, n: 0 };
   return { s: Math.max(...r) / Math.min(...r), n: r.length };
+}
+
+/** Whether the file at `path` holds a table with at least one measured reference. */
+function hasMeasuredRefs(path: string): boolean {
+  try {
+    const f = JSON.parse(readFileSync(path, 'utf8')) as Partial<ScaleFile>;
+    return Array.isArray(f.ops) && f.ops.some((o) => o.measured && typeof o.refNs === 'number');
+  } catch {
+    return false;
+  }
 }
 
 // ---- timing helpers ------------------------------------------------------------------------
@@ -315,7 +325,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const c = cc.c ?? {};
   const ops: ScaleOp[] = [];
   const add = (o: ScaleOp) => ops.push(o);
-  const cSrc = (what: string) => (cc.c ? `C here: ${what} (bench/c/scale.c)` : `none: ${cc.why.join('; ')}`);
+  const cSrc = (what: string) => (cc.c ? `C here: ${what} (bench/c/scale.c)` : 'none: C reference skipped (above)');
+  for (const why of cc.why) console.log(`C reference skipped: ${why.replace(/^C reference skipped: /, '')}`);
   add({
     name: 'copy (recv copy_to_user)',
     labNs: cs.copy,
@@ -378,7 +389,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     labNs: mx.fastMix,
     refNs: cc.fastmix64,
     unit: 'op',
-    source: cc.fastmix64 ? 'C here: bench/c/fastmix.c' : 'none: no C compiler',
+    source: cc.fastmix64 ? 'C here: bench/c/fastmix.c' : 'none: C reference skipped (above)',
     measured: cc.fastmix64 !== undefined,
   });
   add({
@@ -396,7 +407,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     unit: 'op',
     source: cc.pingpong
       ? 'C here: futex ping-pong, both on CPU 0 (bench/c/twin.c pingpong)'
-      : `none: ${cc.why.join('; ')}`,
+      : 'none: C reference skipped (above)',
     measured: cc.pingpong !== undefined,
   });
   add({
@@ -458,13 +469,17 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   console.log(`host load average ${l0.toFixed(2)} → ${loadavg()[0].toFixed(2)} (1 min)`);
   const file: ScaleFile = { version: 1, date: new Date().toISOString(), node: process.version, host: hostname(), ops };
   const path = scaleFilePath();
-  try {
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`);
-    console.log(`written: ${path}`);
-  } catch (e) {
-    console.log(`not written: ${path}: ${(e as Error).message}`);
-  }
+  // A run without the C references does not replace a file that has them: --tdf auto needs them.
+  const keep = !cc.c && hasMeasuredRefs(path);
+  if (keep) console.log(`not written: ${path} (this run has no C references; the file's are kept)`);
+  else
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`);
+      console.log(`written: ${path}`);
+    } catch (e) {
+      console.log(`not written: ${path}: ${(e as Error).message}`);
+    }
   console.log(`kernel-scale spread: ${sp.s.toFixed(1)} (max/min of lab/reference ratios over ${sp.n} operations)`);
 }
 
