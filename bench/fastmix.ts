@@ -101,7 +101,7 @@ interface CResult {
 }
 
 /** Build bench/c/fastmix.c with `cc -O2` into a temp dir and run it; a string says why not. */
-function runC(): CResult | string {
+export function runC(): CResult | string {
   const src = join(repoRoot(), 'bench', 'c', 'fastmix.c');
   if (!existsSync(src)) return `C reference skipped: ${src} not found`;
   const dir = mkdtempSync(join(tmpdir(), 'deferlab-fastmix-'));

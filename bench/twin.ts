@@ -156,7 +156,7 @@ function kernelDifferences(rel: string): string | undefined {
 }
 
 /** Compile bench/c/twin.c; undefined (and the reason) without a working compiler. */
-function compileTwin(dir: string): { bin?: string; why?: string } {
+export function compileTwin(dir: string): { bin?: string; why?: string } {
   const src = join(repoRoot(), 'bench', 'c', 'twin.c');
   const bin = join(dir, 'twin');
   const cc = spawnSync('cc', ['-O2', '-pthread', '-o', bin, src], { encoding: 'utf8' });
@@ -166,10 +166,10 @@ function compileTwin(dir: string): { bin?: string; why?: string } {
 }
 
 /** The twin binary's `key=value` line, or why there is none. */
-type TwinOut = { values: Record<string, number> } | { none: string };
+export type TwinOut = { values: Record<string, number> } | { none: string };
 
 /** Run the twin binary. */
-function runTwin(bin: string, args: (string | number)[]): TwinOut {
+export function runTwin(bin: string, args: (string | number)[]): TwinOut {
   const r = spawnSync(bin, args.map(String), { encoding: 'utf8', timeout: 120_000 });
   if (r.error) return { none: `twin ${args[0]}: ${r.error.message}` };
   if (r.status !== 0)

@@ -29,8 +29,8 @@
  * L_POLLED cursor: a slot is the NIC's RX descriptor until polled, the socket's until read.
  *   slot words: P_SEQ message number, P_OFFSET word offset in the message, P_WORDS payload
  *   words, P_BYTES payload bytes, P_DUE_LO/HI arrival time at the receiving NIC (ns: the wire
- *   model), P_LAST 1 on a message's last segment, P_CSUM the payload's checksum (a 32-bit word
- *   sum) when the sender computes checksums in software; then the payload words.
+ *   model), P_LAST 1 on a message's last segment, P_CSUM the payload's checksum (the ones'-complement
+ *   sum folded to 16 bits, packet.ts csumFold16) when the sender computes checksums in software; then the payload words.
  * ACK ring "net:ack<i>.<d>" (SpscRing): ACKs for link (i, d)'s data, produced by NET_RX on the
  *   data's receiving CPU, consumed by NAPI on the data's sending CPU. Record: due lo, hi, bytes.
  * Send-completion ring "net:txc<c>" (SpscRing): one record (due lo, hi, bytes) per packet CPU c

@@ -34,6 +34,7 @@ import type { Scheduler } from '../kernel/sched/core.js';
 import type { Softirqs } from '../kernel/softirq.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
+import { WasmCsum } from './csum-wasm.js';
 import {
   EV_BYTES,
   EV_DUE,
@@ -66,6 +67,7 @@ import {
   txcRegion,
 } from './layout.js';
 import { type LinkSpec, payloadWords, RxQueues, type RxSource } from './links.js';
+import { csumFold16 } from './packet.js';
 import {
   ITR_INITIAL_USECS,
   type ItrContainer,
@@ -102,6 +104,8 @@ export class Nic {
   private readonly ackWireNs: number;
   private readonly rxContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
   private readonly txContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
+  /** The software checksum pass (WebAssembly SIMD; ./csum-wasm.ts). */
+  private readonly csum = new WasmCsum();
 
   constructor(
     private readonly ctx: CpuContext,
@@ -346,11 +350,13 @@ export class Nic {
     const ctx = this.ctx;
     const i32 = ctx.i32;
     const words = i32[idx + P_WORDS];
+    // CHECKSUM_NONE (ipoib-cm): the stack's csum_partial pass over the payload. Offloading
+    // profiles skip it as their drivers do: ixgbe_rx_checksum sets CHECKSUM_UNNECESSARY from the
+    // descriptor's L4 checksum status (ixgbe_main.c), ipoib UD sets it when the HCA reports
+    // IB_DEVICE_UD_IP_CSUM (ipoib_ib.c, ipoib_ib_handle_rx_wc).
     if (this.profile.rxChecksumSoftware) {
-      let sum = 0;
-      const p = idx + PACKET_HEADER_WORDS;
-      for (let k = 0; k < words; k++) sum = (sum + i32[p + k]) | 0;
-      if (sum !== i32[idx + P_CSUM]) ctx.count(CpuCounter.net_csum_errors);
+      const sum = this.csum.words(i32, idx + PACKET_HEADER_WORDS, words, this.fullWords);
+      if (csumFold16(sum) !== i32[idx + P_CSUM]) ctx.count(CpuCounter.net_csum_errors);
     }
     const bytes = i32[idx + P_BYTES];
     i32[this.w(c, N_RX_PKTS)]++;

@@ -52,7 +52,7 @@ import {
 } from '../net/layout.js';
 import { type LinkSpec, netCapacities, payloadWords } from '../net/links.js';
 import { Nic } from '../net/nic.js';
-import { fillPayload, patternSum, sealPacket, writeHeader } from '../net/packet.js';
+import { copyOut, fillPayload, patternSum, sealPacket, writeHeader } from '../net/packet.js';
 import { describeNic, NIC_PROFILE, type NicOptions, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
@@ -114,7 +114,7 @@ export function tcpRegions(w: TcpLatOptions, cpus: number): Record<string, numbe
  * mapped 1 MiB block: freeing one raises glibc's mmap threshold for the whole process, and the
  * malloc arenas then keep what a sweep's later threads allocate (MIN_SHM_BYTES, src/shm/layout.ts).
  */
-function recvBufRegion(i: number, d: number): string {
+export function recvBufRegion(i: number, d: number): string {
   return `tcp:recvbuf${i}.${d}`;
 }
 
@@ -258,13 +258,7 @@ class Endpoint {
       const o = this.rOff;
       while (this.rPos < n) {
         const end = Math.min(n, this.rPos + COPY_CHUNK_WORDS);
-        let sum = this.rSum;
-        for (let k = this.rPos; k < end; k++) {
-          const v = i32[p + k];
-          buf[o + k] = v;
-          sum = (sum + v) | 0;
-        }
-        this.rSum = sum;
+        this.rSum = copyOut(i32, buf, p, o, this.rPos, end, this.rSeq, this.rSum);
         this.rPos = end;
         if (end < n && !rt.poll()) return PREEMPTED;
       }

@@ -1,0 +1,486 @@
+/**
+ * `npm run bench:scale` (issue 25, docs/scale.md): every operation on the emulated path, the
+ * lab's cost beside a reference, measured side by side in one run; the ratio lab/reference;
+ * where the reference comes from. Ends with `kernel-scale spread: S` (max/min of the ratios).
+ *
+ * Run: npm run bench:scale [-- --quick]
+ *
+ * The lab's side drives the lab's own code: the copy and checksum functions of src/net/packet.ts,
+ * NAPI and the send path through bench/net.ts's perPacket (a real Runtime and Nic on one thread),
+ * the input pool's mix (src/random/inputpool.ts), fastMix64, the kernel's softirq, tasklet and
+ * timer code on a Runtime entered as CPU 1, and a real machine run (worker threads) for
+ * queue_work_on's hand-off, the hard IRQ and the context switches (its calibration).
+ * The "before" column runs the copy, checksum and mix as they were before issue 25
+ * (bench/scale-before.ts), in the same run.
+ *
+ * References: bench/c/scale.c (memcpy, csum_partial, BLAKE2s + spinlock, futex wake between two
+ * pthreads, the do-nothing loop's interrupt gaps), bench/c/fastmix.c (fast_mix), bench/c/twin.c
+ * (same-CPU futex ping-pong), all compiled here with `cc -O2`; without a compiler those rows say
+ * so and leave the spread to the rest. Sourced figures are named in the table and in docs/scale.md.
+ *
+ * Writes the table to $XDG_CACHE_HOME/deferlab/bench-scale.json (default ~/.cache/...), which
+ * `--tdf auto` reads. Timing figures, never asserted; the host's load average is printed.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir, hostname, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import type { Tasklet } from '../src/api/types.js';
+import { nowNs } from '../src/clock.js';
+import { resolveConfig } from '../src/config/schema.js';
+import { runExperiment } from '../src/harness/run.js';
+import { Softirq } from '../src/hw/layout.js';
+import { MachineMemory } from '../src/machine/memory.js';
+import { Runtime } from '../src/machine/runtime.js';
+import { WasmCsum } from '../src/net/csum-wasm.js';
+import { copyWords, csumWords } from '../src/net/packet.js';
+import {
+  FAST_POOL_WORDS,
+  FastPool,
+  fastMix64,
+  fastPoolBase,
+  fastPoolRegionWords,
+  initFastPool,
+} from '../src/random/index.js';
+import { INPUT_POOL_WORDS, InputPool } from '../src/random/inputpool.js';
+import { repoRoot, runC as runFastmixC } from './fastmix.js';
+import { isMain, machineOptions, table } from './lib.js';
+import { perPacket } from './net.js';
+import { copyLoopBefore, csumLoopBefore, MixBefore } from './scale-before.js';
+import { compileTwin, runTwin } from './twin.js';
+
+/** One row of the table (and of bench-scale.json). */
+export interface ScaleOp {
+  name: string;
+  /** The lab's cost, ns per unit. */
+  labNs: number;
+  /** The reference's cost, ns per unit; absent when there is none (the row leaves the spread). */
+  refNs?: number;
+  unit: 'byte' | 'op' | 'packet';
+  source: string;
+  /** The reference was measured in this run (false: a sourced figure, or none). */
+  measured: boolean;
+  /** The lab's cost before issue 25's changes, measured in the same run (copy, checksum, mix). */
+  beforeNs?: number;
+}
+
+export interface ScaleFile {
+  version: 1;
+  date: string;
+  node: string;
+  host: string;
+  ops: ScaleOp[];
+}
+
+/** $XDG_CACHE_HOME/deferlab/bench-scale.json, else ~/.cache/deferlab/bench-scale.json. */
+export function scaleFilePath(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.length > 0 ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+  return join(base, 'deferlab', 'bench-scale.json');
+}
+
+/** The spread over the rows that have a reference: max/min of lab/reference, and how many. */
+export function spread(ops: readonly ScaleOp[]): { s: number; n: number } {
+  const r = ops
+    .filter((o) => o.refNs !== undefined && o.refNs > 0 && o.labNs > 0)
+    .map((o) => o.labNs / (o.refNs as number));
+  if (r.length === 0) return { s: Number.NaN, n: 0 };
+  return { s: Math.max(...r) / Math.min(...r), n: r.length };
+}
+
+/** Whether the file at `path` holds a table with at least one measured reference. */
+function hasMeasuredRefs(path: string): boolean {
+  try {
+    const f = JSON.parse(readFileSync(path, 'utf8')) as Partial<ScaleFile>;
+    return Array.isArray(f.ops) && f.ops.some((o) => o.measured && typeof o.refNs === 'number');
+  } catch {
+    return false;
+  }
+}
+
+// ---- timing helpers ------------------------------------------------------------------------
+
+/** Best of `reps` timings of `fn` (each `calls` calls), ns per call: on a loaded host the least
+ *  preempted repetition, the same statistic bench/c/scale.c reports for its CPU-bound figures. */
+function best(reps: number, calls: number, fn: (i: number) => void): number {
+  let b = Number.POSITIVE_INFINITY;
+  for (let r = 0; r < reps; r++) {
+    const t = nowNs();
+    for (let i = 0; i < calls; i++) fn(i);
+    const ns = (nowNs() - t) / calls;
+    if (ns < b) b = ns;
+  }
+  return b;
+}
+
+// ---- references ------------------------------------------------------------------------------
+
+interface Refs {
+  c?: Record<string, number>;
+  fastmix64?: number;
+  pingpong?: number;
+  why: string[];
+}
+
+/** Build and run the C references; every one missing says why in `why`. */
+function references(): Refs {
+  const out: Refs = { why: [] };
+  const dir = mkdtempSync(join(tmpdir(), 'deferlab-scale-'));
+  try {
+    const twin = compileTwin(dir);
+    if (twin.bin) {
+      const pp = runTwin(twin.bin, ['pingpong', 20000]);
+      if ('values' in pp) out.pingpong = pp.values.p50;
+      else out.why.push(`twin pingpong: ${pp.none}`);
+      // scale.c is built the way twin.c is (cc -O2 -pthread), next to it.
+      const src = join(repoRoot(), 'bench', 'c', 'scale.c');
+      const bin = join(dir, 'scale');
+      const cc = spawnSync('cc', ['-O2', '-pthread', '-o', bin, src], { encoding: 'utf8' });
+      if (cc.status !== 0) out.why.push(`cc failed on ${src}: ${String(cc.stderr).trim().split('\n')[0]}`);
+      else {
+        const r = spawnSync(bin, [], { encoding: 'utf8', timeout: 120_000 });
+        if (r.status !== 0) out.why.push(`scale: ${String(r.stderr).trim().split('\n')[0] || `exit ${r.status}`}`);
+        else {
+          const v: Record<string, number> = {};
+          for (const kv of String(r.stdout).trim().split(/\s+/)) {
+            const [k, x] = kv.split('=');
+            v[k] = Number(x);
+          }
+          out.c = v;
+        }
+      }
+    } else out.why.push(twin.why ?? 'no C compiler');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  const fm = runFastmixC();
+  if (typeof fm === 'string') out.why.push(fm);
+  else out.fastmix64 = fm.fastmix64;
+  return out;
+}
+
+// ---- the lab, one thread ---------------------------------------------------------------------
+
+const PKT_WORDS = 16384; // a 64 KiB payload (IPoIB CM's MTU is 65520 B)
+
+function labCopyCsum(reps: number): {
+  copy: number;
+  copyBefore: number;
+  csum: number;
+  csumJs: number;
+  csumBefore: number;
+} {
+  const i32 = new Int32Array(new SharedArrayBuffer(4 * 3 * PKT_WORDS));
+  for (let k = 0; k < PKT_WORDS; k++) i32[k] = Math.imul(k, 0x9e3779b1);
+  const dst = 2 * PKT_WORDS;
+  const bytes = PKT_WORDS * 4;
+  let sink = 0;
+  const calls = 200;
+  const copy = best(reps, calls, (i) => {
+    i32[i & 1023] = i;
+    copyWords(i32, dst, 0, PKT_WORDS);
+  });
+  const copyBefore = best(reps, calls, (i) => {
+    i32[i & 1023] = i;
+    sink ^= copyLoopBefore(i32, dst, 0, PKT_WORDS, 0);
+  });
+  const csum = best(reps, calls, (i) => {
+    i32[i & 1023] = i;
+    sink += csumWords(i32, 0, PKT_WORDS, 0);
+  });
+  const wasm = new WasmCsum();
+  const csumWasm = best(reps, calls, (i) => {
+    i32[i & 1023] = i;
+    sink += wasm.words(i32, 0, PKT_WORDS, PKT_WORDS);
+  });
+  const csumBefore = best(reps, calls, (i) => {
+    i32[i & 1023] = i;
+    sink ^= csumLoopBefore(i32, 0, PKT_WORDS);
+  });
+  if (sink === 0.5) console.log(sink);
+  return {
+    copy: copy / bytes,
+    copyBefore: copyBefore / bytes,
+    csum: csumWasm / bytes,
+    csumJs: csum / bytes,
+    csumBefore: csumBefore / bytes,
+  };
+}
+
+function labMix(reps: number): { mix: number; mixBefore: number; fastMix: number } {
+  const i32 = new Int32Array(
+    new SharedArrayBuffer(4 * (3 * INPUT_POOL_WORDS + fastPoolRegionWords(1) + FAST_POOL_WORDS)),
+  );
+  InputPool.init(i32, 0);
+  InputPool.init(i32, INPUT_POOL_WORDS);
+  const pool = new InputPool(i32, 0);
+  const before = new MixBefore(i32, INPUT_POOL_WORDS);
+  const bytes = new Uint8Array(16); // sizeof(unsigned long[2]): the 64-bit mix_interrupt_randomness
+  const calls = 20_000;
+  const mix = best(reps, calls, (i) => {
+    bytes[0] = i;
+    pool.mix(bytes);
+  });
+  const mixBefore = best(reps, calls, (i) => {
+    bytes[0] = i;
+    before.mix(bytes);
+  });
+  const region = 2 * INPUT_POOL_WORDS;
+  initFastPool(i32, fastPoolBase(region, 0), '64', 0);
+  const fp = new FastPool(i32, fastPoolBase(region, 0), '64');
+  const P = fastPoolBase(region, 0);
+  const t = 1e12;
+  const fastMix = best(reps, 100_000, (i) => fastMix64(i32, P, (t / 4294967296) | 0, t + i * 997, 0xc1000000, i));
+  fp.randomOnlineCpu();
+  return { mix, mixBefore, fastMix };
+}
+
+/** softirq pass, tasklet schedule + run, timer tick: the kernel's code on a Runtime entered as CPU 1. */
+function labKernel(reps: number): { softirq: number; tasklet: number; tick: number } {
+  const opts = machineOptions({ strategies: [], tracing: false });
+  const mem = MachineMemory.build(opts);
+  const rt = new Runtime(mem.sab, mem.R, mem.plan, opts, 1, nowNs);
+  rt.enterCpu(1, 1);
+  let runs = 0;
+  const id = rt.objects.create(
+    'tasklet',
+    'bench:scale',
+    () => {
+      runs++;
+    },
+    0,
+  );
+  const t: Tasklet = { kind: 'tasklet', id, name: 'bench:scale' } as Tasklet;
+  const calls = 20_000;
+  // raise_softirq from task context runs __do_softirq at once (local_bh_enable): one pass over
+  // TASKLET_SOFTIRQ with an empty list.
+  const softirq = best(reps, calls, () => rt.softirqs.raise(Softirq.Tasklet));
+  const tasklet = best(reps, calls, () => rt.tasklets.schedule(t, false));
+  rt.ctx.hardirq++;
+  const tick = best(reps, calls, () => rt.timers.tick(1));
+  rt.ctx.hardirq--;
+  rt.softirqs.doSoftirq(false); // whatever the ticks raised
+  if (runs < calls) throw new Error(`bench:scale: the tasklet ran ${runs} times for ${calls * reps} schedules`);
+  return { softirq, tasklet, tick };
+}
+
+/** NAPI and send per packet through the real Nic (bench/net.ts), the least preempted message's. */
+function labNet(messages: number): { cmNapi: number; cmSend: number; ixNapi: number; ixSend: number } {
+  perPacket('ipoib-cm', 2); // warm the JIT
+  perPacket('ixgbe', 2);
+  // IPoIB CM's 1 MiB message is 17 packets: more of them, for one that ran unpreempted.
+  const cm = perPacket('ipoib-cm', 5 * messages).best;
+  const ix = perPacket('ixgbe', messages).best;
+  return { cmNapi: cm.napi, cmSend: cm.send, ixNapi: ix.napi, ixSend: ix.send };
+}
+
+/** A machine run (worker threads, `workqueue`): queue_work_on's hand-off, the hard IRQ, the
+ *  calibration's switches. */
+async function labMachine(quick: boolean): Promise<{
+  queueWork?: number;
+  hardirq?: number;
+  sameSwitch?: number;
+  crossSwitch?: number;
+}> {
+  const config = resolveConfig({
+    flags: { strategies: ['workqueue'], trials: 1, trialMs: quick ? 300 : 1000, warmupMs: 200, outDir: null },
+    cwd: process.cwd(),
+  });
+  const r = await runExperiment(config, {});
+  const s = r.points[0]?.strategies[0]?.merged;
+  const cal = r.meta.calibration;
+  return {
+    queueWork: s?.handoff_call?.summary.p50,
+    hardirq: s?.hardirq?.summary.p50,
+    sameSwitch: cal?.sameThreadSwitchNs,
+    crossSwitch: cal?.handoffP50Ns,
+  };
+}
+
+// ---- the table -------------------------------------------------------------------------------
+
+/** Sourced per-packet figure (docs/scale.md): Linux's receive path up to the IP layer's first
+ *  netfilter hook, one core, 64-byte packets: 4.8 Mpps (Høiland-Jørgensen et al., "The eXpress
+ *  Data Path", CoNEXT 2018, §4.1, Linux "raw table drop"), i.e. ~208 ns/packet. A lower bound for
+ *  a TCP segment's NAPI receive (TCP's receive and the socket's wake come on top). */
+const KERNEL_RX_PACKET_NS = 1e9 / 4.8e6;
+const XDP_SOURCE = 'Høiland-Jørgensen et al., XDP, CoNEXT 2018 §4.1: Linux raw-table drop 4.8 Mpps/core';
+
+function fmt(ns: number | undefined, unit: string): string {
+  if (ns === undefined || !Number.isFinite(ns)) return 'n/a';
+  if (unit === 'byte') return ns.toFixed(3);
+  return ns >= 100 ? ns.toFixed(0) : ns.toFixed(1);
+}
+
+export async function main(argv = process.argv.slice(2)): Promise<void> {
+  const quick = argv.includes('--quick');
+  const reps = quick ? 5 : 15;
+  const l0 = loadavg()[0];
+  console.log(`scale bench: Node ${process.version}; host load average ${l0.toFixed(2)} (1 min) at start`);
+  const cc = references();
+  const net = labNet(quick ? 6 : 20);
+  const cs = labCopyCsum(reps);
+  const mx = labMix(reps);
+  const kn = labKernel(reps);
+  const mc = await labMachine(quick);
+  const c = cc.c ?? {};
+  const ops: ScaleOp[] = [];
+  const add = (o: ScaleOp) => ops.push(o);
+  const cSrc = (what: string) => (cc.c ? `C here: ${what} (bench/c/scale.c)` : 'none: C reference skipped (above)');
+  for (const why of cc.why) console.log(`C reference skipped: ${why.replace(/^C reference skipped: /, '')}`);
+  add({
+    name: 'copy (recv copy_to_user)',
+    labNs: cs.copy,
+    beforeNs: cs.copyBefore,
+    refNs: c.memcpy_byte,
+    unit: 'byte',
+    source: cSrc('memcpy 64 KiB'),
+    measured: !!cc.c,
+  });
+  add({
+    name: 'checksum (csum_partial, wasm SIMD)',
+    labNs: cs.csum,
+    beforeNs: cs.csumBefore,
+    refNs: c.csum_byte,
+    unit: 'byte',
+    source: cSrc('csum_partial, arch/x86/lib/csum-partial_64.c'),
+    measured: !!cc.c,
+  });
+  add({
+    name: 'NAPI receive, ixgbe (csum offloaded)',
+    labNs: net.ixNapi,
+    refNs: KERNEL_RX_PACKET_NS,
+    unit: 'packet',
+    source: XDP_SOURCE,
+    measured: false,
+  });
+  add({
+    name: 'NAPI receive, ipoib-cm 64 KiB (software csum)',
+    labNs: net.cmNapi,
+    refNs: c.csum_byte ? KERNEL_RX_PACKET_NS + c.csum_byte * 65520 : undefined,
+    unit: 'packet',
+    source: `${XDP_SOURCE} + 65520 B x C csum_partial here`,
+    measured: false,
+  });
+  add({
+    name: 'send, ixgbe (header, payload, seal, post)',
+    labNs: net.ixSend,
+    unit: 'packet',
+    source: 'none: no sourced per-segment tcp_sendmsg figure yet (docs/scale.md)',
+    measured: false,
+  });
+  add({
+    name: 'send, ipoib-cm 64 KiB (payload + csum)',
+    labNs: net.cmSend,
+    unit: 'packet',
+    source: 'none (docs/scale.md)',
+    measured: false,
+  });
+  add({
+    name: 'mix (BLAKE2s 16 B under input_pool.lock)',
+    labNs: mx.mix,
+    beforeNs: mx.mixBefore,
+    refNs: c.blake2s_mix,
+    unit: 'op',
+    source: cSrc('blake2s_update + test-and-set lock'),
+    measured: !!cc.c,
+  });
+  add({
+    name: 'fast_mix (64-bit)',
+    labNs: mx.fastMix,
+    refNs: cc.fastmix64,
+    unit: 'op',
+    source: cc.fastmix64 ? 'C here: bench/c/fastmix.c' : 'none: C reference skipped (above)',
+    measured: cc.fastmix64 !== undefined,
+  });
+  add({
+    name: 'queue_work_on + wakeup (handoff_call p50)',
+    labNs: mc.queueWork ?? Number.NaN,
+    refNs: c.futex_wake_call,
+    unit: 'op',
+    source: cSrc('FUTEX_WAKE call time, sleeper on the other CPU'),
+    measured: !!cc.c,
+  });
+  add({
+    name: 'context switch, same thread',
+    labNs: mc.sameSwitch ?? Number.NaN,
+    refNs: cc.pingpong,
+    unit: 'op',
+    source: cc.pingpong
+      ? 'C here: futex ping-pong, both on CPU 0 (bench/c/twin.c pingpong)'
+      : 'none: C reference skipped (above)',
+    measured: cc.pingpong !== undefined,
+  });
+  add({
+    name: 'context switch, cross thread (hand-off p50)',
+    labNs: mc.crossSwitch ?? Number.NaN,
+    refNs: c.futex_oneway,
+    unit: 'op',
+    source: cSrc('futex ping-pong one-way, CPU 0 <-> CPU 1'),
+    measured: !!cc.c,
+  });
+  add({
+    name: 'hard IRQ, no hand-off (hardirq p50)',
+    labNs: mc.hardirq ?? Number.NaN,
+    refNs: c.irq_gap,
+    unit: 'op',
+    source: cSrc("do-nothing loop's shortest interrupt gaps (p10), Tsafrir ExpCS 2007"),
+    measured: !!cc.c,
+  });
+  add({
+    name: 'softirq pass (empty TASKLET vector)',
+    labNs: kn.softirq,
+    unit: 'op',
+    source: 'none: kernel-only, no sourced figure yet (docs/scale.md)',
+    measured: false,
+  });
+  add({
+    name: 'timer tick (update_process_times)',
+    labNs: kn.tick,
+    refNs: c.tick_gap,
+    unit: 'op',
+    source: cSrc("do-nothing loop's median interrupt gap (the tick, entry/exit included)"),
+    measured: !!cc.c,
+  });
+  add({
+    name: 'tasklet schedule + run (empty)',
+    labNs: kn.tasklet,
+    unit: 'op',
+    source: 'none: kernel-only, no sourced figure yet (docs/scale.md)',
+    measured: false,
+  });
+
+  const rows = ops.map((o) => [
+    o.name,
+    o.unit,
+    fmt(o.beforeNs, o.unit),
+    fmt(o.labNs, o.unit),
+    fmt(o.refNs, o.unit),
+    o.refNs ? `${(o.labNs / o.refNs).toFixed(2)}x` : '-',
+    o.source,
+  ]);
+  console.log('\nns per unit; "before": the lab before issue 25, same run; ratio = lab / reference');
+  for (const line of table(['operation', 'unit', 'before', 'lab', 'reference', 'ratio', 'reference source'], rows))
+    console.log(line);
+  if (c.gaps_per_s !== undefined) console.log(`  (interrupt gaps seen by the do-nothing loop: ${c.gaps_per_s}/s)`);
+  console.log(
+    `  checksum in JavaScript (csumWords, the fallback where WebAssembly SIMD is missing): ${cs.csumJs.toFixed(3)} ns/B${c.csum_byte ? ` = ${(cs.csumJs / c.csum_byte).toFixed(2)}x C` : ''}`,
+  );
+  const sp = spread(ops);
+  console.log(`host load average ${l0.toFixed(2)} → ${loadavg()[0].toFixed(2)} (1 min)`);
+  const file: ScaleFile = { version: 1, date: new Date().toISOString(), node: process.version, host: hostname(), ops };
+  const path = scaleFilePath();
+  // A run without the C references does not replace a file that has them: --tdf auto needs them.
+  const keep = !cc.c && hasMeasuredRefs(path);
+  if (keep) console.log(`not written: ${path} (this run has no C references; the file's are kept)`);
+  else
+    try {
+      mkdirSync(dirname(path), { recursive: true });
+      writeFileSync(path, `${JSON.stringify(file, null, 2)}\n`);
+      console.log(`written: ${path}`);
+    } catch (e) {
+      console.log(`not written: ${path}: ${(e as Error).message}`);
+    }
+  console.log(`kernel-scale spread: ${sp.s.toFixed(1)} (max/min of lab/reference ratios over ${sp.n} operations)`);
+}
+
+if (isMain(import.meta.url)) await main();
