@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { DeferlabError } from '../errors.js';
 import { MAX_SCALE, MIN_SCALE, parseIrqTraceMap } from '../irq/trace-file.js';
+import { SOFTIRQ_DEFER_VALUES, type SoftirqDefer } from '../kernel/softirq.js';
 import { NIC_PROFILES, type NicProfileName } from '../net/profiles.js';
 import {
   FAST_MIX_VARIANTS,
@@ -112,6 +113,8 @@ export interface PartialConfig {
   idle?: IdlePolicy;
   kthreads?: KthreadHostingName;
   kernel?: KernelProfileName;
+  /** The 5.15/6.1 ksoftirqd rule on or off whatever the kernel profile says (default: the profile's). */
+  softirqDefer?: SoftirqDefer;
   watchdogMs?: NumberInput;
   tracing?: boolean;
   /** Relative to the working directory; null writes nothing. */
@@ -315,6 +318,7 @@ const CONFIG_SHAPE = {
   idle: z.enum(IDLE_POLICY_NAMES, { error: oneOf(IDLE_POLICY_NAMES) }).optional(),
   kthreads: z.enum(KTHREAD_HOSTING_NAMES, { error: oneOf(KTHREAD_HOSTING_NAMES) }).optional(),
   kernel: z.enum(KERNEL_PROFILE_NAMES, { error: oneOf(KERNEL_PROFILE_NAMES) }).optional(),
+  softirqDefer: z.enum(SOFTIRQ_DEFER_VALUES, { error: oneOf(SOFTIRQ_DEFER_VALUES) }).optional(),
   watchdogMs: field(durationMsIn(LIMITS.watchdogMs.min, LIMITS.watchdogMs.max)).optional(),
   tracing: z.boolean({ error: 'must be true or false' }).optional(),
   outDir: field(outDirInput).optional(),

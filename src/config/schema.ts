@@ -125,6 +125,8 @@ export interface ResolvedConfig {
   readonly idle: IdlePolicy;
   readonly kthreads: KthreadHostingName;
   readonly kernel: KernelProfileName;
+  /** ksoftirqd_running() defers softirqs (5.15, 6.1): `--softirq-defer`, else the kernel profile's rule. */
+  readonly softirqDefer: boolean;
   readonly watchdogMs: number;
   readonly tracing: boolean;
   /** Absolute; null when nothing is to be written. */
@@ -338,7 +340,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
 
   return deepFreeze({
     cpus,
-    hz: m.hz ?? DEFAULTS.hz,
+    hz: m.hz ?? (kernelProfile(kernel).hz as Hz | undefined) ?? DEFAULTS.hz, // the profile's distro HZ (profiles.ts)
     trialMs: m.trialMs ?? DEFAULTS.trialMs,
     warmupMs: m.warmupMs ?? DEFAULTS.warmupMs,
     sliceMs: m.sliceMs ?? DEFAULTS.sliceMs,
@@ -362,6 +364,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     lockSpins: m.lockSpins ?? DEFAULTS.lockSpins,
     idle: m.idle ?? DEFAULTS.idle,
     kthreads: m.kthreads ?? DEFAULTS.kthreads,
+    softirqDefer: m.softirqDefer ? m.softirqDefer === 'on' : kernelProfile(kernel).softirq.ksoftirqdDefers,
     kernel,
     watchdogMs: m.watchdogMs ?? DEFAULTS.watchdogMs,
     tracing: m.tracing ?? DEFAULTS.tracing,
