@@ -318,7 +318,6 @@ const CONFIG_SHAPE = {
   idle: z.enum(IDLE_POLICY_NAMES, { error: oneOf(IDLE_POLICY_NAMES) }).optional(),
   kthreads: z.enum(KTHREAD_HOSTING_NAMES, { error: oneOf(KTHREAD_HOSTING_NAMES) }).optional(),
   kernel: z.enum(KERNEL_PROFILE_NAMES, { error: oneOf(KERNEL_PROFILE_NAMES) }).optional(),
-  softirqDefer: z.enum(SOFTIRQ_DEFER_VALUES, { error: oneOf(SOFTIRQ_DEFER_VALUES) }).optional(),
   watchdogMs: field(durationMsIn(LIMITS.watchdogMs.min, LIMITS.watchdogMs.max)).optional(),
   tracing: z.boolean({ error: 'must be true or false' }).optional(),
   outDir: field(outDirInput).optional(),
@@ -329,6 +328,7 @@ const CONFIG_SHAPE = {
   wide: z.boolean({ error: 'must be true or false' }).optional(),
   timeline: z.boolean({ error: 'must be true or false' }).optional(),
   timelineWindowMs: field(durationMsIn(LIMITS.timelineWindowMs.min, LIMITS.timelineWindowMs.max)).optional(),
+  softirqDefer: z.enum(SOFTIRQ_DEFER_VALUES, { error: oneOf(SOFTIRQ_DEFER_VALUES) }).optional(),
 };
 
 export const partialConfigSchema = z.strictObject(CONFIG_SHAPE);

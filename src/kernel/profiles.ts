@@ -57,7 +57,8 @@ export const SEED_000_DISTRO_HZ = 1000;
 export const KERNEL_PROFILES: Readonly<Record<KernelName, KernelProfile>> = {
   '5.15': {
     name: '5.15',
-    summary: 'linux-stable 5.15 (seed 000): CFS, ksoftirqd_running() defers softirqs, no WQ_BH',
+    summary:
+      'linux-stable 5.15 (seed 000): CFS, ksoftirqd_running() defers softirqs, no WQ_BH, HZ 1000 by default (Oracle UEK config), inline_trylock the inline of the bisected commit',
     sched: 'cfs',
     softirq: { ksoftirqdDefers: true },
     trigger: 1024,
