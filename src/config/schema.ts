@@ -125,8 +125,12 @@ export interface ResolvedConfig {
   readonly idle: IdlePolicy;
   readonly kthreads: KthreadHostingName;
   readonly kernel: KernelProfileName;
-  /** ksoftirqd_running() defers softirqs (5.15, 6.1): `--softirq-defer`, else the kernel profile's rule. */
-  readonly softirqDefer: boolean;
+  /**
+   * `--softirq-defer`: the ksoftirqd_running() rule on (true) or off (false) whatever the kernel
+   * profile says; null: the profile's rule (on for 5.15 and 6.1, off for 6.9), so a config copied
+   * with another `kernel` (a scenario's runs beside its own) follows that kernel.
+   */
+  readonly softirqDefer: boolean | null;
   readonly watchdogMs: number;
   readonly tracing: boolean;
   /** Absolute; null when nothing is to be written. */
@@ -364,7 +368,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     lockSpins: m.lockSpins ?? DEFAULTS.lockSpins,
     idle: m.idle ?? DEFAULTS.idle,
     kthreads: m.kthreads ?? DEFAULTS.kthreads,
-    softirqDefer: m.softirqDefer ? m.softirqDefer === 'on' : kernelProfile(kernel).softirq.ksoftirqdDefers,
+    softirqDefer: m.softirqDefer ? m.softirqDefer === 'on' : null,
     kernel,
     watchdogMs: m.watchdogMs ?? DEFAULTS.watchdogMs,
     tracing: m.tracing ?? DEFAULTS.tracing,

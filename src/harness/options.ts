@@ -3,7 +3,6 @@ import { autoIdle } from '../config/defaults.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { strategyRef } from '../config/strategy-spec.js';
 import { timelineRecordsFor } from '../hw/timeline.js';
-import { kernelProfile } from '../kernel/profiles.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
 
 export interface PointParams {
@@ -39,10 +38,8 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     },
     kthreads: config.kthreads,
     kernel: config.kernel,
-    // --softirq-defer only where it overrides the kernel profile's rule (machine options stay minimal).
-    ...(config.softirqDefer !== kernelProfile(config.kernel).softirq.ksoftirqdDefers
-      ? { softirqDefer: config.softirqDefer }
-      : {}),
+    // --softirq-defer only when given (absent: the kernel profile's rule, src/machine/runtime.ts).
+    ...(config.softirqDefer !== null ? { softirqDefer: config.softirqDefer } : {}),
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },
     tracing: config.tracing,
     ...(config.timeline ? { timelineRecords: timelineRecordsFor(config.timeline.windowMs) } : {}),

@@ -63,7 +63,7 @@ describe('defaults', () => {
       idle: 'auto',
       kthreads: 'cpu',
       kernel: '6.9',
-      softirqDefer: false,
+      softirqDefer: null,
       watchdogMs: 2000,
       tracing: true,
       outDir: join(cwd, 'deferlab-results', '20250102-030405'),
@@ -406,17 +406,12 @@ describe('the 5.15 profile as seed 000 ran it, and --softirq-defer (issue 26 ite
     expect(resolve({ kernel: '6.9' }).hz).toBe(250);
   });
 
-  it('softirqDefer follows the profile unless given: on for 5.15 and 6.1, off for 6.9', () => {
-    expect(resolve({ kernel: '5.15' }).softirqDefer).toBe(true);
-    expect(resolve({ kernel: '6.1' }).softirqDefer).toBe(true);
-    expect(resolve({ kernel: '6.9' }).softirqDefer).toBe(false);
+  it('softirqDefer is null (the kernel profile decides) unless given, and reaches the machine only when given', () => {
+    expect(resolve({ kernel: '5.15' }).softirqDefer).toBeNull();
+    expect(machineOptions(resolve({ kernel: '5.15' })).softirqDefer).toBeUndefined();
     expect(resolve({ kernel: '5.15', softirqDefer: 'off' }).softirqDefer).toBe(false);
-    expect(resolve({ kernel: '6.9', softirqDefer: 'on' }).softirqDefer).toBe(true);
-  });
-
-  it('reaches the machine only where it overrides the profile', () => {
     expect(machineOptions(resolve({ kernel: '5.15', softirqDefer: 'off' })).softirqDefer).toBe(false);
-    expect(machineOptions(resolve({ kernel: '5.15', softirqDefer: 'on' })).softirqDefer).toBeUndefined();
+    expect(machineOptions(resolve({ kernel: '6.9', softirqDefer: 'on' })).softirqDefer).toBe(true);
   });
 
   it('a bad value is one line naming the setting and the values it takes', () => {
