@@ -374,7 +374,9 @@ export class Nic {
     const pos = Atomics.load(i32, s.link + L_POLLED);
     Atomics.store(i32, s.link + L_POLLED, (pos + n) | 0);
     // __tcp_ack_snd_check: ACK once more than one full segment is unacknowledged.
-    if (full > 0 && (i32[s.link + L_SEGS] += full) >= 2) {
+    const segs = i32[s.link + L_SEGS] + full;
+    i32[s.link + L_SEGS] = segs;
+    if (full > 0 && segs >= 2) {
       i32[s.link + L_SEGS] = 0;
       this.sendAck(c, s, now, bytes);
     }
