@@ -108,6 +108,13 @@ export interface Deferred {
   readonly cpu: number;
   /** Do the mix now, in whatever context the caller is in. Context: any; takes input_pool.lock. */
   run(k: Kernel): void;
+  /**
+   * Do the mix now if input_pool.lock is free, else skip it: random.c's hard-IRQ mix before the
+   * workqueue change (4a61bf7f9b18), `if (!spin_trylock(&input_pool.lock)) return;`. A skipped
+   * mix leaves the fast pool's count as it was, so the next interrupt tries again. Counts as a run
+   * of the job either way. Returns false when skipped. Context: any; never waits for the lock.
+   */
+  tryRun(k: Kernel): boolean;
 }
 
 /** A callback run by a work item, tasklet, timer or irq_work. `k.context` tells where it runs. */

@@ -412,6 +412,15 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     default: DEFAULT_KERNEL,
   },
   {
+    flag: '--softirq-defer',
+    path: 'softirqDefer',
+    value: 'on|off',
+    example: 'off',
+    help: "the ksoftirqd rule of kernels before 6.5 (irq exit leaves pending softirqs to a runnable ksoftirqd: 4cd13c21b207) on or off whatever --kernel says, for an ablation of Tejun Heo's theory",
+    accepts: 'on, off',
+    default: 'the kernel profile: on for 5.15 and 6.1, off for 6.9',
+  },
+  {
     flag: '--watchdog',
     path: 'watchdogMs',
     value: 'TIME',

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { DeferlabError } from '../errors.js';
 import { MAX_SCALE, MIN_SCALE, parseIrqTraceMap } from '../irq/trace-file.js';
+import { SOFTIRQ_DEFER_VALUES, type SoftirqDefer } from '../kernel/softirq.js';
 import { NIC_PROFILES, type NicProfileName } from '../net/profiles.js';
 import {
   FAST_MIX_VARIANTS,
@@ -112,6 +113,8 @@ export interface PartialConfig {
   idle?: IdlePolicy;
   kthreads?: KthreadHostingName;
   kernel?: KernelProfileName;
+  /** The 5.15/6.1 ksoftirqd rule on or off whatever the kernel profile says (default: the profile's). */
+  softirqDefer?: SoftirqDefer;
   watchdogMs?: NumberInput;
   tracing?: boolean;
   /** Relative to the working directory; null writes nothing. */
@@ -340,6 +343,7 @@ const CONFIG_SHAPE = {
   timeline: z.boolean({ error: 'must be true or false' }).optional(),
   timelineWindowMs: field(durationMsIn(LIMITS.timelineWindowMs.min, LIMITS.timelineWindowMs.max)).optional(),
   tdf: field(tdfInput).optional(),
+  softirqDefer: z.enum(SOFTIRQ_DEFER_VALUES, { error: oneOf(SOFTIRQ_DEFER_VALUES) }).optional(),
 };
 
 export const partialConfigSchema = z.strictObject(CONFIG_SHAPE);

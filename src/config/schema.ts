@@ -127,6 +127,12 @@ export interface ResolvedConfig {
   readonly kernel: KernelProfileName;
   /** Time dilation factor, or `auto` (src/harness/tdf.ts resolves it before the run); absent: 1. */
   readonly tdf?: number | 'auto';
+  /**
+   * `--softirq-defer`: the ksoftirqd_running() rule on (true) or off (false) whatever the kernel
+   * profile says; null: the profile's rule (on for 5.15 and 6.1, off for 6.9), so a config copied
+   * with another `kernel` (a scenario's runs beside its own) follows that kernel.
+   */
+  readonly softirqDefer: boolean | null;
   readonly watchdogMs: number;
   readonly tracing: boolean;
   /** Absolute; null when nothing is to be written. */
@@ -340,7 +346,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
 
   return deepFreeze({
     cpus,
-    hz: m.hz ?? DEFAULTS.hz,
+    hz: m.hz ?? (kernelProfile(kernel).hz as Hz | undefined) ?? DEFAULTS.hz, // the profile's distro HZ (profiles.ts)
     trialMs: m.trialMs ?? DEFAULTS.trialMs,
     warmupMs: m.warmupMs ?? DEFAULTS.warmupMs,
     sliceMs: m.sliceMs ?? DEFAULTS.sliceMs,
@@ -364,6 +370,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     lockSpins: m.lockSpins ?? DEFAULTS.lockSpins,
     idle: m.idle ?? DEFAULTS.idle,
     kthreads: m.kthreads ?? DEFAULTS.kthreads,
+    softirqDefer: m.softirqDefer ? m.softirqDefer === 'on' : null,
     kernel,
     watchdogMs: m.watchdogMs ?? DEFAULTS.watchdogMs,
     tracing: m.tracing ?? DEFAULTS.tracing,

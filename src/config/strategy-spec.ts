@@ -29,6 +29,7 @@ export const BUILTIN_STRATEGY_NAMES = [
   'unbound',
   'irq_work',
   'bh_workqueue',
+  'inline_trylock',
 ] as const;
 export type BuiltinStrategyName = (typeof BUILTIN_STRATEGY_NAMES)[number];
 

@@ -39,6 +39,8 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     },
     kthreads: config.kthreads,
     kernel: config.kernel,
+    // --softirq-defer only when given (absent: the kernel profile's rule, src/machine/runtime.ts).
+    ...(config.softirqDefer !== null ? { softirqDefer: config.softirqDefer } : {}),
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },
     tracing: config.tracing,
     // The window is emulated ms: at TDF N each holds N host ms of records.

@@ -56,6 +56,11 @@ export const CPU_COUNTER_NAMES = [
   'deferred_us_app_waiting', // µs of deferred work run on this CPU while an application task here was runnable
   'requests_slow', // driver payload: requests that waited longer than its slowNs (1 ms) until their work started
   'requests_untimed', // driver payload: requests that found the work pending when the request ring was full (not in request_to_start)
+  'softirq_restarts_cut_resched', // __do_softirq stopped restarting with softirqs pending because need_resched() was set (time and passes left)
+  'softirq_restarts_cut_budget', // __do_softirq stopped restarting with softirqs pending because MAX_SOFTIRQ_TIME or MAX_SOFTIRQ_RESTART ran out
+  'net_rx_left_to_ksoftirqd', // irq exit / local_bh_enable found NET_RX pending and left it to a runnable ksoftirqd (the 5.15 rule)
+  'gro_merged', // data segments GRO merged into a held skb of their flow (TCP's receive ran once for the skb: src/net/gro.ts)
+  'mixes_trylock_skipped', // inline_trylock: mixes skipped because input_pool.lock was held (counted in mixes too; the pool retries at the next interrupt)
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;

@@ -184,6 +184,11 @@ export const CPUF_V_HINT = 5;
 /** O: when this CPU's NIC raises its next interrupt (ns; +Infinity: none; src/net/nic.ts). Read
  *  by the owner's preemption points and idle task. Initialised to +Infinity (no NIC). */
 export const CPUF_NIC_DUE = 6;
+/** O: clock (ns) when this CPU's pending NET_RX was first left to ksoftirqd (irq exit's
+ *  ksoftirqd_running() rule, or __do_softirq's wakeup_softirqd); 0: none waiting. Written and read
+ *  only by the CPU's owner (src/kernel/softirq.ts), so plain; ksoftirqd's run records the wait
+ *  (stage net_rx_ksoftirqd_wait) and zeroes it. */
+export const CPUF_NET_RX_LEFT_NS = 7;
 
 /** Values of CPU_WHERE (with an object or softirq number added where said). */
 export enum Where {

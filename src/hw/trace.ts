@@ -39,6 +39,7 @@ export const STAGES = [
   'softirq', // one __do_softirq invocation
   'idle_exit', // a halted (sleeping) idle CPU's lateness in waking for a due interrupt: the emulated idle-exit latency
   'request_to_start', // driver payload: every interrupt's request → the work that serves it starts (pending ones too)
+  'net_rx_ksoftirqd_wait', // NET_RX first left to ksoftirqd (irq exit's rule or __do_softirq's wakeup) → ksoftirqd runs it
 ] as const;
 export type Stage = (typeof STAGES)[number];
 export enum St {
@@ -53,6 +54,7 @@ export enum St {
   Softirq = 8,
   IdleExit = 9,
   RequestToStart = 10,
+  NetRxKsoftirqdWait = 11,
 }
 
 /** Largest value tracked without resizing: 100 s in ns. */

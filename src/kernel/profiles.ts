@@ -33,16 +33,38 @@ export interface KernelProfile {
   readonly trigger: number;
   /** WQ_BH workqueues exist (6.9+): a strategy that needs them is refused on older profiles. */
   readonly wqBh: boolean;
+  /**
+   * CONFIG_HZ of the distribution kernel the seed ran, when a source gives it: the default of
+   * `--hz` under this profile (absent: the lab's default, 250). `--hz` still overrides it.
+   */
+  readonly hz?: number;
+  /**
+   * random.c's inline mix at the bisected commit: `inline_trylock` (skip when input_pool.lock is
+   * contended) is this profile's "before" (the scenarios' baseline); `inline` blocks on the lock.
+   */
+  readonly inlineBefore?: 'inline_trylock';
 }
+
+/**
+ * CONFIG_HZ=1000 (CONFIG_HZ_1000=y) in Oracle's UEK x86_64 config, uek-rpm/ol8/config-x86_64 of
+ * github.com/oracle/linux-uek (the stored version, a 6.1.0 config, commit 00821882d789). Seed
+ * 000's test team is Oracle's and its client an Oracle X7 server; the thread names the kernel
+ * only as "linux-stable v5.15", not its config, so this is the distribution's HZ, not a fact of
+ * the seed: a scenario should still sweep 250 and 1000 (docs/architecture.md, "Kernel profiles").
+ */
+export const SEED_000_DISTRO_HZ = 1000;
 
 export const KERNEL_PROFILES: Readonly<Record<KernelName, KernelProfile>> = {
   '5.15': {
     name: '5.15',
-    summary: 'linux-stable 5.15 (seed 000): CFS, ksoftirqd_running() defers softirqs, no WQ_BH',
+    summary:
+      'linux-stable 5.15 (seed 000): CFS, ksoftirqd_running() defers softirqs, no WQ_BH, HZ 1000 by default (Oracle UEK config), inline_trylock the inline of the bisected commit',
     sched: 'cfs',
     softirq: { ksoftirqdDefers: true },
     trigger: 1024,
     wqBh: false,
+    hz: SEED_000_DISTRO_HZ,
+    inlineBefore: 'inline_trylock',
   },
   '6.1': {
     name: '6.1',

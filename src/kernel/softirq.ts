@@ -22,6 +22,7 @@ import {
   CPU_FLAGS,
   CPU_IN_SOFTIRQ,
   CPU_SOFTIRQ,
+  CPUF_NET_RX_LEFT_NS,
   CpuCounter,
   CpuFlag,
   NR_SOFTIRQS,
@@ -49,6 +50,16 @@ export interface SoftirqRules {
    *  unless HI or TASKLET is pending (5.15, 6.1; gone in 6.5). */
   ksoftirqdDefers: boolean;
 }
+
+/**
+ * `--softirq-defer on|off` (config `softirqDefer`): the ksoftirqd_running() rule switched on or off
+ * whatever the kernel profile says, for an ablation of Tejun Heo's theory (issue 26 item 6).
+ */
+export const SOFTIRQ_DEFER_VALUES = ['on', 'off'] as const;
+export type SoftirqDefer = (typeof SOFTIRQ_DEFER_VALUES)[number];
+
+/** NET_RX_SOFTIRQ's bit in the pending word. */
+const NET_RX_BIT = 1 << Softirq.NetRx;
 
 /** SOFTIRQ_NOW_MASK: HI and TASKLET run at once even while ksoftirqd is runnable. */
 export const SOFTIRQ_NOW_MASK = (1 << Softirq.Hi) | (1 << Softirq.Tasklet);
@@ -111,7 +122,31 @@ export class Softirqs {
     if ((this.pending(c) & SOFTIRQ_NOW_MASK) !== 0) return false;
     if (this.sched.rqs.state(this.ksoftirqd[c]) !== TaskState.Runnable) return false;
     this.ctx.count(CpuCounter.softirqs_left_to_ksoftirqd);
+    if ((this.pending(c) & NET_RX_BIT) !== 0) {
+      this.ctx.count(CpuCounter.net_rx_left_to_ksoftirqd);
+      this.netRxLeft(c);
+    }
     return true;
+  }
+
+  /** NET_RX of `c` is left to ksoftirqd from now, unless it already waits (its first time counts). */
+  private netRxLeft(c: number): void {
+    const ctx = this.ctx;
+    const w = ctx.cf(c, CPUF_NET_RX_LEFT_NS);
+    if (ctx.f64[w] === 0) ctx.f64[w] = ctx.now();
+  }
+
+  /**
+   * NET_RX of `c` is about to run: ksoftirqd's run records how long it waited since it was left
+   * to ksoftirqd (stage net_rx_ksoftirqd_wait); any run ends the wait.
+   */
+  private netRxRuns(c: number, fromKsoftirqd: boolean, now: number): void {
+    const ctx = this.ctx;
+    const w = ctx.cf(c, CPUF_NET_RX_LEFT_NS);
+    const left = ctx.f64[w];
+    if (left === 0) return;
+    ctx.f64[w] = 0;
+    if (fromKsoftirqd) ctx.tracer.record(St.NetRxKsoftirqdWait, now - left);
   }
 
   /**
@@ -133,6 +168,7 @@ export class Softirqs {
     try {
       for (;;) {
         const pending = Atomics.exchange(i32, word, 0);
+        if ((pending & NET_RX_BIT) !== 0) this.netRxRuns(c, fromKsoftirqd, start);
         for (let nr = 0; nr < NR_SOFTIRQS; nr++) {
           if ((pending & (1 << nr)) === 0) continue;
           ctx.setWhere(c, Where.Softirq + nr);
@@ -143,13 +179,21 @@ export class Softirqs {
           ctx.setWhere(c, Where.Softirq);
           this.pollIrq();
         }
-        if (Atomics.load(i32, word) === 0) break;
+        const left = Atomics.load(i32, word);
+        if (left === 0) break;
         // time_before(jiffies, end) && !need_resched() && --max_restart
-        if (ctx.jiffies() - end < 0 && (Atomics.load(i32, flags) & CpuFlag.NeedResched) === 0 && --restarts > 0) {
+        const inTime = ctx.jiffies() - end < 0;
+        const resched = (Atomics.load(i32, flags) & CpuFlag.NeedResched) !== 0;
+        if (inTime && !resched && --restarts > 0) {
           ctx.count(CpuCounter.softirq_restarts);
           continue;
         }
-        if (!fromKsoftirqd) this.wakeKsoftirqd(c);
+        // Which condition stopped the restart (need_resched with time left: Tejun's case).
+        ctx.count(inTime && resched ? CpuCounter.softirq_restarts_cut_resched : CpuCounter.softirq_restarts_cut_budget);
+        if (!fromKsoftirqd) {
+          if ((left & NET_RX_BIT) !== 0) this.netRxLeft(c);
+          this.wakeKsoftirqd(c);
+        }
         break;
       }
     } catch (e) {

@@ -62,6 +62,8 @@ export interface MachineOptions {
   idle?: IdleOptions;
   /** The kernel profile (src/kernel/profiles.ts): scheduler, softirq rules, what exists. Default 6.9. */
   kernel?: KernelName;
+  /** ksoftirqd_running() defers softirqs (src/kernel/softirq.ts); default: the kernel profile's rule. */
+  softirqDefer?: boolean;
   /** Where bound kthreads (kworker/n, ksoftirqd/n) run: their own threads, or their CPU's thread. */
   kthreads?: KthreadHosting;
   /** The fair class's policy (src/kernel/sched/fair.ts); default: the kernel profile's (fairPolicyOf). */

@@ -133,7 +133,9 @@ export class Runtime {
       (cpu, next, now) => this.switchTo(cpu, next, now),
       (cpu) => this.chip.kick(cpu),
     );
-    this.softirqs = new Softirqs(ctx, this.sched, plan.ksoftirqd, () => this.pollIrq(), profile.softirq);
+    this.softirqs = new Softirqs(ctx, this.sched, plan.ksoftirqd, () => this.pollIrq(), {
+      ksoftirqdDefers: opts.softirqDefer ?? profile.softirq.ksoftirqdDefers, // --softirq-defer
+    });
     // Each mechanism builds its part, in registry order: softirq actions run in the order they
     // are opened (tasklets before BH workqueues, 6.9's order).
     const base: KernelBase = {

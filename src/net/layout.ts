@@ -86,6 +86,9 @@ export const L_SEGS = 1;
 export const L_SENT = 2;
 export const L_READ = 3;
 export const L_BAD = 4;
+/** O of the receiving CPU (plain): segments its NAPI polled and GRO holds, not yet handed to TCP
+ *  (src/net/gro.ts); the NAPI cursor is L_POLLED + L_GRO. 0 between polls. */
+export const L_GRO = 5;
 
 // Times in two words: the shared memory's convention (src/shm/layout.ts).
 export { getTime, putTime, TWO_32 } from '../shm/layout.js';

@@ -5,7 +5,16 @@
  * Shared words: ./layout.ts. Context: whoever owns the CPU; never allocates once built.
  */
 import { SpscRing } from '../shm/ring.js';
-import { ackRegion, dataRegion, getTime, L_POLLED, linkRegion, P_DUE_LO, PACKET_HEADER_WORDS } from './layout.js';
+import {
+  ackRegion,
+  dataRegion,
+  getTime,
+  L_GRO,
+  L_POLLED,
+  linkRegion,
+  P_DUE_LO,
+  PACKET_HEADER_WORDS,
+} from './layout.js';
 import { mss, type NicOptions } from './profiles.js';
 
 /** One directed link of a connection, as its two ends see it. */
@@ -88,7 +97,8 @@ export class RxQueues {
   /** The record a source's poll would take next, or -1. */
   head(s: RxSource): number {
     if (s.link < 0) return s.ring.peek();
-    const pos = Atomics.load(this.i32, s.link + L_POLLED);
+    // NAPI's cursor: what TCP has (L_POLLED) and what GRO holds in this poll (L_GRO, gro.ts).
+    const pos = (Atomics.load(this.i32, s.link + L_POLLED) + this.i32[s.link + L_GRO]) | 0;
     return pos === s.ring.produced() ? -1 : s.ring.slotAt(pos);
   }
 

@@ -35,6 +35,7 @@ import type { Softirqs } from '../kernel/softirq.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
 import { WasmCsum } from './csum-wasm.js';
+import { GRO_BY_DEFAULT, Gro } from './gro.js';
 import {
   EV_BYTES,
   EV_DUE,
@@ -106,6 +107,8 @@ export class Nic {
   private readonly txContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
   /** The software checksum pass (WebAssembly SIMD; ./csum-wasm.ts). */
   private readonly csum = new WasmCsum();
+  /** GRO where the profile's driver has it on by default (gro.ts); null: every segment to TCP at once. */
+  private readonly gro: Gro | null;
 
   constructor(
     private readonly ctx: CpuContext,
@@ -131,6 +134,9 @@ export class Nic {
     const i32 = ctx.i32;
     for (let c = 0; c < ctx.nrCpus; c++) this.txc.push(new SpscRing(i32, regions[txcRegion(c)]));
     this.rxq = new RxQueues(i32, regions, links, ctx.nrCpus);
+    this.gro = GRO_BY_DEFAULT[opts.profile]
+      ? new Gro(i32, (c, s, n, f, now, b) => this.deliver(c, s, n, f, now, b))
+      : null;
   }
 
   /** Lay out the NIC words. Context: main thread, before workers start. */
@@ -341,6 +347,7 @@ export class Nic {
       work++;
       this.pollIrq();
     }
+    this.gro?.flushAll(c, ctx.now()); // napi_gro_flush at the poll's end (gro.ts)
     if (work < weight && !txLeft) this.complete(c, NAPI_RX);
     return shared && txLeft ? weight : work;
   }
@@ -361,11 +368,21 @@ export class Nic {
     const bytes = i32[idx + P_BYTES];
     i32[this.w(c, N_RX_PKTS)]++;
     i32[this.w(c, N_RX_BYTES)] += bytes + TCP_IP_HEADER_BYTES;
-    const pos = Atomics.load(i32, s.link + L_POLLED);
-    Atomics.store(i32, s.link + L_POLLED, (pos + 1) | 0);
     ctx.count(CpuCounter.net_rx_packets);
+    const full = words === this.fullWords;
+    if (this.gro !== null) ctx.count(CpuCounter.gro_merged, this.gro.receive(c, s, full, bytes, now));
+    else this.deliver(c, s, 1, full ? 1 : 0, now, bytes);
+  }
+
+  /** TCP's receive of an skb of `n` segments (`full` MSS-sized) of `s`: one segment without GRO. */
+  private deliver(c: number, s: RxSource, n: number, full: number, now: number, bytes: number): void {
+    const i32 = this.ctx.i32;
+    const pos = Atomics.load(i32, s.link + L_POLLED);
+    Atomics.store(i32, s.link + L_POLLED, (pos + n) | 0);
     // __tcp_ack_snd_check: ACK once more than one full segment is unacknowledged.
-    if (words === this.fullWords && ++i32[s.link + L_SEGS] >= 2) {
+    const segs = i32[s.link + L_SEGS] + full;
+    i32[s.link + L_SEGS] = segs;
+    if (full > 0 && segs >= 2) {
       i32[s.link + L_SEGS] = 0;
       this.sendAck(c, s, now, bytes);
     }

@@ -38,7 +38,7 @@ import { St } from '../hw/trace.js';
 import type { CpuContext } from '../kernel/context.js';
 import { getTime, putTime } from '../shm/layout.js';
 import { SpscRing } from '../shm/ring.js';
-import { FAST_POOL_WORDS, FastPool, type FastPoolVariant, initFastPool } from './fastpool.js';
+import { FAST_POOL_WORDS, FastPool, type FastPoolVariant, initFastPool, MIX_SKIPPED } from './fastpool.js';
 import { INPUT_POOL_WORDS, InputPool } from './inputpool.js';
 
 /** The deferred job a hand-off carries: random.c's mix (default), or a driver's work item (seed 004). */
@@ -246,8 +246,13 @@ export class RandomDriver {
     ctx.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
   }
 
-  /** The deferred payload for `poolCpu`'s hand-off, measured. Context: whatever the strategy chose. */
-  runDeferred(poolCpu: number): void {
+  /**
+   * The deferred payload for `poolCpu`'s hand-off, measured. `trylock`: skip the mix when
+   * input_pool.lock is held (Deferred.tryRun); returns false when it was skipped.
+   * Context: whatever the strategy chose.
+   */
+  runDeferred(poolCpu: number, trylock = false): boolean {
+    let mixed = true;
     const ctx = this.ctx;
     const i32 = ctx.i32;
     const t0 = ctx.now();
@@ -266,7 +271,11 @@ export class RandomDriver {
         // the driver's work: busy for workNs
       }
     } else {
-      this.fastPools[poolCpu].mixInterruptRandomness(ctx.cpu, ctx.jiffies(), this.inputPool, t0);
+      const bits = this.fastPools[poolCpu].mixInterruptRandomness(ctx.cpu, ctx.jiffies(), this.inputPool, t0, trylock);
+      if (bits === MIX_SKIPPED) {
+        mixed = false;
+        ctx.count(CpuCounter.mixes_trylock_skipped);
+      }
     }
     if (ctx.cpu !== poolCpu) ctx.count(CpuCounter.mixes_remote);
     ctx.count(
@@ -279,6 +288,7 @@ export class RandomDriver {
     if (ctx.tracer.on) ctx.tracer.record(St.Work, ctx.now() - t0);
     // The application waited for this run: its task is runnable here (preempted or queued).
     if (this.appRunnable(ctx.cpu)) ctx.count(CpuCounter.deferred_us_app_waiting, Math.round((ctx.now() - t0) / 1000));
+    return mixed;
   }
 }
 
@@ -290,6 +300,9 @@ class DeferredMix implements Deferred {
   ) {}
   run(_k: Kernel): void {
     this.driver.runDeferred(this.cpu);
+  }
+  tryRun(_k: Kernel): boolean {
+    return this.driver.runDeferred(this.cpu, true);
   }
 }
 

@@ -104,6 +104,9 @@ const MIXES = FastPoolWord.MIXES;
 const VARIANT = FastPoolWord.VARIANT;
 const CPU = FastPoolWord.CPU;
 
+/** mixInterruptRandomness's answer when its trylock found input_pool.lock held (nothing mixed). */
+export const MIX_SKIPPED = -1;
+
 /** `enum { MIX_INFLIGHT = 1U << 31 }`, as the Int32 the count word holds. */
 export const MIX_INFLIGHT = 1 << 31;
 
@@ -311,15 +314,21 @@ export class FastPool {
    * @param runningCpu  the emulated CPU this call runs on (`this_cpu_ptr` identity)
    * @param jiffies     current jiffies
    * @param nowNs       clock reading for the input pool's "ready at" time (default: now)
-   * Returns: the bits passed to credit_init_bits (1 .. 8 * mixBytes), or 0 when it ran on the
-   * wrong CPU (counted in `wrongCpu`; the pool is left untouched, MIX_INFLIGHT stays set).
-   * Context: the owner of `runningCpu`; may block on the input pool's lock; never allocates.
+   * @param trylock     take input_pool.lock with spin_trylock and skip the mix when it is held
+   *                    (random.c's hard-IRQ mix before 4a61bf7f9b18): MIX_INFLIGHT is cleared, count
+   *                    and last are left as they were, so the next interrupt hands off again.
+   * Returns: the bits passed to credit_init_bits (1 .. 8 * mixBytes), 0 when it ran on the
+   * wrong CPU (counted in `wrongCpu`; the pool is left untouched, MIX_INFLIGHT stays set), or
+   * {@link MIX_SKIPPED} when `trylock` found the lock held.
+   * Context: the owner of `runningCpu`; may block on the input pool's lock (never with `trylock`);
+   * never allocates.
    */
   mixInterruptRandomness(
     runningCpu: number,
     jiffies: number,
     inputPool: InputPool,
     nowNs: number = clockNowNs(),
+    trylock = false,
   ): number {
     const i32 = this.i32;
     const b = this.base;
@@ -340,10 +349,17 @@ export class FastPool {
       out[o + 3] = v >>> 24;
     }
     const count = i32[b + COUNT]; // count = fast_pool->count; fast_pool->count = 0
+    if (trylock && !inputPool.tryMix(out, out.length)) {
+      // `if (!spin_trylock(&input_pool.lock)) return;`: count and last untouched (only the lab's
+      // MIX_INFLIGHT, which that kernel did not have, is cleared so the next interrupt retries).
+      i32[b + COUNT] = count & ~MIX_INFLIGHT;
+      out.fill(0);
+      return MIX_SKIPPED;
+    }
     i32[b + COUNT] = 0;
     i32[b + LAST] = jiffies | 0;
     i32[b + MIXES]++;
-    inputPool.mix(out, out.length);
+    if (!trylock) inputPool.mix(out, out.length);
     const bits = mixCreditBits(count, this.mixBytes);
     inputPool.credit(bits, nowNs);
     out.fill(0); // memzero_explicit

@@ -204,6 +204,29 @@ export class InputPool {
   }
 
   /**
+   * mix_pool_bytes() under spin_trylock(&input_pool.lock): absorb as {@link mix} does when the lock
+   * is free; when it is held, absorb nothing and return false (random.c's hard-IRQ mix before
+   * 4a61bf7f9b18: `if (!spin_trylock(&input_pool.lock)) return;`). The absorb below is mix()'s:
+   * keep the two in step. Context: any worker thread; never waits.
+   */
+  tryMix(bytes: Uint8Array, len: number = bytes.length): boolean {
+    if (!this.lock.tryLock()) return false;
+    const i32 = this.i32;
+    const b = this.base;
+    let seq = 0;
+    try {
+      blake2sUpdateShared(i32, this.u8, b + W.H, b + W.BUF, b + W.POS, b + W.LEN_LO, bytes, len);
+      seq = i32[b + W.MIXES];
+      i32[b + W.MIXES] = seq + 1;
+    } finally {
+      this.lock.unlock();
+    }
+    this.lastWaitNs = 0;
+    this.lastSeq = seq >>> 0;
+    return true;
+  }
+
+  /**
    * credit_init_bits(bits): add to init_bits (capped at POOL_BITS), unless the crng is ready.
    * Records `nowNs` as the ready (or early) time when this call crosses the threshold.
    * Returns: the bits init_bits actually grew by (0 once ready).

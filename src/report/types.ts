@@ -28,6 +28,7 @@ export const STAGE_NAMES = [
   'ctx_switch',
   'softirq',
   'idle_exit',
+  'net_rx_ksoftirqd_wait',
 ] as const;
 
 export type StageName = (typeof STAGE_NAMES)[number];
@@ -46,6 +47,8 @@ export const STAGE_DESCRIPTIONS: Readonly<Record<StageName, string>> = {
   ctx_switch: 'emulated context-switch hand-off',
   softirq: 'one softirq run duration',
   idle_exit: 'idle-exit latency: a halted idle CPU wakes this late for a due interrupt (host wake-up)',
+  net_rx_ksoftirqd_wait:
+    'NET_RX left to ksoftirqd (the 5.15 rule at irq exit, or __do_softirq out of budget) → ksoftirqd runs it',
 };
 
 /** Percentile summary of one histogram. All ns; when `count` is 0 every other field is 0. */

@@ -5,6 +5,7 @@
 import type { StrategyClass } from '../api/types.js';
 import { BhWorkqueueStrategy } from './bh-workqueue.js';
 import { InlineStrategy } from './inline.js';
+import { InlineTrylockStrategy } from './inline-trylock.js';
 import { IrqWorkStrategy } from './irq-work.js';
 import { checkKeys } from './options.js';
 import { TaskletStrategy } from './tasklet.js';
@@ -26,6 +27,7 @@ export const BUILTINS: readonly BuiltinEntry[] = [
   { name: 'unbound', cls: UnboundStrategy, optionKeys: ['scope', 'strict'] },
   { name: 'irq_work', cls: IrqWorkStrategy, optionKeys: ['target'] },
   { name: 'bh_workqueue', cls: BhWorkqueueStrategy, optionKeys: ['highpri'] },
+  { name: 'inline_trylock', cls: InlineTrylockStrategy, optionKeys: [] },
 ];
 
 export function builtin(name: string): BuiltinEntry | undefined {

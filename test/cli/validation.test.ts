@@ -64,7 +64,7 @@ const FLAG_RULES: [string, string[], string][] = [
   [
     'unknown strategy',
     ['--strategy', 'worqueue'],
-    '--strategy must be a built-in strategy (inline, workqueue, tasklet, timer, unbound, irq_work, bh_workqueue) ' +
+    '--strategy must be a built-in strategy (inline, workqueue, tasklet, timer, unbound, irq_work, bh_workqueue, inline_trylock) ' +
       'or a path to a .ts, .js, .mjs or .mts file (got "worqueue"); ' +
       'did you mean workqueue? (a file path needs a / or one of those extensions)',
   ],
@@ -160,7 +160,7 @@ const FLAG_RULES: [string, string[], string][] = [
     'empty --strategy',
     ['--strategy', 'inline', '--strategy', ''],
     '--strategy must not be empty (got ""); give a built-in strategy (inline, workqueue, tasklet, timer, unbound, ' +
-      'irq_work, bh_workqueue) or the path of a strategy file',
+      'irq_work, bh_workqueue, inline_trylock) or the path of a strategy file',
   ],
   [
     'unknown option of a built-in, alone (checked before the baseline)',
@@ -414,7 +414,7 @@ const FILE_RULES: [string, string, string, string][] = [
     'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, hz, trialMs, ' +
       'warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
       'lockSpins, idle, kthreads, kernel, watchdogMs, tracing, outDir, sweep, control, until, maxTimeMs, wide, ' +
-      'timeline, timelineWindowMs, tdf',
+      'timeline, timelineWindowMs, tdf, softirqDefer',
   ],
   [
     'unknown nested key',

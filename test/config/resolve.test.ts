@@ -63,6 +63,7 @@ describe('defaults', () => {
       idle: 'auto',
       kthreads: 'cpu',
       kernel: '6.9',
+      softirqDefer: null,
       watchdogMs: 2000,
       tracing: true,
       outDir: join(cwd, 'deferlab-results', '20250102-030405'),
@@ -396,5 +397,27 @@ describe('docs/cli.md', () => {
     expect(c.until).toEqual({ pct: 3, maxTimeMs: 300_000 });
     expect(c.sweep?.values).toHaveLength(9);
     expect(c.outDir).toBe(join(cwd, 'results', 'batched'));
+  });
+});
+
+describe('the 5.15 profile as seed 000 ran it, and --softirq-defer (issue 26 items 4 and 6)', () => {
+  it("--kernel 5.15 defaults HZ to its distribution's CONFIG_HZ (1000, Oracle's UEK config); --hz still wins", () => {
+    expect(resolve({ kernel: '5.15' }).hz).toBe(1000);
+    expect(resolve({ kernel: '5.15', hz: 250 }).hz).toBe(250);
+    expect(resolve({ kernel: '6.9' }).hz).toBe(250);
+  });
+
+  it('softirqDefer is null (the kernel profile decides) unless given, and reaches the machine only when given', () => {
+    expect(resolve({ kernel: '5.15' }).softirqDefer).toBeNull();
+    expect(machineOptions(resolve({ kernel: '5.15' })).softirqDefer).toBeUndefined();
+    expect(resolve({ kernel: '5.15', softirqDefer: 'off' }).softirqDefer).toBe(false);
+    expect(machineOptions(resolve({ kernel: '5.15', softirqDefer: 'off' })).softirqDefer).toBe(false);
+    expect(machineOptions(resolve({ kernel: '6.9', softirqDefer: 'on' })).softirqDefer).toBe(true);
+  });
+
+  it('a bad value is one line naming the setting and the values it takes', () => {
+    const e = errorOf(() => resolve({ softirqDefer: 'maybe' as 'on' }));
+    expect(e.message).toMatch(/softirq-defer.*must be one of on, off/);
+    expect(e.message).not.toMatch(/\n/);
   });
 });

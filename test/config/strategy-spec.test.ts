@@ -65,7 +65,7 @@ describe('parseStrategySpec', () => {
     ['  ', 'must not be empty'],
     [
       ':a=1',
-      'must be a built-in strategy (inline, workqueue, tasklet, timer, unbound, irq_work, bh_workqueue) or a path to a strategy file',
+      'must be a built-in strategy (inline, workqueue, tasklet, timer, unbound, irq_work, bh_workqueue, inline_trylock) or a path to a strategy file',
     ],
     ['timer:', 'must have key=value options after the ":", like timer:deferrable=true'],
     ['timer:=1', 'must give options as key=value pairs separated by commas, like timer:deferrable=true'],

@@ -9,6 +9,7 @@ import { check, problems, ref } from './fixtures/refs.js';
 
 const MUST_PASS = [
   'inline',
+  'inline_trylock',
   'workqueue',
   'workqueue:wq=system',
   'tasklet',

@@ -22,9 +22,10 @@
  *     or, past min_granularity, when it leads the leftmost by more than that slice;
  *   - migrate_task_rq_fair / ENQUEUE_MIGRATED: a sleeping task moved to another CPU (an unbound
  *     worker) keeps its vruntime relative to min_vruntime.
- * Not modelled: the skip buddy (no sched_yield here), SCHED_BATCH / SCHED_IDLE policies, the
- * check_preempt_wakeup early return when curr already has NEED_RESCHED (so a second wakeup may
- * also mark buddies), group scheduling, the kernel's integer inverse-weight arithmetic
+ *   - check_preempt_wakeup's early return when curr already has NEED_RESCHED (`if
+ *     (test_tsk_need_resched(curr)) return;`): in RunQueues.shouldPreempt (rq.ts), before this
+ *     policy is asked, so a second wakeup marks no buddy;
+ * Not modelled: the skip buddy (no sched_yield here), SCHED_BATCH / SCHED_IDLE policies, group scheduling, the kernel's integer inverse-weight arithmetic
  * (doubles here), HRTICK (slices end at ticks and wakeups only).
  *
  * Context: under the CPU's rq lock (rq.ts); never allocates.

@@ -108,7 +108,12 @@ export class Scheduler {
         rqs.unlock(c);
         continue;
       }
-      const r = rqs.wakeLocked(c, task, this.ctx.now());
+      // test_tsk_need_resched(curr), read under the rq lock; resched_curr() sets it under the
+      // lock too (below), so two wakers of one CPU see each other's preemption.
+      const flags = this.ctx.cw(c, CPU_FLAGS);
+      const needResched = (Atomics.load(this.ctx.i32, flags) & CpuFlag.NeedResched) !== 0;
+      const r = rqs.wakeLocked(c, task, this.ctx.now(), needResched);
+      if (r === 2) Atomics.or(this.ctx.i32, flags, CpuFlag.NeedResched);
       rqs.unlock(c);
       this.afterWake(c, r);
       return r > 0;

@@ -60,7 +60,9 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
 
   const cpus = num(o.cpus);
   const hz = num(o.hz);
-  const kernel = typeof o.kernel === 'string' ? `kernel ${o.kernel}` : '';
+  // The ksoftirqd rule when --softirq-defer set it (null: the kernel's own; absent before it existed).
+  const rule = typeof o.softirqDefer === 'boolean' ? ` (ksoftirqd rule ${o.softirqDefer ? 'on' : 'off'})` : '';
+  const kernel = typeof o.kernel === 'string' ? `kernel ${o.kernel}${rule}` : '';
   const idle =
     o.idle === 'auto' && typeof results.meta.idlePolicy === 'string'
       ? `idle ${results.meta.idlePolicy}`
