@@ -429,6 +429,23 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     default: 'tracing on',
   },
   {
+    flag: '--host-stalls',
+    path: 'hostStalls',
+    value: 'MODE',
+    example: 'mark',
+    help: "what the latency distribution does with tcp_lat exchanges and driver requests that overlapped a host stall (a CPU's thread held by the host or by V8's GC) on a CPU they involve: keep them, mark them (also reported as one_way_host / request_to_start_host), or drop them (reported only there); their count is always printed",
+    accepts: 'keep, mark, drop',
+    default: 'keep',
+  },
+  {
+    flag: '--no-host-steal',
+    path: 'hostSteal',
+    sets: false,
+    help: "charge the host's run delay over a host stall to the running task (by default it is steal, as update_rq_clock_task() does with paravirt steal: docs/twin.md)",
+    accepts: '',
+    default: 'steal not charged',
+  },
+  {
     flag: '--timeline',
     path: 'timeline',
     sets: true,

@@ -40,6 +40,7 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     kernel: config.kernel,
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },
     tracing: config.tracing,
+    hostStalls: { mode: config.hostStalls, steal: config.hostSteal },
     ...(config.timeline ? { timelineRecords: timelineRecordsFor(config.timeline.windowMs) } : {}),
     watchdogMs: config.watchdogMs,
     seed: config.seed,

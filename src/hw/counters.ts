@@ -56,6 +56,13 @@ export const CPU_COUNTER_NAMES = [
   'deferred_us_app_waiting', // µs of deferred work run on this CPU while an application task here was runnable
   'requests_slow', // driver payload: requests that waited longer than its slowNs (1 ms) until their work started
   'requests_untimed', // driver payload: requests that found the work pending when the request ring was full (not in request_to_start)
+  'host_stalls', // gaps between two preemption points of this CPU's running thread above the threshold (src/machine/host-stall.ts)
+  'host_stall_us', // µs in those gaps
+  'host_stalls_preempted', // stalls over which the thread's involuntary context switches grew (/proc/thread-self/status)
+  'host_steal_us', // µs of host run delay over stalls charged as steal (not to the running task: --host-steal)
+  'gc_pauses', // V8 garbage collections on the threads homed on this CPU (v8.GCProfiler)
+  'gc_us', // µs in those collections
+  'samples_host_stalled', // tcp_lat exchanges (client's CPU) and driver-payload requests (serving CPU) that overlapped a host stall on a CPU they involve
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;

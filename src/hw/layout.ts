@@ -184,6 +184,13 @@ export const CPUF_V_HINT = 5;
 /** O: when this CPU's NIC raises its next interrupt (ns; +Infinity: none; src/net/nic.ts). Read
  *  by the owner's preemption points and idle task. Initialised to +Infinity (no NIC). */
 export const CPUF_NIC_DUE = 6;
+/** O (plain store, by the thread that owns the CPU, when it detects a host stall on it:
+ *  src/machine/host-stall.ts): the clock (ns) at the end of the CPU's last host stall; 0: none.
+ *  Read plainly by any CPU's owner (tcp_lat at a reply, the driver payload when it serves a
+ *  request) to tell whether a sample overlapped a stall (`--host-stalls`): end > its start. An
+ *  aligned double is stored whole; a reader that sees the old value misses a stall that ended an
+ *  instant before (a stall still in progress is not seen either: docs/results.md). */
+export const CPUF_STALL_END = 7;
 
 /** Values of CPU_WHERE (with an object or softirq number added where said). */
 export enum Where {

@@ -39,6 +39,10 @@ export const STAGES = [
   'softirq', // one __do_softirq invocation
   'idle_exit', // a halted (sleeping) idle CPU's lateness in waking for a due interrupt: the emulated idle-exit latency
   'request_to_start', // driver payload: every interrupt's request → the work that serves it starts (pending ones too)
+  'host_stall', // a gap between two preemption points of a running CPU thread above the threshold (src/machine/host-stall.ts)
+  'gc', // one V8 garbage collection on a CPU or kthread thread
+  'one_way_host', // --host-stalls mark|drop: one_way of the exchanges that overlapped a host stall
+  'request_to_start_host', // --host-stalls mark|drop: request_to_start of the requests that overlapped a host stall
 ] as const;
 export type Stage = (typeof STAGES)[number];
 export enum St {
@@ -53,6 +57,10 @@ export enum St {
   Softirq = 8,
   IdleExit = 9,
   RequestToStart = 10,
+  HostStall = 11,
+  Gc = 12,
+  OneWayHost = 13,
+  RequestToStartHost = 14,
 }
 
 /** Largest value tracked without resizing: 100 s in ns. */

@@ -67,6 +67,8 @@ export class IdleTask implements HostedTask {
         if (rt.task !== this.id) return;
       }
       if (rt.newEpochPending()) return; // let the thread loop report
+      // Waiting on purpose (polling, halted): not a gap between preemption points of a task.
+      rt.stalls.disarm(); // the next preemption point re-arms it
       if (this.selectPoll() && this.pollIdle()) continue;
       this.halt();
     }

@@ -100,8 +100,10 @@ export async function startTaskThread(data: StartupData): Promise<void> {
     });
     phase = 'run';
     runThreadLoop(r, tasks, plans);
+    r.stalls.close();
     for (const s of strategies) s.teardown?.();
   } catch (e) {
+    rt?.stalls.close();
     const err =
       e instanceof Error
         ? e
