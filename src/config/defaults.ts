@@ -283,6 +283,7 @@ export function machineDefaults(cpus: number = DEFAULTS.cpus): MachineOptions {
     kernel: DEFAULTS.kernel,
     fastPool: { ...DEFAULTS.fastPool },
     tracing: DEFAULTS.tracing,
+    hostStalls: { mode: DEFAULTS.hostStalls, steal: DEFAULTS.hostSteal },
     watchdogMs: DEFAULTS.watchdogMs,
     seed: MACHINE_DEFAULT_SEED,
     irq: { rate: DEFAULTS.irq.rate, pattern: DEFAULTS.irq.pattern, burstSize: DEFAULTS.irq.burstSize, cpus: all },

@@ -65,6 +65,8 @@ describe('defaults', () => {
       kernel: '6.9',
       watchdogMs: 2000,
       tracing: true,
+      hostStalls: 'keep',
+      hostSteal: true,
       outDir: join(cwd, 'deferlab-results', '20250102-030405'),
       sweep: null,
       control: null,
