@@ -208,19 +208,33 @@ export class HostStalls {
     private readonly chargeSteal: ChargeSteal,
     /** The CPU whose counters this thread's GCs go to when it owns none (its home CPU, or −1). */
     private readonly homeCpu: number,
-    private readonly stats: SchedStatsReader | undefined = opts?.thresholdNs === Number.POSITIVE_INFINITY
-      ? undefined
-      : new ProcSchedStats(),
-    private readonly gc: GcProbe | undefined = opts?.thresholdNs === Number.POSITIVE_INFINITY
-      ? undefined
-      : new GcProbe(),
+    /** The /proc reader and the GC probe (tests give fakes; a machine's thread: {@link start}). */
+    private stats?: SchedStatsReader,
+    private gc?: GcProbe,
   ) {
     this.thresholdNs = opts?.thresholdNs ?? HOST_STALL_THRESHOLD_NS;
     this.steal = opts?.steal ?? true;
     this.mode = stallModeOf(opts?.mode);
-    if (stats?.read()) {
-      this.runDelay0 = stats.runDelayNs;
-      this.nvcsw0 = stats.nvcsw;
+    this.baseline();
+  }
+
+  /**
+   * A machine's CPU or kthread thread starts watching (thread-main.ts, before its loop): the
+   * /proc descriptors and the GC profile, unless detection is off (threshold +∞). Not in the
+   * Runtime's constructor: a Runtime built on the main thread (the switch calibration, tests)
+   * opens nothing. Pair with {@link close}.
+   */
+  start(): void {
+    if (this.thresholdNs === Number.POSITIVE_INFINITY) return;
+    this.stats ??= new ProcSchedStats();
+    this.gc ??= new GcProbe();
+    this.baseline();
+  }
+
+  private baseline(): void {
+    if (this.stats?.read()) {
+      this.runDelay0 = this.stats.runDelayNs;
+      this.nvcsw0 = this.stats.nvcsw;
     }
   }
 
