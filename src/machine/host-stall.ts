@@ -250,6 +250,16 @@ export class HostStalls {
     this.last = now;
   }
 
+  /**
+   * The idle task starts waiting at `now` (idle.ts: a poll or a halt; the clock it read anyway):
+   * the gap up to here is checked (an interrupt taken from idle ran in it), then no gap counts
+   * until the next preemption point.
+   */
+  idle(now: number): void {
+    this.at(now);
+    this.last = Number.NaN;
+  }
+
   /** The thread stops running a task on purpose (hand-off, halt, idle poll): no gap until armed. */
   disarm(): void {
     this.last = Number.NaN;

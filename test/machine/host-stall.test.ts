@@ -4,12 +4,13 @@
  * worked by hand from update_rq_clock_task() (kernel/sched/core.c, CONFIG_PARAVIRT_TIME_ACCOUNTING:
  * `delta -= steal; rq->clock_task += delta`, so update_curr()'s delta_exec leaves the steal out).
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CPU_COUNTERS, CPUF_STALL_END, CpuCounter, SchedPolicy } from '../../src/hw/layout.js';
 import { St } from '../../src/hw/trace.js';
 import { TF_SUM_EXEC, TF_VRUNTIME } from '../../src/kernel/sched/rq.js';
 import { type HostStallOptions, HostStalls, type SchedStatsReader, StallMode } from '../../src/machine/host-stall.js';
 import { cpu0Queue } from '../kernel/helpers.js';
+import { fixture, Machine, options, runUntil } from './helpers.js';
 
 const US = 1000;
 const MS = 1_000_000;
@@ -155,4 +156,39 @@ describe('--host-stalls: a sample that overlapped a stall (CpuContext.recordSamp
     for (const m of [StallMode.Keep, StallMode.Mark, StallMode.Drop])
       expect(sample(m, 6 * MS)).toEqual({ rec: [St.OneWay], n: 0 });
   });
+});
+
+describe('in a running machine (real threads)', () => {
+  let m: Machine | undefined;
+  afterEach(async () => {
+    await m?.stop();
+    m = undefined;
+  });
+
+  it('a 2 ms gap between preemption points (a hand-off that spins) is a host stall on its CPU, with its time', async () => {
+    m = await Machine.boot(
+      options({ strategies: [fixture('spins.ts')], irq: { rate: 500, pattern: 'constant', burstSize: 1, cpus: [0] } }),
+    );
+    m.setActiveStrategy(0);
+    const machine = m;
+    await runUntil(m, '3 host stalls on CPU 0', () => machine.cpuCounters(0).host_stalls >= 3);
+    const c = m.cpuCounters(0);
+    // Each gap holds the 2 ms spin: at least 2 ms a stall.
+    expect(c.host_stall_us).toBeGreaterThanOrEqual(2000 * c.host_stalls - c.host_stalls);
+    expect(m.cpuCounters(1).handoffs).toBe(0); // no interrupts there, no spins
+  }, 60_000);
+
+  it('detection off (threshold +∞) records none', async () => {
+    m = await Machine.boot(
+      options({
+        strategies: [fixture('spins.ts')],
+        irq: { rate: 500, pattern: 'constant', burstSize: 1, cpus: [0] },
+        hostStalls: { thresholdNs: Number.POSITIVE_INFINITY },
+      }),
+    );
+    m.setActiveStrategy(0);
+    const machine = m;
+    await runUntil(m, '3 spinning hand-offs', () => machine.cpuCounters(0).handoffs >= 3);
+    expect(m.cpuCounters(0).host_stalls).toBe(0);
+  }, 60_000);
 });
