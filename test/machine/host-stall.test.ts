@@ -9,7 +9,7 @@ import { CPU_COUNTERS, CPUF_STALL_END, CpuCounter, SchedPolicy } from '../../src
 import { St } from '../../src/hw/trace.js';
 import { TF_SUM_EXEC, TF_VRUNTIME } from '../../src/kernel/sched/rq.js';
 import { type HostStallOptions, HostStalls, type SchedStatsReader, StallMode } from '../../src/machine/host-stall.js';
-import { cpu0Queue } from '../kernel/helpers.js';
+import { cpu0Queue, hogAndWaker } from '../kernel/helpers.js';
 import { fixture, Machine, options, runUntil } from './helpers.js';
 
 const US = 1000;
@@ -191,4 +191,33 @@ describe('in a running machine (real threads)', () => {
     await runUntil(m, '3 spinning hand-offs', () => machine.cpuCounters(0).handoffs >= 3);
     expect(m.cpuCounters(0).host_stalls).toBe(0);
   }, 60_000);
+});
+
+describe("seed 004 on EEVDF with the host holding the kworker's thread (issue 24's remainder)", () => {
+  // A nice-0 task woken every 5 ms beside a nice −20 hog on CPU 0 runs 20 µs, and the host holds
+  // its thread 300 µs inside each run. Charged to it, each run costs it 320 µs of lag, and the hog
+  // (88761 : 1024) must catch up 87 × that in virtual time before the task is eligible again: it
+  // waits ~27 ms every period. As steal, its run is 20 µs and it waits at most ~3 ms, as with no
+  // stall (test/kernel/eevdf.test.ts, "in steady state").
+  const waits = (steal: boolean) =>
+    hogAndWaker({
+      sched: 'eevdf',
+      hz: 1000,
+      handoffNs: 0,
+      periodNs: 5 * MS,
+      workNs: 20 * US,
+      cycles: 300,
+      stallNs: 300 * US,
+      steal,
+    })
+      .slice(100)
+      .map((c) => c.waitNs);
+
+  it('charged as its run time, the woken task waits ~27 ms every period', () => {
+    expect(Math.min(...waits(false))).toBeGreaterThan(10 * MS);
+  });
+
+  it('charged as steal, it waits at most ~3 ms', () => {
+    expect(Math.max(...waits(true))).toBeLessThanOrEqual(3 * MS);
+  });
 });
