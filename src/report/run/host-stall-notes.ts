@@ -20,13 +20,13 @@ export function hostStallNotes(point: PointResult): string[] {
     const pre =
       c.host_stalls > 0 ? `, ${Math.round((100 * (c.host_stalls_preempted ?? 0)) / c.host_stalls)}% preempted` : '';
     parts.push(
-      `${s.label} ${c.samples_host_stalled} of ${Math.max(kept, c.samples_host_stalled)} samples ` +
+      `${s.label} ${c.samples_host_stalled}/${Math.max(kept, c.samples_host_stalled)} ` +
         `(stalls ${c.host_stalls}, ${ms(c.host_stall_us ?? 0)}${pre}; GC ${c.gc_pauses ?? 0}, ${ms(c.gc_us ?? 0)})`,
     );
   }
   if (!parts.length) return [];
   return [
-    `host stalls: samples that overlapped a stall of a CPU thread they involve: ${parts.join('; ')}; ` +
+    `host stalls: samples that overlapped a stall of a CPU thread they involve / all: ${parts.join('; ')}; ` +
       (marked
         ? 'also in one_way_host / request_to_start_host (--host-stalls mark or drop)'
         : 'kept in the distribution (--host-stalls keep; mark or drop reports them apart)'),
