@@ -15,18 +15,18 @@ export function hostStallNotes(point: PointResult): string[] {
     const c = s.counters;
     if (typeof c.host_stalls !== 'number' || typeof c.samples_host_stalled !== 'number') continue;
     const kept = (s.merged.one_way?.summary.count ?? 0) + (s.merged.request_to_start?.summary.count ?? 0);
-    const apart = (s.merged.one_way_host?.summary.count ?? 0) + (s.merged.request_to_start_host?.summary.count ?? 0);
-    if (apart > 0) marked = true;
+    if ((s.merged.one_way_host?.summary.count ?? 0) + (s.merged.request_to_start_host?.summary.count ?? 0) > 0)
+      marked = true;
     const pre =
       c.host_stalls > 0 ? `, ${Math.round((100 * (c.host_stalls_preempted ?? 0)) / c.host_stalls)}% preempted` : '';
     parts.push(
-      `${s.label} ${c.samples_host_stalled}/${Math.max(kept, c.samples_host_stalled)} ` +
+      `${s.label} ${c.samples_host_stalled} (${kept} in the distribution) ` +
         `(stalls ${c.host_stalls}, ${ms(c.host_stall_us ?? 0)}${pre}; GC ${c.gc_pauses ?? 0}, ${ms(c.gc_us ?? 0)})`,
     );
   }
   if (!parts.length) return [];
   return [
-    `host stalls: samples that overlapped a stall of a CPU thread they involve / all: ${parts.join('; ')}; ` +
+    `host stalls: samples that overlapped a stall of a CPU thread they involve: ${parts.join('; ')}; ` +
       (marked
         ? 'also in one_way_host / request_to_start_host (--host-stalls mark or drop)'
         : 'kept in the distribution (--host-stalls keep; mark or drop reports them apart)'),
