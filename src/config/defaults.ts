@@ -218,8 +218,9 @@ export const DEFAULTS = deepFreeze({
   tracing: true,
   /** --host-stalls: exchanges that overlapped a host stall stay in the distribution (src/machine/host-stall.ts). */
   hostStalls: 'keep' as HostStallMode,
-  /** --no-host-steal: the host's run delay over a stall is steal, not the running task's time (docs/twin.md). */
-  hostSteal: true,
+  /** --host-steal: the host's run delay over a stall is steal, not the running task's time; off by
+   *  default (docs/twin.md, "Host stalls as steal": on a loaded host it stretches every slice). */
+  hostSteal: false,
   sweep: null,
   control: false,
   /** --max-time: ten minutes of extra rounds per point, at most. */

@@ -438,12 +438,12 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     default: 'keep',
   },
   {
-    flag: '--no-host-steal',
+    flag: '--host-steal',
     path: 'hostSteal',
-    sets: false,
-    help: "charge the host's run delay over a host stall to the running task (by default it is steal, as update_rq_clock_task() does with paravirt steal: docs/twin.md)",
+    sets: true,
+    help: "leave the host's run delay over a host stall out of the running task's run time and vruntime, as update_rq_clock_task() leaves paravirt steal out of clock_task (by default it is charged to the task: docs/twin.md says why)",
     accepts: '',
-    default: 'steal not charged',
+    default: 'charged to the running task',
   },
   {
     flag: '--timeline',

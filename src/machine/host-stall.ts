@@ -27,7 +27,7 @@
  *     in it, the counters host_stalls, host_stall_us, host_stalls_preempted, and the stage
  *     host_stall; the CPU's CPUF_STALL_END (read by tcp_lat and the driver payload for
  *     `--host-stalls mark|drop`);
- *   - the steal charge (`hostSteal`): min(gap, Δrun_delay) is steal, subtracted from the running
+ *   - the steal charge (`--host-steal`, off by default): min(gap, Δrun_delay) is steal, subtracted from the running
  *     task's clock as update_rq_clock_task() subtracts paravirt steal from rq->clock_task
  *     (kernel/sched/core.c, CONFIG_PARAVIRT_TIME_ACCOUNTING; KVM's steal is the vCPU thread's
  *     run_delay: record_steal_time(), arch/x86/kvm/x86.c). Scheduler.chargeSteal.
@@ -70,7 +70,7 @@ export interface HostStallOptions {
   mode?: HostStallMode;
   /** Default HOST_STALL_THRESHOLD_NS; +Infinity: detection off (the bench's baseline). */
   thresholdNs?: number;
-  /** Charge the host's run delay over a stall as steal (default true; docs/twin.md). */
+  /** Charge the host's run delay over a stall as steal (default false; docs/twin.md). */
   steal?: boolean;
 }
 
@@ -213,7 +213,7 @@ export class HostStalls {
     private gc?: GcProbe,
   ) {
     this.thresholdNs = opts?.thresholdNs ?? HOST_STALL_THRESHOLD_NS;
-    this.steal = opts?.steal ?? true;
+    this.steal = opts?.steal ?? false;
     this.mode = stallModeOf(opts?.mode);
     this.baseline();
   }

@@ -66,7 +66,7 @@ describe('defaults', () => {
       watchdogMs: 2000,
       tracing: true,
       hostStalls: 'keep',
-      hostSteal: true,
+      hostSteal: false,
       outDir: join(cwd, 'deferlab-results', '20250102-030405'),
       sweep: null,
       control: null,

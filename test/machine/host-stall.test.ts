@@ -48,7 +48,7 @@ function setup(opts: HostStallOptions = {}) {
 
 describe('a gap between two preemption points', () => {
   it('below the threshold is nothing; above it is a host stall with its cross-check, the CPU stall end and the counters', () => {
-    const { q, rt, det, stats, counter } = setup();
+    const { q, rt, det, stats, counter } = setup({ steal: true });
     det.arm(1 * MS);
     det.at(1 * MS + 150 * US); // 150 µs: below the 200 µs default
     expect(counter('host_stalls')).toBe(0);
@@ -73,7 +73,7 @@ describe('a gap between two preemption points', () => {
   });
 
   it('without /proc it is still recorded, with the involuntary switches unknown and no steal charged', () => {
-    const { q, det, stats, counter } = setup();
+    const { q, det, stats, counter } = setup({ steal: true });
     stats.present = false;
     det.arm(1 * MS);
     q.k.clock.ns = 5 * MS;
@@ -106,19 +106,19 @@ describe('steal over a host stall (update_rq_clock_task, paravirt steal)', () =>
     };
   };
 
-  it('is not charged to the running task: 1.5 ms of run time and of vruntime, not 5 ms', () => {
+  it('with --host-steal is not charged to the running task: 1.5 ms of run time and of vruntime, not 5 ms', () => {
     const r = worked(true);
     expect(r.ran).toBeCloseTo(1.5 * MS, 3);
     expect(r.dv).toBeCloseTo(1.5 * MS, 3);
   });
 
-  it("is charged with --no-host-steal (the lab before: the host time was the task's)", () => {
+  it("is charged without --host-steal (the default: the host's time is the task's)", () => {
     const r = worked(false);
     expect(r.ran).toBeCloseTo(5 * MS, 3);
   });
 
   it('is charged at most once: a wake-up that charged the task inside the gap keeps what it charged', () => {
-    const { q, det, stats, charge } = setup();
+    const { q, det, stats, charge } = setup({ steal: true });
     const s0 = q.f64[q.rqs.tf(q.a, TF_SUM_EXEC)];
     det.arm(1 * MS);
     charge(3 * MS); // a remote wake-up at 3 ms charged 2 ms (the lab cannot know the host's steal then)

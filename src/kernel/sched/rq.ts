@@ -21,7 +21,8 @@
  * subtracts steal time from clock_task, and KVM counts a vCPU thread's host run_delay as steal
  * (record_steal_time(), arch/x86/kvm/x86.c). See {@link NOT_YET_RUNNING}, {@link RunQueues.switchedIn}.
  * The host descheduling a CPU's thread while a task runs on it is steal too: detected as a host
- * stall, its run delay is subtracted the same way ({@link RunQueues.skipSteal}, `--host-steal`).
+ * stall, its run delay can be subtracted the same way ({@link RunQueues.skipSteal}, `--host-steal`;
+ * off by default: docs/twin.md).
  *
  * Every function here runs under the CPU's rq lock unless it says otherwise.
  * Context: whichever thread calls (the CPU's owner, or a remote waker); never allocates.
