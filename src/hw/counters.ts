@@ -59,7 +59,7 @@ export const CPU_COUNTER_NAMES = [
   'host_stalls', // gaps between two preemption points of this CPU's running thread above the threshold (src/machine/host-stall.ts)
   'host_stall_us', // µs in those gaps
   'host_stalls_preempted', // stalls over which the thread's involuntary context switches grew (/proc/thread-self/status)
-  'host_steal_us', // µs of host run delay over stalls charged as steal, not to the running task (--host-steal)
+  'host_steal_us', // µs of the thread's host run delay over stalls (at most each gap): steal, left out of the running task's time with --host-steal
   'gc_pauses', // V8 garbage collections on the threads homed on this CPU (v8.GCProfiler)
   'gc_us', // µs in those collections
   'samples_host_stalled', // tcp_lat exchanges (client's CPU) and driver-payload requests (serving CPU) that overlapped a host stall on a CPU they involve

@@ -294,9 +294,9 @@ export class HostStalls {
       tl.begin(TlWhat.Gc, c, g.kind, g.count, t0);
       tl.end(TlWhat.Gc, c, g.kind, g.count, t0 + Math.min(gap, g.ns));
     }
-    if (this.steal && steal > 0) {
-      this.chargeSteal(c, t1 - steal, t1);
+    if (steal > 0) {
       ctx.count(CpuCounter.host_steal_us, Math.round(steal / 1000));
+      if (this.steal) this.chargeSteal(c, t1 - steal, t1);
     }
     // The look itself (the /proc reads, the GC profile) is the lab's time, not the next gap's.
     this.last = ctx.now();

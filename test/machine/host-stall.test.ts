@@ -90,7 +90,7 @@ describe('steal over a host stall (update_rq_clock_task, paravirt steal)', () =>
   // At 6 ms update_curr() charges it 6 − 1 − 3.5 = 1.5 ms of run time, and its vruntime moves
   // 1.5 ms · 1024 / 1024; the kernel's clock_task would have advanced 5 ms − 3.5 ms of steal.
   const worked = (steal: boolean) => {
-    const { q, det, stats, charge } = setup({ steal });
+    const { q, det, stats, charge, counter } = setup({ steal });
     const v0 = q.f64[q.rqs.tf(q.a, TF_VRUNTIME)];
     const s0 = q.f64[q.rqs.tf(q.a, TF_SUM_EXEC)];
     det.arm(1 * MS);
@@ -103,6 +103,7 @@ describe('steal over a host stall (update_rq_clock_task, paravirt steal)', () =>
     return {
       ran: q.f64[q.rqs.tf(q.a, TF_SUM_EXEC)] - s0,
       dv: q.f64[q.rqs.tf(q.a, TF_VRUNTIME)] - v0,
+      counted: counter('host_steal_us'),
     };
   };
 
@@ -112,9 +113,10 @@ describe('steal over a host stall (update_rq_clock_task, paravirt steal)', () =>
     expect(r.dv).toBeCloseTo(1.5 * MS, 3);
   });
 
-  it("is charged without --host-steal (the default: the host's time is the task's)", () => {
+  it("is charged without --host-steal (the default: the host's time is the task's), and still counted", () => {
     const r = worked(false);
     expect(r.ran).toBeCloseTo(5 * MS, 3);
+    expect(r.counted).toBe(3500);
   });
 
   it('is charged at most once: a wake-up that charged the task inside the gap keeps what it charged', () => {
