@@ -12,7 +12,8 @@
  * polls (idle.ts).
  *
  * Hot path: {@link HostStalls.at} is a subtraction, a store and a compare on the clock value the
- * preemption point read anyway; no allocation, no extra clock read. Everything else runs only
+ * preemption point reads (it read it anyway, except when an interrupt flag was already set: one
+ * read more there, before the interrupt's handling); no allocation. Everything else runs only
  * when a stall is detected:
  *   - the cross-check, from the thread's own scheduler statistics: run_delay (time runnable on a
  *     host run queue, /proc/thread-self/schedstat's second field) and nonvoluntary_ctxt_switches
