@@ -120,6 +120,7 @@ export function autoIdleFreeCores(): number | undefined {
   return autoChoice?.freeCores;
 }
 export { KERNEL_NAMES as KERNEL_PROFILE_NAMES, type KernelName as KernelProfileName } from '../kernel/profiles.js';
+export { HOST_STALL_MODES, type HostStallMode } from '../machine/host-stall.js';
 // Each vocabulary is declared once, by its owner: where bound kthreads run (src/machine/options.ts),
 // the kernel profiles (src/kernel/profiles.ts), random.c's fast_mix variants: `64` is the SipHash
 // permutation, `32` the hsiphash one (src/random/fastpool.ts).
@@ -128,6 +129,8 @@ export {
   type KthreadHosting as KthreadHostingName,
 } from '../machine/options.js';
 export { FAST_POOL_VARIANTS as FAST_MIX_VARIANTS, type FastPoolVariant as FastMixVariant } from '../random/fastpool.js';
+
+import type { HostStallMode } from '../machine/host-stall.js';
 
 const MiB = 2 ** 20;
 
@@ -215,6 +218,11 @@ export const DEFAULTS = deepFreeze({
   kernel: DEFAULT_KERNEL as KernelProfileName,
   watchdogMs: 2000,
   tracing: true,
+  /** --host-stalls: exchanges that overlapped a host stall stay in the distribution (src/machine/host-stall.ts). */
+  hostStalls: 'keep' as HostStallMode,
+  /** --host-steal: the host's run delay over a stall is steal, not the running task's time; off by
+   *  default (docs/twin.md, "Host stalls as steal": on a loaded host it stretches every slice). */
+  hostSteal: false,
   sweep: null,
   control: false,
   /** --max-time: ten minutes of extra rounds per point, at most. */
@@ -280,6 +288,7 @@ export function machineDefaults(cpus: number = DEFAULTS.cpus): MachineOptions {
     kernel: DEFAULTS.kernel,
     fastPool: { ...DEFAULTS.fastPool },
     tracing: DEFAULTS.tracing,
+    hostStalls: { mode: DEFAULTS.hostStalls, steal: DEFAULTS.hostSteal },
     watchdogMs: DEFAULTS.watchdogMs,
     seed: MACHINE_DEFAULT_SEED,
     irq: { rate: DEFAULTS.irq.rate, pattern: DEFAULTS.irq.pattern, burstSize: DEFAULTS.irq.burstSize, cpus: all },

@@ -438,6 +438,23 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     default: 'tracing on',
   },
   {
+    flag: '--host-stalls',
+    path: 'hostStalls',
+    value: 'MODE',
+    example: 'mark',
+    help: "what the latency distribution does with tcp_lat exchanges and driver requests that overlapped a host stall (a CPU's thread held by the host or by V8's GC) on a CPU they involve: keep them, mark them (also reported as one_way_host / request_to_start_host), or drop them (reported only there); their count is always printed",
+    accepts: 'keep, mark, drop',
+    default: 'keep',
+  },
+  {
+    flag: '--host-steal',
+    path: 'hostSteal',
+    sets: true,
+    help: "leave the host's run delay over a host stall out of the running task's run time and vruntime, as update_rq_clock_task() leaves paravirt steal out of clock_task (by default it is charged to the task: docs/twin.md says why)",
+    accepts: '',
+    default: 'charged to the running task',
+  },
+  {
     flag: '--timeline',
     path: 'timeline',
     sets: true,

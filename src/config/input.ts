@@ -15,6 +15,8 @@ import { NIC_PROFILES, type NicProfileName } from '../net/profiles.js';
 import {
   FAST_MIX_VARIANTS,
   type FastMixVariant,
+  HOST_STALL_MODES,
+  type HostStallMode,
   HZ_VALUES,
   type Hz,
   IDLE_POLICY_NAMES,
@@ -117,6 +119,8 @@ export interface PartialConfig {
   softirqDefer?: SoftirqDefer;
   watchdogMs?: NumberInput;
   tracing?: boolean;
+  hostStalls?: HostStallMode;
+  hostSteal?: boolean;
   /** Relative to the working directory; null writes nothing. */
   outDir?: string | null;
   /** qperf sweep text (`msg_size:4K:1M:*2`), or the list form; null for none. */
@@ -334,6 +338,8 @@ const CONFIG_SHAPE = {
   kernel: z.enum(KERNEL_PROFILE_NAMES, { error: oneOf(KERNEL_PROFILE_NAMES) }).optional(),
   watchdogMs: field(durationMsIn(LIMITS.watchdogMs.min, LIMITS.watchdogMs.max)).optional(),
   tracing: z.boolean({ error: 'must be true or false' }).optional(),
+  hostStalls: z.enum(HOST_STALL_MODES, { error: oneOf(HOST_STALL_MODES) }).optional(),
+  hostSteal: z.boolean({ error: 'must be true or false' }).optional(),
   outDir: field(outDirInput).optional(),
   sweep: field(sweepInput).optional(),
   control: z.boolean({ error: 'must be true or false' }).optional(),

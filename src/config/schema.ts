@@ -27,6 +27,7 @@ import {
   DEFAULTS,
   deepFreeze,
   type FastMixVariant,
+  type HostStallMode,
   type Hz,
   type IdlePolicy,
   type IrqPattern,
@@ -135,6 +136,10 @@ export interface ResolvedConfig {
   readonly softirqDefer: boolean | null;
   readonly watchdogMs: number;
   readonly tracing: boolean;
+  /** --host-stalls: keep, mark or drop samples that overlapped a host stall (src/machine/host-stall.ts). */
+  readonly hostStalls: HostStallMode;
+  /** Charge the host's run delay over a stall as steal (docs/twin.md). */
+  readonly hostSteal: boolean;
   /** Absolute; null when nothing is to be written. */
   readonly outDir: string | null;
   readonly sweep: Sweep | null;
@@ -374,6 +379,8 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     kernel,
     watchdogMs: m.watchdogMs ?? DEFAULTS.watchdogMs,
     tracing: m.tracing ?? DEFAULTS.tracing,
+    hostStalls: m.hostStalls ?? DEFAULTS.hostStalls,
+    hostSteal: m.hostSteal ?? DEFAULTS.hostSteal,
     outDir,
     sweep: sweep ? { param: sweep.param, values: [...sweep.values] } : null,
     control,

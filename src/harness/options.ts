@@ -43,6 +43,7 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     ...(config.softirqDefer !== null ? { softirqDefer: config.softirqDefer } : {}),
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },
     tracing: config.tracing,
+    hostStalls: { mode: config.hostStalls, steal: config.hostSteal },
     // The window is emulated ms: at TDF N each holds N host ms of records.
     ...(config.timeline
       ? {

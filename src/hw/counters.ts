@@ -61,6 +61,13 @@ export const CPU_COUNTER_NAMES = [
   'net_rx_left_to_ksoftirqd', // irq exit / local_bh_enable found NET_RX pending and left it to a runnable ksoftirqd (the 5.15 rule)
   'gro_merged', // data segments GRO merged into a held skb of their flow (TCP's receive ran once for the skb: src/net/gro.ts)
   'mixes_trylock_skipped', // inline_trylock: mixes skipped because input_pool.lock was held (counted in mixes too; the pool retries at the next interrupt)
+  'host_stalls', // gaps between two preemption points of this CPU's running thread above the threshold (src/machine/host-stall.ts)
+  'host_stall_us', // µs in those gaps
+  'host_stalls_preempted', // stalls over which the thread's involuntary context switches grew (/proc/thread-self/status)
+  'host_steal_us', // µs of the thread's host run delay over stalls (at most each gap): steal, left out of the running task's time with --host-steal
+  'gc_pauses', // V8 garbage collections on the threads homed on this CPU (v8.GCProfiler)
+  'gc_us', // µs in those collections
+  'samples_host_stalled', // tcp_lat exchanges (client's CPU) and driver-payload requests (serving CPU) that overlapped a host stall on a CPU they involve
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;

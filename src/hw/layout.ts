@@ -165,7 +165,7 @@ export const CPU_WHERE = LINE_WORDS + 11;
 export const CPU_COUNTERS = 2 * LINE_WORDS;
 
 /** Per-CPU doubles (f64 index from the per-CPU f64 region). */
-export const CPU_F64 = 8;
+export const CPU_F64 = 16; // two lines a CPU (slots 0-8 used)
 /** O: clock (ns) at which the outgoing owner handed the CPU over; the incoming owner records
  *  the context-switch cost from it. Written before the OWNER store that publishes it. */
 export const CPUF_SWITCH_NS = 0;
@@ -189,6 +189,13 @@ export const CPUF_NIC_DUE = 6;
  *  only by the CPU's owner (src/kernel/softirq.ts), so plain; ksoftirqd's run records the wait
  *  (stage net_rx_ksoftirqd_wait) and zeroes it. */
 export const CPUF_NET_RX_LEFT_NS = 7;
+/** O (plain store, by the thread that owns the CPU, when it detects a host stall on it:
+ *  src/machine/host-stall.ts): the clock (ns) at the end of the CPU's last host stall; 0: none.
+ *  Read plainly by any CPU's owner (tcp_lat at a reply, the driver payload when it serves a
+ *  request) to tell whether a sample overlapped a stall (`--host-stalls`): end > its start. An
+ *  aligned double is stored whole; a reader that sees the old value misses a stall that ended an
+ *  instant before (a stall still in progress is not seen either: docs/results.md). */
+export const CPUF_STALL_END = 8;
 
 /** Values of CPU_WHERE (with an object or softirq number added where said). */
 export enum Where {

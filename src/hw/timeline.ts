@@ -71,7 +71,9 @@ export enum TlWhat {
    *  threshold; recorded when it ends, with the gap's start as its time): ARG = the thread's
    *  CPU or −1, ARG2 = involuntary context switches seen over the gap (−1 when unknown). */
   HostStall = 12,
-  /** V8 garbage collection on this thread: ARG = the GC kind (PerformanceObserver 'gc' kind). */
+  /** V8 garbage collection on this thread: ARG = the GC kind (PerformanceObserver 'gc' kind).
+   *  Recorded with the host stall it fell in (src/machine/host-stall.ts): from the stall's start,
+   *  as long as the GCs' summed cost (at most the stall); ARG2 = how many GCs. */
   Gc = 13,
 }
 

@@ -40,6 +40,10 @@ export const STAGES = [
   'idle_exit', // a halted (sleeping) idle CPU's lateness in waking for a due interrupt: the emulated idle-exit latency
   'request_to_start', // driver payload: every interrupt's request → the work that serves it starts (pending ones too)
   'net_rx_ksoftirqd_wait', // NET_RX first left to ksoftirqd (irq exit's rule or __do_softirq's wakeup) → ksoftirqd runs it
+  'host_stall', // a gap between two preemption points of a running CPU thread above the threshold (src/machine/host-stall.ts)
+  'gc', // one V8 garbage collection on a CPU or kthread thread
+  'one_way_host', // --host-stalls mark|drop: one_way of the exchanges that overlapped a host stall
+  'request_to_start_host', // --host-stalls mark|drop: request_to_start of the requests that overlapped a host stall
 ] as const;
 export type Stage = (typeof STAGES)[number];
 export enum St {
@@ -55,6 +59,10 @@ export enum St {
   IdleExit = 9,
   RequestToStart = 10,
   NetRxKsoftirqdWait = 11,
+  HostStall = 12,
+  Gc = 13,
+  OneWayHost = 14,
+  RequestToStartHost = 15,
 }
 
 /** Largest value tracked without resizing: 100 s in ns. */

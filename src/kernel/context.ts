@@ -9,7 +9,17 @@
  * runtime, so that each can be built and tested on one thread with a fake clock
  * (test/kernel/).
  */
-import { C_JIFFIES, C_STOP, CPU_COUNTERS, CPU_F64, CPU_WHERE, CPU_WORDS, type MachineRegions } from '../hw/layout.js';
+import {
+  C_JIFFIES,
+  C_STOP,
+  CPU_COUNTERS,
+  CPU_F64,
+  CPU_WHERE,
+  CPU_WORDS,
+  CPUF_STALL_END,
+  CpuCounter,
+  type MachineRegions,
+} from '../hw/layout.js';
 import { Timeline } from '../hw/timeline.js';
 import type { Tracer } from '../hw/trace.js';
 
@@ -37,6 +47,8 @@ export class CpuContext {
   faultAt: { context: 'hardirq' | 'softirq'; cpu: number } | undefined;
   /** This thread's timeline recorder (`--timeline`; src/hw/timeline.ts); off by default. */
   timeline: Timeline = Timeline.off();
+  /** `--host-stalls` (src/machine/host-stall.ts, StallMode): 0 keep, 1 mark, 2 drop. */
+  stallMode = 0;
 
   constructor(
     readonly sab: SharedArrayBuffer,
@@ -72,6 +84,21 @@ export class CpuContext {
   /** Add `n` to counter `counter` of CPU `cpu` (plain: the caller owns `cpu`, or is its only writer). */
   countOn(cpu: number, counter: number, n = 1): void {
     this.i32[this.R.cpu + cpu * CPU_WORDS + CPU_COUNTERS + counter] += n;
+  }
+  /**
+   * Record `ns` into stage `s` for a sample (a tcp_lat exchange, a driver request) that started at
+   * `t0` and involves CPUs `a` and `b`: if either had a host stall end after `t0`
+   * (CPUF_STALL_END), it overlapped one: counted (samples_host_stalled) and, under `--host-stalls
+   * mark`, recorded into `sHost` too, under `drop` into `sHost` only. No clock read, no allocation.
+   */
+  recordSample(s: number, sHost: number, ns: number, t0: number, a: number, b: number): void {
+    const f64 = this.f64;
+    if (f64[this.cf(a, CPUF_STALL_END)] > t0 || f64[this.cf(b, CPUF_STALL_END)] > t0) {
+      this.count(CpuCounter.samples_host_stalled);
+      if (this.stallMode !== 0) this.tracer.record(sHost, ns);
+      if (this.stallMode === 2) return;
+    }
+    this.tracer.record(s, ns);
   }
   /** The machine is stopping (C_STOP). */
   stopping(): boolean {

@@ -113,6 +113,7 @@ export class IdleTask implements HostedTask {
     const limit = this.policy === 'poll' ? POLL_SLICE_NS : this.pollLimitNs;
     const cpu = this.id;
     const t0 = rt.now();
+    rt.stalls.idle(t0);
     // Arrivals are published in due order, so the next one cannot become due before `due`; one
     // published into an empty ring is picked up every 256 turns (~2 µs). A wake-up from another
     // CPU sets NEED_RESCHED in the flags, looked at every turn; the clock is read every 16th turn
@@ -161,7 +162,9 @@ export class IdleTask implements HostedTask {
     // An idle period known to end within SHORT_IDLE_NS (a NIC's next packet is on the wire) is
     // not worth a halt: cpuidle picks the poll state below the first halt state's residency.
     const soon = rt.nextDeviceDue(this.id);
-    if (soon - rt.now() <= SHORT_IDLE_NS && this.pollUntil(soon)) return;
+    const now = rt.now();
+    rt.stalls.idle(now);
+    if (soon - now <= SHORT_IDLE_NS && this.pollUntil(soon)) return;
     bell.prepare();
     const t0 = rt.now();
     if (this.work(t0)) {

@@ -13,6 +13,7 @@ import type { NotifyPolicy } from '../shm/doorbell.js';
 import type { StrategyRef } from '../strategies/ref.js';
 import type { WorkloadOptions } from '../workloads/index.js';
 import { HALTPOLL_MAX_NS, type IdlePolicyName } from './cpuidle.js';
+import type { HostStallOptions } from './host-stall.js';
 
 export { defaultTopology, type Topology } from '../hw/board.js';
 // Each part's options live with their owner; re-exported here for the harness and the tests.
@@ -72,6 +73,8 @@ export interface MachineOptions {
   tracing: boolean;
   /** `--timeline`: records per thread of the timeline rings (src/hw/timeline.ts); absent or 0: off. */
   timelineRecords?: number;
+  /** Host stalls and GC: detection threshold, `--host-stalls` mode, steal charge (src/machine/host-stall.ts). */
+  hostStalls?: HostStallOptions;
   watchdogMs: number;
   seed: number;
   irq: IrqOptions;

@@ -56,6 +56,7 @@ import { RandomDriver } from '../random/driver.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { MpscRing } from '../shm/ring.js';
 import type { WorkloadAttachment } from '../workloads/workload.js';
+import { type HostStalls, hostStallsOf } from './host-stall.js';
 import { fairPolicyOf, type MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
 
@@ -82,6 +83,8 @@ export class Runtime {
   workload: WorkloadAttachment = { task: () => undefined };
   /** Posts this thread's histograms for a new collect epoch (set by the thread's start-up). */
   onReport: ((epoch: number) => void) | undefined;
+  /** Host stalls and GC on this thread (src/machine/host-stall.ts). */
+  readonly stalls: HostStalls;
   /** Control values last seen. */
   phase = Phase.Boot;
   epoch = 0;
@@ -133,6 +136,7 @@ export class Runtime {
       (cpu, next, now) => this.switchTo(cpu, next, now),
       (cpu) => this.chip.kick(cpu),
     );
+    this.stalls = hostStallsOf(ctx, opts.hostStalls, this.sched, plan.threads[threadId]?.cpu ?? -1);
     this.softirqs = new Softirqs(ctx, this.sched, plan.ksoftirqd, () => this.pollIrq(), {
       ksoftirqdDefers: opts.softirqDefer ?? profile.softirq.ksoftirqdDefers, // --softirq-defer
     });
@@ -239,6 +243,7 @@ export class Runtime {
     this.ctx.task = task;
     const now = this.ctx.now(); // one clock read: the switch's end and the task's run-time start
     this.sched.finishTaskSwitch(cpu, task, now); // its run time starts now, not at the pick
+    this.stalls.arm(now);
     this.ctx.timeline.begin(TlWhat.Task, cpu, task);
     const sw = this.ctx.f64[this.ctx.cf(cpu, CPUF_SWITCH_NS)];
     if (sw > 0) this.ctx.tracer.record(St.CtxSwitch, now - sw);
@@ -247,6 +252,7 @@ export class Runtime {
   /** Stop executing on the current CPU without handing it over (run ends). */
   leaveCpu(): void {
     if (this.ctx.cpu < 0) return;
+    this.stalls.disarm();
     this.ctx.timeline.end(TlWhat.Task, this.ctx.cpu, this.ctx.task);
     Atomics.sub(this.i32, this.ctx.cw(this.ctx.cpu, CPU_ON_CPU), 1);
     this.ctx.cpu = -1;
@@ -257,6 +263,7 @@ export class Runtime {
   private switchTo(cpu: number, next: number, now: number): void {
     const ctx = this.ctx;
     ctx.timeline.end(TlWhat.Task, cpu, ctx.task, next, now);
+    this.stalls.disarm();
     ctx.f64[ctx.cf(cpu, CPUF_SWITCH_NS)] = now;
     Atomics.sub(this.i32, ctx.cw(cpu, CPU_ON_CPU), 1);
     ctx.cpu = -1;
@@ -280,16 +287,14 @@ export class Runtime {
     const b = this.R.cpu + c * CPU_WORDS;
     this.i32[b + CPU_HEARTBEAT]++;
     const f = Atomics.load(this.i32, b + CPU_FLAGS);
-    if (f === 0) {
-      const now = ctx.now();
-      if (this.arrivals.dueAt(c, now) < 0 && ctx.f64[ctx.cf(c, CPUF_NIC_DUE)] > now) return true;
-    }
-    return this.handleFlags(f);
+    const now = ctx.now();
+    this.stalls.at(now); // a gap since the last preemption point above the threshold: a host stall
+    if (f === 0 && this.arrivals.dueAt(c, now) < 0 && ctx.f64[ctx.cf(c, CPUF_NIC_DUE)] > now) return true;
+    return this.handleFlags(f, now);
   }
 
   /** A device interrupt is due on CPU `c` now (an arrival's due time, or its NIC's, has come). */
-  arrivalDue(c: number): boolean {
-    const now = this.ctx.now();
+  arrivalDue(c: number, now: number = this.ctx.now()): boolean {
     return this.arrivals.dueAt(c, now) >= 0 || this.ctx.f64[this.ctx.cf(c, CPUF_NIC_DUE)] <= now;
   }
 
@@ -306,7 +311,7 @@ export class Runtime {
     this.workload.nic?.recompute(c);
   }
 
-  private handleFlags(f: number): boolean {
+  private handleFlags(f: number, now: number): boolean {
     const ctx = this.ctx;
     const task = ctx.task;
     // Control first: a phase change (Measure → Drain) must switch recording off before the
@@ -316,7 +321,7 @@ export class Runtime {
       this.checkControl();
     }
     if ((f & CpuFlag.NicPost) !== 0) this.nicPosted(ctx.cpu);
-    if ((f & IRQ_FLAGS) !== 0 || this.arrivalDue(ctx.cpu)) this.interrupt();
+    if ((f & IRQ_FLAGS) !== 0 || this.arrivalDue(ctx.cpu, now)) this.interrupt();
     if (
       ctx.hardirq === 0 &&
       ctx.softirq === 0 &&
@@ -334,8 +339,10 @@ export class Runtime {
   pollIrq(): void {
     const c = this.ctx.cpu;
     const f = Atomics.load(this.i32, this.ctx.cw(c, CPU_FLAGS));
+    const now = this.ctx.now();
+    this.stalls.at(now);
     if ((f & CpuFlag.NicPost) !== 0) this.nicPosted(c);
-    if ((f & IRQ_FLAGS) !== 0 || this.arrivalDue(c)) this.interrupt();
+    if ((f & IRQ_FLAGS) !== 0 || this.arrivalDue(c, now)) this.interrupt();
   }
 
   /** Hard-IRQ entry: clear the flags first, then handle; then irq_exit. */
@@ -444,6 +451,7 @@ export class Runtime {
     // recording path (clock reads, the WASM histograms) is then as warm as the rest at a
     // machine's first measured trial. With recording off in the warm-up, that trial's mean came
     // out ~30% above the later trials' (tcp_lat 64 B inline, poll, after a 1.5 s warm-up).
+    this.stalls.takeGc(); // the ending phase's GCs, into its stage (a Measure's are kept, a warm-up's reset)
     tr.on = this.opts.tracing && (p === Phase.Warmup || p === Phase.Measure);
     this.ctx.timeline.phase(p);
     if (p === Phase.Measure) tr.reset();

@@ -99,9 +99,12 @@ export async function startTaskThread(data: StartupData): Promise<void> {
       clockErrorNs: clockCalibrationErrorNs(),
     });
     phase = 'run';
+    r.stalls.start(); // host stalls: the /proc descriptors and the GC profile (closed below)
     runThreadLoop(r, tasks, plans);
+    r.stalls.close();
     for (const s of strategies) s.teardown?.();
   } catch (e) {
+    rt?.stalls.close();
     const err =
       e instanceof Error
         ? e

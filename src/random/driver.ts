@@ -213,14 +213,16 @@ export class RandomDriver {
     if (!ring) return;
     const i32 = ctx.i32;
     for (let idx = ring.peek(); idx >= 0; idx = ring.peek()) {
-      this.requestServed(t0 - getTime(i32, idx + REQ_R_TIME));
+      const t = getTime(i32, idx + REQ_R_TIME);
+      this.requestServed(t0 - t, poolCpu, t);
       ring.release();
     }
   }
 
   /** One request's wait until the run that serves it started, timed and judged against slowNs. */
-  private requestServed(waitedNs: number): void {
-    this.ctx.tracer.record(St.RequestToStart, waitedNs);
+  private requestServed(waitedNs: number, poolCpu: number, t: number): void {
+    // --host-stalls: a host stall on the request's CPU or the serving one since `t`?
+    this.ctx.recordSample(St.RequestToStart, St.RequestToStartHost, waitedNs, t, poolCpu, this.ctx.cpu);
     if (waitedNs > this.slowNs) this.ctx.count(CpuCounter.requests_slow);
   }
 
@@ -265,7 +267,7 @@ export class RandomDriver {
     ctx.tracer.record(St.HandoffToStart, waited);
     if (this.driverWorkNs > 0) {
       // The request that queued the work, then those that found it pending.
-      this.requestServed(waited);
+      this.requestServed(waited, poolCpu, t0 - waited);
       this.serveRequests(poolCpu, t0);
       while (ctx.now() - t0 < this.driverWorkNs) {
         // the driver's work: busy for workNs

@@ -29,6 +29,10 @@ export const STAGE_NAMES = [
   'softirq',
   'idle_exit',
   'net_rx_ksoftirqd_wait',
+  'host_stall',
+  'gc',
+  'one_way_host',
+  'request_to_start_host',
 ] as const;
 
 export type StageName = (typeof STAGE_NAMES)[number];
@@ -49,6 +53,10 @@ export const STAGE_DESCRIPTIONS: Readonly<Record<StageName, string>> = {
   idle_exit: 'idle-exit latency: a halted idle CPU wakes this late for a due interrupt (host wake-up)',
   net_rx_ksoftirqd_wait:
     'NET_RX left to ksoftirqd (the 5.15 rule at irq exit, or __do_softirq out of budget) → ksoftirqd runs it',
+  host_stall: "host stall: a gap between two preemption points of a running CPU's thread above the threshold",
+  gc: 'one V8 garbage collection on a CPU or kthread thread',
+  one_way_host: '--host-stalls mark|drop: one_way of the exchanges that overlapped a host stall',
+  request_to_start_host: '--host-stalls mark|drop: request_to_start of the requests that overlapped a host stall',
 };
 
 /** Percentile summary of one histogram. All ns; when `count` is 0 every other field is 0. */

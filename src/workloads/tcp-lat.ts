@@ -176,7 +176,7 @@ class Endpoint {
     w: TcpLatOptions,
     instance: number,
     txDir: number,
-    private readonly peerCpu: number,
+    protected readonly peerCpu: number,
   ) {
     const r = rt.R.workload;
     this.tx = new SpscRing(rt.i32, r[dataRegion(instance, txDir)]);
@@ -319,7 +319,15 @@ class ClientTask extends Endpoint implements HostedTask {
         const r = this.recv();
         if (r === PREEMPTED) return;
         if (r === DONE) {
-          rt.tracer.record(St.OneWay, (rt.now() - this.sentAt) / 2);
+          // --host-stalls: did the exchange overlap a host stall on either end's CPU?
+          rt.ctx.recordSample(
+            St.OneWay,
+            St.OneWayHost,
+            (rt.now() - this.sentAt) / 2,
+            this.sentAt,
+            rt.cpu,
+            this.peerCpu,
+          );
           this.state = IDLE;
           continue;
         }

@@ -285,6 +285,7 @@ const FLAG_RULES: [string, string[], string][] = [
     '--seed must be an integer from 0 to 4294967295 (a uint32) (got 4294967296)',
   ],
   ['notify unknown', ['--notify', 'never'], '--notify must be one of if-idle, always (got "never")'],
+  ['host-stalls unknown', ['--host-stalls', 'hide'], '--host-stalls must be one of keep, mark, drop (got "hide")'],
   ['trigger 0', ['--trigger', '0'], '--trigger must be an integer from 1 to 65535 (got 0)'],
   ['fastmix 16', ['--fastmix', '16'], '--fastmix must be 64 or 32 (got 16)'],
   ['watchdog too short', ['--watchdog', '10ms'], '--watchdog must be a duration from 100ms to 60s (got "10ms")'],
@@ -413,7 +414,7 @@ const FILE_RULES: [string, string, string, string][] = [
     '{"cpu": 4}',
     'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, hz, trialMs, ' +
       'warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
-      'lockSpins, idle, kthreads, kernel, watchdogMs, tracing, outDir, sweep, control, until, maxTimeMs, wide, ' +
+      'lockSpins, idle, kthreads, kernel, watchdogMs, tracing, hostStalls, hostSteal, outDir, sweep, control, until, maxTimeMs, wide, ' +
       'timeline, timelineWindowMs, tdf, softirqDefer',
   ],
   [

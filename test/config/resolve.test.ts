@@ -66,6 +66,8 @@ describe('defaults', () => {
       softirqDefer: null,
       watchdogMs: 2000,
       tracing: true,
+      hostStalls: 'keep',
+      hostSteal: false,
       outDir: join(cwd, 'deferlab-results', '20250102-030405'),
       sweep: null,
       control: null,

@@ -105,6 +105,10 @@ export function hogAndWaker(o: {
   periodNs: number;
   workNs: number;
   cycles: number;
+  /** The host holds the nice-0 task's thread this long inside each of its runs (a host stall). */
+  stallNs?: number;
+  /** ... and that stall is steal (Scheduler.chargeSteal, src/machine/host-stall.ts), not its run time. */
+  steal?: boolean;
 }): WakeCycle[] {
   const q = cpu0Queue({ sched: o.sched, cpus: 2, hz: o.hz });
   const { rqs, a: hog, b: waker } = q;
@@ -149,7 +153,9 @@ export function hogAndWaker(o: {
     out.push({ woke, waitNs: at - wake });
     // Its thread takes the CPU, it works, it sleeps (a tick inside so short a run is ignored).
     q.switchIn(waker, at + o.handoffNs);
-    const end = at + o.handoffNs + o.workNs;
+    const stall = o.stallNs ?? 0;
+    const end = at + o.handoffNs + o.workNs + stall;
+    if (stall > 0 && o.steal) q.k.rt.sched.chargeSteal(0, end - stall, end);
     Atomics.store(q.k.mem.i32, rqs.tw(waker, T_STATE), TaskState.Sleeping);
     q.switchIn(q.pick(end), end + o.handoffNs);
     lastEnd = end + o.handoffNs;

@@ -65,6 +65,18 @@ export class Scheduler {
   }
 
   /**
+   * Steal: the host took CPU `cpu`'s thread from `from` to `to` while the current task ran on it
+   * (src/machine/host-stall.ts). update_rq_clock_task() subtracts paravirt steal from
+   * rq->clock_task (kernel/sched/core.c, CONFIG_PARAVIRT_TIME_ACCOUNTING), so update_curr() does
+   * not charge it to the running task (RunQueues.skipSteal). Context: the owner of `cpu`.
+   */
+  chargeSteal(cpu: number, from: number, to: number): void {
+    this.rqs.lock(cpu);
+    this.rqs.skipSteal(cpu, from, to);
+    this.rqs.unlock(cpu);
+  }
+
+  /**
    * The current task goes to sleep unless `recheck()` (evaluated after the state is stored, so a
    * concurrent wake-up is never lost: the prepare_to_wait / schedule pattern).
    * Returns true when it slept (gave the CPU away).

@@ -20,8 +20,9 @@
  * not run: update_rq_clock_task() (kernel/sched/core.c, CONFIG_PARAVIRT_TIME_ACCOUNTING)
  * subtracts steal time from clock_task, and KVM counts a vCPU thread's host run_delay as steal
  * (record_steal_time(), arch/x86/kvm/x86.c). See {@link NOT_YET_RUNNING}, {@link RunQueues.switchedIn}.
- * Not subtracted: the host descheduling a CPU's thread while a task runs on it (also steal, but
- * the lab does not read its threads' run_delay; docs/twin.md).
+ * The host descheduling a CPU's thread while a task runs on it is steal too: detected as a host
+ * stall, its run delay can be subtracted the same way ({@link RunQueues.skipSteal}, `--host-steal`;
+ * off by default: docs/twin.md).
  *
  * Every function here runs under the CPU's rq lock unless it says otherwise.
  * Context: whichever thread calls (the CPU's owner, or a remote waker); never allocates.
@@ -400,6 +401,17 @@ export class RunQueues extends RqView {
   switchedIn(cpu: number, task: number, now: number): void {
     const es = this.tf(task, TF_EXEC_START);
     if (this.curr(cpu) === task && this.v.f64[es] === NOT_YET_RUNNING) this.v.f64[es] = now;
+  }
+
+  /**
+   * Steal from `from` to `to` on `cpu` (Scheduler.chargeSteal): the part of it not yet charged
+   * to the current task (after its TF_EXEC_START) is moved past, as if rq->clock_task had not
+   * advanced over it (update_rq_clock_task(), CONFIG_PARAVIRT_TIME_ACCOUNTING).
+   */
+  skipSteal(cpu: number, from: number, to: number): void {
+    const es = this.tf(this.curr(cpu), TF_EXEC_START);
+    const start = this.v.f64[es];
+    if (start < to) this.v.f64[es] = start + (to - Math.max(from, start));
   }
 
   /** Put a sleeping, dequeued unbound task onto another CPU (under the old CPU's lock). */

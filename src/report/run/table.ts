@@ -22,6 +22,7 @@ import { STAGE_NAMES } from '../types.js';
 import { type TableContext, tableContext } from './context.js';
 import { type ColumnShow, fitColumns } from './fit.js';
 import { fmtDelta, fmtRate, fmtUs, type Marker, markerOf, verdictText } from './format-cells.js';
+import { hostStallNotes } from './host-stall-notes.js';
 import { irqTraceNotes } from './irq-trace-notes.js';
 import { netLines } from './net-lines.js';
 import {
@@ -221,6 +222,7 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
   if (warning) table.notes.push(warning);
   table.notes.push(...handoffsLostWarnings(point));
   table.notes.push(...shortTrialNotes(point));
+  table.notes.push(...hostStallNotes(point));
   if (control) table.notes.push(...noiseFloorNotes(point, baselineLabel, control, stage));
   return table;
 }

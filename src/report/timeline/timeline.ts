@@ -319,6 +319,10 @@ function sliceName(plan: MachinePlan, w: TrialWindow, b: TlRecord): Pick<TraceEv
       return { name: 'halt', cat: 'idle' };
     case TlWhat.GenStep:
       return { name: 'publish arrivals', cat: 'generator' };
+    case TlWhat.HostStall:
+      return { name: 'host stall', cat: 'host', args: { involuntary_switches: b.arg2 } };
+    case TlWhat.Gc:
+      return { name: 'V8 GC', cat: 'host', args: { kind: b.arg, count: b.arg2 } };
     default:
       return { name: `event ${b.what}`, cat: 'other' };
   }
