@@ -171,6 +171,8 @@ export const LIMITS = Object.freeze({
   /** --timeline-window: the last part of each trial the timeline keeps (the rings hold ~1500
    *  records a ms per thread, at most 262144: src/hw/timeline.ts). */
   timelineWindowMs: { min: 1, max: 1000 },
+  /** --nodes: NUMA nodes the CPUs are split into (seed 000's X7 server: 2 sockets). */
+  nodes: { min: 1, max: 16 },
 });
 
 /** Freeze a value and everything it holds. */

@@ -43,6 +43,7 @@ import { type Layer, Origins, type Source } from './origins.js';
 import type { CommandRulesFor } from './rules.js';
 import type { StrategySpec } from './strategy-spec.js';
 import type { Sweep } from './sweep.js';
+import { checkAppCpus, checkNicIrqCpus, resolveNodes } from './placement.js';
 import { checkTopology, describedCpuCount, type Topology } from './topology.js';
 
 export type { FastMixVariant, Hz, IrqPattern, NotifyPolicy, WorkloadKind } from './defaults.js';
@@ -73,6 +74,10 @@ export interface TcpLatWorkload {
   readonly nic: NicOptions;
   /** Client/server pairs. */
   readonly instances: number;
+  /** `--app-cpus`: the CPUs the application's tasks may run on (sorted); absent: pinned pairs. */
+  readonly appCpus?: readonly number[];
+  /** `--nic-irq-cpus`: the CPUs the NIC's vectors interrupt (sorted); absent: each receiver's CPU. */
+  readonly nicIrqCpus?: readonly number[];
 }
 
 /** No application: only the background interrupts (and their deferred work) run. */
@@ -234,10 +239,11 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
 
   // The defaults that depend on the CPU count: the machine's own for `cpus`.
   const machine = machineDefaults(cpus);
+  const nodes = resolveNodes(origins, m.nodes, described, cpus, cpusText);
   const topology: Topology = {
     smt: described.smt ?? machine.topology.smt,
-    cache: described.cache ?? machine.topology.cache,
-    numa: described.numa ?? machine.topology.numa,
+    cache: described.cache ?? nodes?.cache ?? machine.topology.cache,
+    numa: described.numa ?? nodes?.numa ?? machine.topology.numa,
   };
   checkTopology(topology, described, cpus, {
     level: (level) => origins.name(['topology', level]),
@@ -260,6 +266,10 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
       ringBytes: tcp.ringBytes,
       nic: resolveNic(origins, tcp),
       instances: tcp.instances,
+      ...(tcp.appCpus !== undefined
+        ? { appCpus: checkAppCpus(origins, tcp.appCpus, tcp.instances, cpus, cpusText) }
+        : {}),
+      ...(tcp.nicIrqCpus !== undefined ? { nicIrqCpus: checkNicIrqCpus(origins, tcp.nicIrqCpus, cpus, cpusText) } : {}),
     };
   } else {
     workload = { kind };

@@ -33,7 +33,7 @@ import type { CpuContext } from '../kernel/context.js';
 import type { Scheduler } from '../kernel/sched/core.js';
 import type { Softirqs } from '../kernel/softirq.js';
 import { LINE_WORDS } from '../shm/layout.js';
-import { SpscRing } from '../shm/ring.js';
+import { MpscRing, type SpscRing } from '../shm/ring.js';
 import {
   EV_BYTES,
   EV_DUE,
@@ -97,7 +97,7 @@ export class Nic {
   private readonly itrOff: boolean;
   private readonly nic: number;
   private readonly rxq: RxQueues;
-  private readonly txc: SpscRing[] = [];
+  private readonly txc: MpscRing[] = [];
   private readonly fullWords: number;
   private readonly ackWireNs: number;
   private readonly rxContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
@@ -125,7 +125,8 @@ export class Nic {
     this.fullWords = payloadWords(opts);
     this.ackWireNs = wireNs(opts, TCP_IP_HEADER_BYTES);
     const i32 = ctx.i32;
-    for (let c = 0; c < ctx.nrCpus; c++) this.txc.push(new SpscRing(i32, regions[txcRegion(c)]));
+    // MPSC: with --nic-irq-cpus several CPUs' senders complete on one vector (./vectors.ts).
+    for (let c = 0; c < ctx.nrCpus; c++) this.txc.push(new MpscRing(i32, regions[txcRegion(c)]));
     this.rxq = new RxQueues(i32, regions, links, ctx.nrCpus);
   }
 
@@ -165,8 +166,13 @@ export class Nic {
   // =========================================================================================
 
   /** A packet of `ipBytes` left CPU `c` for CPU `to` arriving at `due`: its send completion, and
-   *  the receiving CPU told to look at its NIC. Context: the owner of CPU `c`. */
-  posted(c: number, to: number, due: number, ipBytes: number): void {
+   *  the receiving CPU told to look at its NIC. With `txCpu` >= 0 the completion goes to that
+   *  CPU's send vector (--nic-irq-cpus, ./vectors.ts). Context: the owner of CPU `c`. */
+  posted(c: number, to: number, due: number, ipBytes: number, txCpu = -1): void {
+    if (txCpu >= 0 && txCpu !== c) {
+      this.postedTo(txCpu, to, due, ipBytes);
+      return;
+    }
     const ring = this.txc[c];
     const idx = ring.claim();
     if (idx >= 0) {
@@ -180,6 +186,22 @@ export class Nic {
     this.flagCpu(to, CpuFlag.NicPost);
     // Our own send-completion vector may fire for it: recompute at the next preemption point.
     Atomics.or(this.ctx.i32, this.ctx.cw(c, CPU_FLAGS), CpuFlag.NicPost);
+  }
+
+  /** posted() whose send completion is another CPU's vector: that CPU is told to look too. */
+  private postedTo(txCpu: number, to: number, due: number, ipBytes: number): void {
+    const ring = this.txc[txCpu];
+    const idx = ring.claim();
+    if (idx >= 0) {
+      putTime(this.ctx.i32, idx + EV_DUE, due);
+      this.ctx.i32[idx + EV_BYTES] = ipBytes;
+      ring.publish();
+    } else {
+      Atomics.add(this.ctx.i32, this.ctx.R.globalCounters + GlobalCounter.net_events_dropped, 1);
+    }
+    this.ctx.count(CpuCounter.nic_tx_packets);
+    this.flagCpu(to, CpuFlag.NicPost);
+    if (txCpu !== to) this.flagCpu(txCpu, CpuFlag.NicPost);
   }
 
   // =========================================================================================
@@ -381,7 +403,7 @@ export class Nic {
     this.ctx.i32[idx + EV_BYTES] = bytes;
     ring.publish();
     this.ctx.count(CpuCounter.tcp_acks_sent);
-    this.posted(c, s.ackCpu, due, TCP_IP_HEADER_BYTES);
+    this.posted(c, s.ackCpu, due, TCP_IP_HEADER_BYTES, s.ackTxCpu);
   }
 
   /** tcp_ack on the data's sender: the ACK is consumed (no window is modelled). */

@@ -53,9 +53,10 @@ import {
 import { type LinkSpec, netCapacities, payloadWords } from '../net/links.js';
 import { Nic } from '../net/nic.js';
 import { fillPayload, patternSum, sealPacket, writeHeader } from '../net/packet.js';
+import { flowVectors } from '../net/vectors.js';
 import { describeNic, NIC_PROFILE, type NicOptions, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
 import { LINE_WORDS } from '../shm/layout.js';
-import { SpscRing } from '../shm/ring.js';
+import { MpscRing, SpscRing } from '../shm/ring.js';
 import type { CpuHost, Workload, WorkloadAttachment } from './workload.js';
 
 /**
@@ -71,17 +72,36 @@ export interface TcpLatOptions {
   ringBytes: number;
   nic: NicOptions;
   instances: number;
+  /** `--app-cpus`: the CPUs the tasks may run on (sorted); absent: pair i pinned as below. */
+  appCpus?: number[];
+  /** `--nic-irq-cpus`: the CPUs the NIC's vectors fire on (src/net/vectors.ts); absent: the receiver's. */
+  nicIrqCpus?: number[];
 }
 
 /** Words copied between preemption points: a page, as copy_{from,to}_user's fault-in granularity. */
 export const COPY_CHUNK_WORDS = 1024;
+/**
+ * Where pair `i`'s processes start under `--app-cpus`: qperf's processes forked one after the
+ * other (client i, then server i), each placed on the least loaded allowed CPU
+ * (select_task_rq_fair's SD_BALANCE_FORK path, find_idlest_cpu), ties to the next CPU in the list:
+ * client i on allowed[2i mod k], server i on allowed[(2i + 1) mod k]. One allowed CPU: both pinned
+ * there.
+ */
+export function forkCpus(allowed: readonly number[], i: number): { client: number; server: number } {
+  const k = allowed.length;
+  return { client: allowed[(2 * i) % k], server: allowed[(2 * i + 1) % k] };
+}
+
 /** The CPUs of pair `i`. */
 export function pairCpus(w: TcpLatOptions, cpus: number, i: number): { client: number; server: number } {
+  if (w.appCpus) return forkCpus(w.appCpus, i);
   return { client: (w.clientCpu + i) % cpus, server: (w.serverCpu + i) % cpus };
 }
 
 /** Links per CPU at most (each end of each pair sends on one). */
 function linksPerCpu(w: TcpLatOptions, cpus: number): number {
+  // Placed tasks or vectors: any CPU may complete every link's sends.
+  if (w.appCpus || w.nicIrqCpus) return 2 * w.instances;
   const n = new Array<number>(cpus).fill(0);
   for (let i = 0; i < w.instances; i++) {
     const p = pairCpus(w, cpus, i);
@@ -94,7 +114,7 @@ function linksPerCpu(w: TcpLatOptions, cpus: number): number {
 export function tcpRegions(w: TcpLatOptions, cpus: number): Record<string, number> {
   const cap = netCapacities(w.nic, w.msgSize, w.ringBytes, linksPerCpu(w, cpus));
   const r: Record<string, number> = { [nicRegion]: NIC_WORDS * cpus };
-  for (let c = 0; c < cpus; c++) r[txcRegion(c)] = SpscRing.wordsFor(cap.txc, TXC_RECORD_WORDS);
+  for (let c = 0; c < cpus; c++) r[txcRegion(c)] = MpscRing.wordsFor(cap.txc, TXC_RECORD_WORDS);
   for (let i = 0; i < w.instances; i++) {
     for (let d = 0; d < 2; d++) {
       r[dataRegion(i, d)] = SpscRing.wordsFor(cap.data, PACKET_HEADER_WORDS + payloadWords(w.nic));
@@ -128,7 +148,7 @@ function tcpInit(
   const cap = netCapacities(w.nic, w.msgSize, w.ringBytes, linksPerCpu(w, cpus));
   Nic.init(i32, new Float64Array(i32.buffer), regions[nicRegion], cpus, w.nic);
   for (let c = 0; c < cpus; c++)
-    SpscRing.init(i32, regions[txcRegion(c)], cap.txc, TXC_RECORD_WORDS, words(regions[txcRegion(c)]));
+    MpscRing.init(i32, regions[txcRegion(c)], cap.txc, TXC_RECORD_WORDS, words(regions[txcRegion(c)]));
   for (let i = 0; i < w.instances; i++) {
     for (let d = 0; d < 2; d++) {
       const data = regions[dataRegion(i, d)];
@@ -177,6 +197,8 @@ class Endpoint {
     instance: number,
     txDir: number,
     private readonly peerCpu: number,
+    /** Where this end's send completions go (-1: the CPU it runs on): src/net/vectors.ts. */
+    private readonly txCpu = -1,
   ) {
     const r = rt.R.workload;
     this.tx = new SpscRing(rt.i32, r[dataRegion(instance, txDir)]);
@@ -237,7 +259,7 @@ class Endpoint {
       this.tx.publish();
       this.sIdx = -1;
       this.sOff += n;
-      this.nic.posted(rt.cpu, this.peerCpu, due, ip);
+      this.nic.posted(rt.cpu, this.peerCpu, due, ip, this.txCpu);
       if (this.sOff === this.words) return SENT;
       if (!rt.poll()) return PREEMPTED;
     }
@@ -307,8 +329,9 @@ class ClientTask extends Endpoint implements HostedTask {
     instance: number,
     readonly id: number,
     peerCpu: number,
+    txCpu = -1,
   ) {
-    super(rt, nic, w, instance, 0, peerCpu);
+    super(rt, nic, w, instance, 0, peerCpu, txCpu);
     this.recheckReply = () => this.readable() || rt.isStopping();
     this.recheckPhase = () => active(rt.phase) || rt.isStopping();
   }
@@ -359,8 +382,9 @@ class ServerTask extends Endpoint implements HostedTask {
     instance: number,
     readonly id: number,
     peerCpu: number,
+    txCpu = -1,
   ) {
-    super(rt, nic, w, instance, 1, peerCpu);
+    super(rt, nic, w, instance, 1, peerCpu, txCpu);
     this.recheck = () => this.readable() || rt.isStopping();
   }
   run(): void {
@@ -417,7 +441,7 @@ export function tcpLat(w: TcpLatOptions, cpus: number): Workload {
         }
       }
       for (let c = 0; c < cpus; c++)
-        if (new SpscRing(i32, regions[txcRegion(c)]).length() > 0) return 'a send completion is pending';
+        if (new MpscRing(i32, regions[txcRegion(c)]).length() > 0) return 'a send completion is pending';
       return '';
     },
   };
@@ -442,8 +466,11 @@ function tcpAttach(rt: CpuHost, w: TcpLatOptions, cpus: number): WorkloadAttachm
     if (!c || !s) throw new Error(`tcp_lat: pair ${i}'s client or server task missing from the plan`);
     clients.push(c.id);
     servers.push(s.id);
-    links.push({ instance: i, dir: 0, fromCpu: c.cpu, toCpu: s.cpu, receiver: s.id });
-    links.push({ instance: i, dir: 1, fromCpu: s.cpu, toCpu: c.cpu, receiver: c.id });
+    // Each direction's receive vector and send completions (src/net/vectors.ts).
+    const v0 = flowVectors(w.nic.profile, w.nicIrqCpus, i, 0, s.cpu);
+    const v1 = flowVectors(w.nic.profile, w.nicIrqCpus, i, 1, c.cpu);
+    links.push({ instance: i, dir: 0, fromCpu: c.cpu, toCpu: v0.rxCpu, receiver: s.id, ackRxCpu: v1.rxCpu, ackTxCpu: v1.txCpu });
+    links.push({ instance: i, dir: 1, fromCpu: s.cpu, toCpu: v1.rxCpu, receiver: c.id, ackRxCpu: v0.rxCpu, ackTxCpu: v0.txCpu });
   }
   const nic = new Nic(
     rt.ctx,
@@ -463,9 +490,9 @@ function tcpAttach(rt: CpuHost, w: TcpLatOptions, cpus: number): WorkloadAttachm
     },
     task(id: number) {
       const ci = clients.indexOf(id);
-      if (ci >= 0) return new ClientTask(rt, nic, w, ci, id, pairCpus(w, cpus, ci).server);
+      if (ci >= 0) return new ClientTask(rt, nic, w, ci, id, links[2 * ci].toCpu, links[2 * ci + 1].ackTxCpu ?? -1);
       const si = servers.indexOf(id);
-      if (si >= 0) return new ServerTask(rt, nic, w, si, id, pairCpus(w, cpus, si).client);
+      if (si >= 0) return new ServerTask(rt, nic, w, si, id, links[2 * si + 1].toCpu, links[2 * si].ackTxCpu ?? -1);
       return undefined;
     },
   };
