@@ -38,7 +38,9 @@ export function resolveNodes(
       origins.name(path),
       `must divide the CPU count (${cpusText}) into equal nodes`,
       origins.got(path, nodes),
-      divisors.length ? `use ${divisors.slice(0, 3).join(', ')} or 1, or change the CPU count` : 'use 1, or change the CPU count',
+      divisors.length
+        ? `use ${divisors.slice(0, 3).join(', ')} or 1, or change the CPU count`
+        : 'use 1, or change the CPU count',
     );
   }
   if (described.numa && described.numa.length !== nodes) {

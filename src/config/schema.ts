@@ -40,10 +40,10 @@ import { conflict } from './errors.js';
 import { type ParsedPartial, type PartialConfig, validateLayer } from './input.js';
 import { resolveIrqTrace } from './irq-trace.js';
 import { type Layer, Origins, type Source } from './origins.js';
+import { checkAppCpus, checkNicIrqCpus, resolveNodes } from './placement.js';
 import type { CommandRulesFor } from './rules.js';
 import type { StrategySpec } from './strategy-spec.js';
 import type { Sweep } from './sweep.js';
-import { checkAppCpus, checkNicIrqCpus, resolveNodes } from './placement.js';
 import { checkTopology, describedCpuCount, type Topology } from './topology.js';
 
 export type { FastMixVariant, Hz, IrqPattern, NotifyPolicy, WorkloadKind } from './defaults.js';

@@ -56,6 +56,7 @@ export const CPU_COUNTER_NAMES = [
   'deferred_us_app_waiting', // µs of deferred work run on this CPU while an application task here was runnable
   'requests_slow', // driver payload: requests that waited longer than its slowNs (1 ms) until their work started
   'requests_untimed', // driver payload: requests that found the work pending when the request ring was full (not in request_to_start)
+  'wakeup_migrations', // wakeups that placed a task (--app-cpus) on another CPU than it last ran on (select.ts)
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;

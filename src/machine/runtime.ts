@@ -48,6 +48,7 @@ import { kernelProfile } from '../kernel/profiles.js';
 import { MECHANISMS } from '../kernel/registry.js';
 import { Scheduler } from '../kernel/sched/core.js';
 import { RunQueues } from '../kernel/sched/rq.js';
+import { TaskPlacement } from '../kernel/sched/select.js';
 import { Softirqs } from '../kernel/softirq.js';
 import { type Tasklets, mechanism as taskletMechanism } from '../kernel/tasklet.js';
 import { type Timers, mechanism as timerMechanism } from '../kernel/timer.js';
@@ -133,6 +134,16 @@ export class Runtime {
       (cpu, next, now) => this.switchTo(cpu, next, now),
       (cpu) => this.chip.kick(cpu),
     );
+    if (plan.tasks.some((t) => t.allowed))
+      this.sched.placement = new TaskPlacement(
+        opts.cpus,
+        opts.topology.cache,
+        plan.tasks.map((t) => t.allowed),
+        {
+          idle: (c) => this.sched.isIdle(c),
+          nrRunning: (c) => rqs.nrRunning(c),
+        },
+      );
     this.softirqs = new Softirqs(ctx, this.sched, plan.ksoftirqd, () => this.pollIrq(), profile.softirq);
     // Each mechanism builds its part, in registry order: softirq actions run in the order they
     // are opened (tasklets before BH workqueues, 6.9's order).

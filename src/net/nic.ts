@@ -387,7 +387,8 @@ export class Nic {
     }
     // sk_data_ready → sock_def_readable: wake the reader if it sleeps (Dekker pair with
     // sleepCurrent's store of Sleeping and its re-check of L_POLLED).
-    if (this.sched.rqs.state(s.receiver) === TaskState.Sleeping) this.sched.wakeUp(s.receiver);
+    // sock_def_readable wakes with wake_up_interruptible_sync_poll: WF_SYNC (placement reads it).
+    if (this.sched.rqs.state(s.receiver) === TaskState.Sleeping) this.sched.wakeUp(s.receiver, true);
   }
 
   private sendAck(c: number, s: RxSource, now: number, bytes: number): void {

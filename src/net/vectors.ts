@@ -68,6 +68,7 @@ export function flowVectors(
 /** `vectors on CPU 0 (rx) and 0 (send)`, `4 queue pairs on CPUs 0-3`: for the setup text. */
 export function describeVectors(profile: NicProfileName, irqCpus: readonly number[] | undefined): string {
   if (!irqCpus || irqCpus.length === 0) return "vectors on each receiver's CPU";
-  if (profile === 'ixgbe') return `${irqCpus.length} queue pair${irqCpus.length === 1 ? '' : 's'} on CPU${irqCpus.length === 1 ? '' : 's'} ${irqCpus.join(',')} (RSS)`;
+  if (profile === 'ixgbe')
+    return `${irqCpus.length} queue pair${irqCpus.length === 1 ? '' : 's'} on CPU${irqCpus.length === 1 ? '' : 's'} ${irqCpus.join(',')} (RSS)`;
   return `receive vector on CPU ${irqCpus[0]}, send vector on CPU ${irqCpus[Math.min(1, irqCpus.length - 1)]}`;
 }

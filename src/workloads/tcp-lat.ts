@@ -53,8 +53,8 @@ import {
 import { type LinkSpec, netCapacities, payloadWords } from '../net/links.js';
 import { Nic } from '../net/nic.js';
 import { fillPayload, patternSum, sealPacket, writeHeader } from '../net/packet.js';
-import { flowVectors } from '../net/vectors.js';
 import { describeNic, NIC_PROFILE, type NicOptions, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
+import { flowVectors } from '../net/vectors.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { MpscRing, SpscRing } from '../shm/ring.js';
 import type { CpuHost, Workload, WorkloadAttachment } from './workload.js';
@@ -424,8 +424,10 @@ export function tcpLat(w: TcpLatOptions, cpus: number): Workload {
       const out = [];
       for (let i = 0; i < w.instances; i++) {
         const p = pairCpus(w, cpus, i);
-        out.push({ kind: 'tcp_client' as const, cpu: p.client, peerCpu: p.server, instance: i });
-        out.push({ kind: 'tcp_server' as const, cpu: p.server, peerCpu: p.client, instance: i });
+        // --app-cpus of more than one CPU: placed at each wakeup (src/kernel/sched/select.ts).
+        const allowed = w.appCpus && w.appCpus.length > 1 ? { allowed: [...w.appCpus] } : {};
+        out.push({ kind: 'tcp_client' as const, cpu: p.client, peerCpu: p.server, instance: i, ...allowed });
+        out.push({ kind: 'tcp_server' as const, cpu: p.server, peerCpu: p.client, instance: i, ...allowed });
       }
       return out;
     },
@@ -469,8 +471,24 @@ function tcpAttach(rt: CpuHost, w: TcpLatOptions, cpus: number): WorkloadAttachm
     // Each direction's receive vector and send completions (src/net/vectors.ts).
     const v0 = flowVectors(w.nic.profile, w.nicIrqCpus, i, 0, s.cpu);
     const v1 = flowVectors(w.nic.profile, w.nicIrqCpus, i, 1, c.cpu);
-    links.push({ instance: i, dir: 0, fromCpu: c.cpu, toCpu: v0.rxCpu, receiver: s.id, ackRxCpu: v1.rxCpu, ackTxCpu: v1.txCpu });
-    links.push({ instance: i, dir: 1, fromCpu: s.cpu, toCpu: v1.rxCpu, receiver: c.id, ackRxCpu: v0.rxCpu, ackTxCpu: v0.txCpu });
+    links.push({
+      instance: i,
+      dir: 0,
+      fromCpu: c.cpu,
+      toCpu: v0.rxCpu,
+      receiver: s.id,
+      ackRxCpu: v1.rxCpu,
+      ackTxCpu: v1.txCpu,
+    });
+    links.push({
+      instance: i,
+      dir: 1,
+      fromCpu: s.cpu,
+      toCpu: v1.rxCpu,
+      receiver: c.id,
+      ackRxCpu: v0.rxCpu,
+      ackTxCpu: v0.txCpu,
+    });
   }
   const nic = new Nic(
     rt.ctx,
