@@ -431,7 +431,7 @@ export function tcpLat(w: TcpLatOptions, cpus: number): Workload {
       }
       return out;
     },
-    attach: (rt) => tcpAttach(rt, w, cpus),
+    attach: (rt) => tcpAttach(rt, w),
     // A message is in flight from its first packet (L_SENT) until its reader has it all (L_READ),
     // and ACKs and send completions still in a NIC's rings are not done either.
     busy(i32, regions) {
@@ -458,7 +458,7 @@ export function tcpBadMessages(w: TcpLatOptions, i32: Int32Array, regions: Recor
 }
 
 /** Per-thread attachment: the NIC, hosted tasks for this thread and the NET_RX action. */
-function tcpAttach(rt: CpuHost, w: TcpLatOptions, cpus: number): WorkloadAttachment {
+function tcpAttach(rt: CpuHost, w: TcpLatOptions): WorkloadAttachment {
   const links: LinkSpec[] = [];
   const clients: number[] = [];
   const servers: number[] = [];
