@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tcpLatOptions } from '../../src/config/defaults.js';
 import { nodeGroups } from '../../src/config/placement.js';
+import { DEFAULT_IDLE } from '../../src/machine/options.js';
 import { L_READ, L_SENT, linkRegion } from '../../src/net/layout.js';
 import type { NicProfileName } from '../../src/net/profiles.js';
 import { tcpBadMessages } from '../../src/workloads/tcp-lat.js';
@@ -36,7 +37,7 @@ describe('16 CPUs in 2 nodes: placed pairs, placed vectors', () => {
           cpus: CPUS,
           topology: { smt: Array.from({ length: CPUS }, (_, c) => [c]), cache: nodes, numa: nodes },
           irq: { rate: 2000, pattern: 'constant', burstSize: 8, cpus: [0, 8] },
-          idle: { ...options().idle, policy: 'halt' },
+          idle: { ...DEFAULT_IDLE, policy: 'halt' },
           workload,
           strategies: [builtin('inline'), builtin('workqueue')],
         }),
