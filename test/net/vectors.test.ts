@@ -63,16 +63,16 @@ describe('--nodes', () => {
 });
 
 describe('setup line: the machine', () => {
-  const results = (cpus: number, nodes: number, wait: number, run: number) =>
+  const results = (wait: number, run: number) =>
     ({
       meta: { hostCores: 2, options: {} },
       points: [{ strategies: [{ counters: { host_thread_wait_ns: wait, host_thread_run_ns: run } }] }],
     }) as unknown as Pick<RunResults, 'meta' | 'points'>;
   const topo = (nodes: number) => ({ numa: Array.from({ length: nodes }, () => [0]) });
   it('names the nodes and, past the host cores, the measured share of runnable time spent waiting', () => {
-    expect(nodesText({ cpus: 16, topology: topo(2) }, results(16, 2, 300, 100))).toBe(
+    expect(nodesText({ cpus: 16, topology: topo(2) }, results(300, 100))).toBe(
       ' in 2 nodes on 2 host cores (CPU threads runnable but waiting for a host core 75% of the time they were runnable)',
     );
-    expect(nodesText({ cpus: 2, topology: topo(1) }, results(2, 1, 300, 100))).toBe('');
+    expect(nodesText({ cpus: 2, topology: topo(1) }, results(300, 100))).toBe('');
   });
 });
