@@ -57,6 +57,7 @@ export const CPU_COUNTER_NAMES = [
   'requests_slow', // driver payload: requests that waited longer than its slowNs (1 ms) until their work started
   'requests_untimed', // driver payload: requests that found the work pending when the request ring was full (not in request_to_start)
   'wakeup_migrations', // wakeups that placed a task (--app-cpus) on another CPU than it last ran on (select.ts)
+  'newidle_pulls', // runnable placed tasks a CPU going idle pulled from a busier one (newidle.ts)
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;

@@ -8,9 +8,10 @@
  * Context: any thread that owns a CPU (schedule, sleepCurrent, tick) or any thread at all
  * (wakeUp, wakeUpOn). Never allocates.
  */
-import { CPU_FLAGS, CPU_OWNER, CpuCounter, CpuFlag, TaskState } from '../../hw/layout.js';
+import { CPU_FLAGS, CPU_OWNER, CpuCounter, CpuFlag, SchedPolicy, TaskState } from '../../hw/layout.js';
 import type { CpuContext } from '../context.js';
 import { T_STATE } from './layout.js';
+import { newidleBalance } from './newidle.js';
 import type { RunQueues } from './rq.js';
 import type { TaskPlacement } from './select.js';
 
@@ -49,8 +50,15 @@ export class Scheduler {
     Atomics.and(ctx.i32, ctx.cw(c, CPU_FLAGS), ~CpuFlag.NeedResched);
     const now = ctx.now();
     this.rqs.lock(c);
-    const next = this.rqs.scheduleLocked(c, now);
+    let next = this.rqs.scheduleLocked(c, now);
     this.rqs.unlock(c);
+    // Going idle: newidle balancing may pull a placed task here (newidle.ts), then pick again.
+    if (this.placement && this.rqs.policy(next) === SchedPolicy.Idle && newidleBalance(this.rqs, this.placement, c)) {
+      this.rqs.lock(c);
+      next = this.rqs.scheduleLocked(c, now);
+      this.rqs.unlock(c);
+      ctx.count(CpuCounter.newidle_pulls);
+    }
     if (next === ctx.task) return;
     ctx.count(CpuCounter.ctx_switches);
     if (this.isKthread[next]) ctx.count(CpuCounter.kthread_switches);

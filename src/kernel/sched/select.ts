@@ -56,6 +56,8 @@ export class TaskPlacement {
   private readonly nrAllowed: Int32Array;
   /** Per task: p->recent_used_cpu (this waking thread's view), -1 none. */
   private readonly recent: Int32Array;
+  /** The ids of the tasks placed here (newidle.ts pulls only these). */
+  readonly placedTasks: Int32Array;
 
   constructor(
     readonly cpus: number,
@@ -83,6 +85,7 @@ export class TaskPlacement {
       this.nrAllowed[t] = list.length;
     });
     this.recent = new Int32Array(allowed.length).fill(-1);
+    this.placedTasks = Int32Array.from(allowed.flatMap((list, t) => (list ? [t] : [])));
   }
 
   /** Is `task` placed here (its allowed mask given)? */
