@@ -246,7 +246,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     path: 'workload.instances',
     value: 'N',
     example: '8',
-    help: 'tcp_lat client/server pairs, pair i on CPUs client+i and server+i (mod --cpus)',
+    help: 'tcp_lat client/server pairs, pair i on CPUs client+i and server+i (mod --cpus), or spread over --app-cpus',
     accepts: range(LIMITS.instances),
     default: '1',
   },
