@@ -304,10 +304,11 @@ export class Machine extends MachineMemory {
    * The counters, plus what the host did with the machine's threads since boot (summed over the
    * CPU and kthread threads, from their schedstat): `host_thread_run_ns` on a core and
    * `host_thread_wait_ns` runnable but waiting for one. Their ratio is what oversubscribing the
-   * host's cores cost. Context: main thread, between phases (one /proc read per thread).
+   * host's cores cost. Context: main thread, between phases (one /proc read per thread: not for
+   * polling loops, which take counters()).
    */
-  override counters(): Counters {
-    const out = super.counters();
+  countersWithHost(): Counters {
+    const out = this.counters();
     let run = 0;
     let wait = 0;
     for (const tid of this.hostTids) {

@@ -54,9 +54,9 @@ import { type LinkSpec, netCapacities, payloadWords } from '../net/links.js';
 import { Nic } from '../net/nic.js';
 import { fillPayload, patternSum, sealPacket, writeHeader } from '../net/packet.js';
 import { describeNic, NIC_PROFILE, type NicOptions, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
-import { flowVectors } from '../net/vectors.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { MpscRing, SpscRing } from '../shm/ring.js';
+import { forkCpus, pairLinks } from './tcp-placement.js';
 import type { CpuHost, Workload, WorkloadAttachment } from './workload.js';
 
 /**
@@ -80,18 +80,6 @@ export interface TcpLatOptions {
 
 /** Words copied between preemption points: a page, as copy_{from,to}_user's fault-in granularity. */
 export const COPY_CHUNK_WORDS = 1024;
-/**
- * Where pair `i`'s processes start under `--app-cpus`: qperf's processes forked one after the
- * other (client i, then server i), each placed on the least loaded allowed CPU
- * (select_task_rq_fair's SD_BALANCE_FORK path, find_idlest_cpu), ties to the next CPU in the list:
- * client i on allowed[2i mod k], server i on allowed[(2i + 1) mod k]. One allowed CPU: both pinned
- * there.
- */
-export function forkCpus(allowed: readonly number[], i: number): { client: number; server: number } {
-  const k = allowed.length;
-  return { client: allowed[(2 * i) % k], server: allowed[(2 * i + 1) % k] };
-}
-
 /** The CPUs of pair `i`. */
 export function pairCpus(w: TcpLatOptions, cpus: number, i: number): { client: number; server: number } {
   if (w.appCpus) return forkCpus(w.appCpus, i);
@@ -468,27 +456,7 @@ function tcpAttach(rt: CpuHost, w: TcpLatOptions): WorkloadAttachment {
     if (!c || !s) throw new Error(`tcp_lat: pair ${i}'s client or server task missing from the plan`);
     clients.push(c.id);
     servers.push(s.id);
-    // Each direction's receive vector and send completions (src/net/vectors.ts).
-    const v0 = flowVectors(w.nic.profile, w.nicIrqCpus, i, 0, s.cpu);
-    const v1 = flowVectors(w.nic.profile, w.nicIrqCpus, i, 1, c.cpu);
-    links.push({
-      instance: i,
-      dir: 0,
-      fromCpu: c.cpu,
-      toCpu: v0.rxCpu,
-      receiver: s.id,
-      ackRxCpu: v1.rxCpu,
-      ackTxCpu: v1.txCpu,
-    });
-    links.push({
-      instance: i,
-      dir: 1,
-      fromCpu: s.cpu,
-      toCpu: v1.rxCpu,
-      receiver: c.id,
-      ackRxCpu: v0.rxCpu,
-      ackTxCpu: v0.txCpu,
-    });
+    links.push(...pairLinks(w, i, c, s));
   }
   const nic = new Nic(
     rt.ctx,

@@ -7,7 +7,7 @@ import { resolveConfig } from '../../src/config/schema.js';
 import { flowVectors, RETA_ENTRIES, rssQueue } from '../../src/net/vectors.js';
 import { nodesText } from '../../src/report/run/setup-line.js';
 import type { RunResults } from '../../src/report/types.js';
-import { forkCpus } from '../../src/workloads/tcp-lat.js';
+import { forkCpus } from '../../src/workloads/tcp-placement.js';
 
 describe('vector placement', () => {
   it('IPoIB: one receive vector on the first listed CPU and one send vector on the second, for every flow', () => {
