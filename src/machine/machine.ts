@@ -112,8 +112,6 @@ export class Machine extends MachineMemory {
   /** Linux thread ids of the CPU and kthread threads (host-threads.ts), for the oversubscription counters. */
   private readonly hostTids: number[] = [];
   private readonly schedstat: HostSchedstat = { runNs: 0, waitNs: 0 };
-  /** Per machine thread id: its Linux thread id. */
-  private readonly hostTidOf = new Map<number, number>();
 
   private constructor(
     opts: MachineOptions,
@@ -175,10 +173,7 @@ export class Machine extends MachineMemory {
         if (m.type === 'ready') {
           ready.add(m.thread);
           if (th.kind !== 'irq') {
-            if (m.tid !== undefined && m.tid >= 0) {
-              this.hostTids.push(m.tid);
-              this.hostTidOf.set(m.thread, m.tid);
-            }
+            if (m.tid !== undefined && m.tid >= 0) this.hostTids.push(m.tid);
             this.objectsSignature[m.thread] = m.objects;
             this.wasm = m.wasm;
             this.clockErrorNs = Math.max(this.clockErrorNs, m.clockErrorNs);
@@ -325,16 +320,6 @@ export class Machine extends MachineMemory {
     out.host_thread_run_ns = run;
     out.host_thread_wait_ns = wait;
     return out;
-  }
-
-  /**
-   * How long the thread that owns CPU `cpu` now has run on a host core since it started (ns;
-   * NaN where the host does not say): the watchdog tells a stuck CPU from a starved one with it.
-   * Context: main thread (one /proc read).
-   */
-  ownerThreadRunNs(cpu: number): number {
-    const tid = this.hostTidOf.get(this.plan.tasks[this.owner(cpu)]?.thread ?? -1);
-    return tid === undefined ? Number.NaN : readSchedstat(tid, this.schedstat).runNs;
   }
 
   /** Report a fault found by the operator (the watchdog): ends the run like a thread's fault. */
