@@ -51,6 +51,9 @@ const ENTRY = {
 
 /** How long threads may take to start (from TypeScript source each loads esbuild: ~0.3 s). */
 export const BOOT_TIMEOUT_MS = 60_000;
+/** More per thread beyond BOOT_TIMEOUT_THREADS: a 16-CPU machine has ~50 threads to start on a 2-core host. */
+export const BOOT_TIMEOUT_PER_THREAD_MS = 2_000;
+const BOOT_TIMEOUT_THREADS = 16;
 /** How long stop() waits for terminated threads to end before leaving them to the process's exit. */
 export const TERMINATE_WAIT_MS = 2_000;
 /** How long one strategy's setup() may run on a thread (it only creates kernel objects). */
@@ -234,9 +237,11 @@ export class Machine extends MachineMemory {
         ),
       );
     }
+    const bootMs =
+      BOOT_TIMEOUT_MS + Math.max(0, this.plan.threads.length - BOOT_TIMEOUT_THREADS) * BOOT_TIMEOUT_PER_THREAD_MS;
     const timer = setTimeout(
-      () => rejectReady(new Error(`machine threads did not start within ${BOOT_TIMEOUT_MS / 1000} s`)),
-      BOOT_TIMEOUT_MS,
+      () => rejectReady(new Error(`machine threads did not start within ${bootMs / 1000} s`)),
+      bootMs,
     );
     // A strategy's setup() that does not return: name it (and the threads stuck in it).
     const setupWatch = setInterval(() => {
