@@ -445,7 +445,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     example: '5s',
     help: 'a CPU that makes no progress for this long fails the run',
     accepts: '100ms..60s',
-    default: '2s',
+    default: '1 s per CPU, at least 2s (16 s for 16 CPUs)',
   },
   {
     flag: '--no-tracing',

@@ -40,7 +40,7 @@ import { conflict } from './errors.js';
 import { type ParsedPartial, type PartialConfig, validateLayer } from './input.js';
 import { resolveIrqTrace } from './irq-trace.js';
 import { type Layer, Origins, type Source } from './origins.js';
-import { checkAppCpus, checkNicIrqCpus, resolveNodes } from './placement.js';
+import { checkAppCpus, checkNicIrqCpus, defaultWatchdogMs, resolveNodes } from './placement.js';
 import type { CommandRulesFor } from './rules.js';
 import type { StrategySpec } from './strategy-spec.js';
 import type { Sweep } from './sweep.js';
@@ -373,7 +373,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     idle: m.idle ?? DEFAULTS.idle,
     kthreads: m.kthreads ?? DEFAULTS.kthreads,
     kernel,
-    watchdogMs: m.watchdogMs ?? DEFAULTS.watchdogMs,
+    watchdogMs: m.watchdogMs ?? defaultWatchdogMs(cpus),
     tracing: m.tracing ?? DEFAULTS.tracing,
     outDir,
     sweep: sweep ? { param: sweep.param, values: [...sweep.values] } : null,
