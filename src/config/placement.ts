@@ -12,16 +12,6 @@ import type { ParsedPartial } from './input.js';
 import type { Origins, Path } from './origins.js';
 import type { PartialTopology } from './topology.js';
 
-/**
- * The watchdog's default for a machine of `cpus` CPUs: 2 s per two CPUs (at least 2 s, at most
- * the flag's 60 s). The lab's hosts have a few cores; a machine of more CPUs than cores shares
- * them, and a CPU thread holding a lock (inline's input_pool.lock in hardirq) may wait that
- * much longer for a core: a 16-CPU run at host load 55 tripped 2 s while nothing was stuck.
- */
-export function defaultWatchdogMs(cpus: number): number {
-  return Math.min(60_000, Math.max(2_000, 1_000 * cpus));
-}
-
 /** `cpus` split into `nodes` equal, contiguous groups (node n: CPUs n·k .. n·k + k − 1). */
 export function nodeGroups(cpus: number, nodes: number): number[][] {
   const k = cpus / nodes;

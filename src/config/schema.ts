@@ -26,6 +26,7 @@ import {
 import {
   DEFAULTS,
   deepFreeze,
+  defaultWatchdogMs,
   type FastMixVariant,
   type Hz,
   type IdlePolicy,
@@ -40,7 +41,7 @@ import { conflict } from './errors.js';
 import { type ParsedPartial, type PartialConfig, validateLayer } from './input.js';
 import { resolveIrqTrace } from './irq-trace.js';
 import { type Layer, Origins, type Source } from './origins.js';
-import { checkAppCpus, checkNicIrqCpus, defaultWatchdogMs, resolveNodes } from './placement.js';
+import { checkAppCpus, checkNicIrqCpus, resolveNodes } from './placement.js';
 import type { CommandRulesFor } from './rules.js';
 import type { StrategySpec } from './strategy-spec.js';
 import type { Sweep } from './sweep.js';
