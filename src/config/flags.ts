@@ -12,6 +12,7 @@ import { DEFAULT_NIC, NIC_PROFILES } from '../net/profiles.js';
 import { FAST_POOL_VARIANTS } from '../random/fastpool.js';
 import { NOTIFY_POLICIES } from '../shm/doorbell.js';
 import { IDLE_POLICY_NAMES, LIMITS } from './defaults.js';
+import { PLACEMENT_FLAGS } from './placement-flags.js';
 import { BUILTIN_STRATEGY_NAMES } from './strategy-spec.js';
 
 export interface ConfigFlag {
@@ -250,24 +251,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     accepts: range(LIMITS.instances),
     default: '1',
   },
-  {
-    flag: '--app-cpus',
-    path: 'workload.appCpus',
-    value: 'CPUS',
-    example: '0-7',
-    help: "CPUs the application's tasks may run on (taskset / numactl -N): pairs are spread over them as qperf processes are, and a woken task is placed on one of them as select_task_rq_fair does; one CPU: pinned",
-    accepts: 'CPU ids below --cpus like 0-7 or 0,2,4, or all; at least one CPU per pair',
-    default: 'pair i pinned on CPUs client+i and server+i (mod --cpus)',
-  },
-  {
-    flag: '--nic-irq-cpus',
-    path: 'workload.nicIrqCpus',
-    value: 'CPUS',
-    example: '0',
-    help: "CPUs the NIC's interrupt vectors are bound to, as the driver spreads them: ipoib-* one receive and one send-completion vector for all flows (on the first two listed CPUs, or both on one); ixgbe one queue pair per listed CPU, flows spread by RSS hash",
-    accepts: 'CPU ids below --cpus like 0 or 0-3, or all',
-    default: "each receiver's own CPU (a vector per CPU that runs an endpoint)",
-  },
+  ...PLACEMENT_FLAGS, // --app-cpus, --nic-irq-cpus, --nodes (placement-flags.ts)
   {
     flag: '--irq-rate',
     path: 'irq.rate',
@@ -365,15 +349,6 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     help: 'SMT / cache / NUMA groups, for unbound affinity scopes',
     accepts: 'smt=0-1/2-3,cache=0-3,numa=0-3 (any of the levels)',
     default: 'each CPU its own core; one cache; one node',
-  },
-  {
-    flag: '--nodes',
-    path: 'nodes',
-    value: 'N',
-    example: '2',
-    help: 'NUMA nodes: the CPUs split into N equal, contiguous nodes, each its own last-level cache (numactl -H on a two-socket server)',
-    accepts: `${range(LIMITS.nodes)}, dividing --cpus`,
-    default: '1 (or the nodes --topology numa describes)',
   },
   {
     flag: '--trigger',
