@@ -176,6 +176,8 @@ export const LIMITS = Object.freeze({
   timelineWindowMs: { min: 1, max: 1000 },
   /** --tdf: time dilation factor; why 16 at most: src/harness/tdf.ts (TDF_MAX). */
   tdf: { min: 1, max: 16 },
+  /** --nodes: NUMA nodes the CPUs are split into (seed 000's X7 server: 2 sockets). */
+  nodes: { min: 1, max: 16 },
 });
 
 /** Freeze a value and everything it holds. */
@@ -185,6 +187,16 @@ export function deepFreeze<T>(value: T): T {
     for (const child of Object.values(value)) deepFreeze(child);
   }
   return value;
+}
+
+/**
+ * The watchdog's default for a machine of `cpus` CPUs: 2 s per two CPUs (at least 2 s, at most
+ * the flag's 60 s). The lab's hosts have a few cores; a machine of more CPUs than cores shares
+ * them, and a CPU thread holding a lock (inline's input_pool.lock in hardirq) may wait that
+ * much longer for a core: a 16-CPU run at host load 55 tripped 2 s while nothing was stuck.
+ */
+export function defaultWatchdogMs(cpus: number): number {
+  return Math.min(60_000, Math.max(2_000, 1_000 * cpus));
 }
 
 /** Directory under the working directory that holds one timestamped directory per run. */
@@ -289,7 +301,7 @@ export function machineDefaults(cpus: number = DEFAULTS.cpus): MachineOptions {
     fastPool: { ...DEFAULTS.fastPool },
     tracing: DEFAULTS.tracing,
     hostStalls: { mode: DEFAULTS.hostStalls, steal: DEFAULTS.hostSteal },
-    watchdogMs: DEFAULTS.watchdogMs,
+    watchdogMs: defaultWatchdogMs(cpus),
     seed: MACHINE_DEFAULT_SEED,
     irq: { rate: DEFAULTS.irq.rate, pattern: DEFAULTS.irq.pattern, burstSize: DEFAULTS.irq.burstSize, cpus: all },
     workload: tcpLatOptions(),

@@ -12,6 +12,7 @@ import { DEFAULT_NIC, NIC_PROFILES } from '../net/profiles.js';
 import { FAST_POOL_VARIANTS } from '../random/fastpool.js';
 import { NOTIFY_POLICIES } from '../shm/doorbell.js';
 import { IDLE_POLICY_NAMES, LIMITS } from './defaults.js';
+import { PLACEMENT_FLAGS } from './placement-flags.js';
 import { BUILTIN_STRATEGY_NAMES } from './strategy-spec.js';
 
 export interface ConfigFlag {
@@ -246,10 +247,11 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     path: 'workload.instances',
     value: 'N',
     example: '8',
-    help: 'tcp_lat client/server pairs, pair i on CPUs client+i and server+i (mod --cpus)',
+    help: 'tcp_lat client/server pairs, pair i on CPUs client+i and server+i (mod --cpus), or spread over --app-cpus',
     accepts: range(LIMITS.instances),
     default: '1',
   },
+  ...PLACEMENT_FLAGS, // --app-cpus, --nic-irq-cpus, --nodes (placement-flags.ts)
   {
     flag: '--irq-rate',
     path: 'irq.rate',
@@ -427,7 +429,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     example: '5s',
     help: 'a CPU that makes no progress for this long fails the run',
     accepts: '100ms..60s',
-    default: '2s',
+    default: '1 s per CPU, at least 2s (16 s for 16 CPUs)',
   },
   {
     flag: '--no-tracing',

@@ -58,6 +58,8 @@ type NumberInput = number | string;
  */
 export interface PartialConfig {
   cpus?: NumberInput;
+  /** `--nodes`: NUMA nodes (equal, contiguous shares of the CPUs). */
+  nodes?: NumberInput;
   hz?: NumberInput;
   /** Milliseconds, or a duration string: `1500`, `1500ms`, `1.5s`. */
   trialMs?: NumberInput;
@@ -82,6 +84,10 @@ export interface PartialConfig {
     rxUsecs?: NumberInput;
     rxFrames?: NumberInput;
     instances?: NumberInput;
+    /** `--app-cpus`: the CPUs the application's tasks may run on (taskset / numactl -N), `0-7`. */
+    appCpus?: readonly number[] | string;
+    /** `--nic-irq-cpus`: the CPUs the NIC's vectors interrupt, `0` or `0-3`. */
+    nicIrqCpus?: readonly number[] | string;
   };
   irq?: {
     /** Per second per target CPU, or `20k`, `1M`. */
@@ -234,6 +240,8 @@ const WORKLOAD_SHAPE = {
   rxUsecs: field(integerIn(LIMITS.rxUsecs.min, LIMITS.rxUsecs.max)).optional(),
   rxFrames: field(integerIn(LIMITS.rxFrames.min, LIMITS.rxFrames.max)).optional(),
   instances: field(integerIn(LIMITS.instances.min, LIMITS.instances.max)).optional(),
+  appCpus: field(cpuSelection(LIMITS.cpuId.max)).optional(),
+  nicIrqCpus: field(cpuSelection(LIMITS.cpuId.max)).optional(),
 };
 
 /** The fields each workload kind takes besides `kind`. Adding a kind: add its fields here too. */
@@ -249,6 +257,8 @@ export const WORKLOAD_FIELDS: Readonly<Record<WorkloadKind, readonly (keyof type
     'rxUsecs',
     'rxFrames',
     'instances',
+    'appCpus',
+    'nicIrqCpus',
   ],
   irq_only: [],
 };
@@ -310,6 +320,7 @@ const objectError = (example: string) => ({ error: `must be an object like ${exa
 
 const CONFIG_SHAPE = {
   cpus: field(integerIn(LIMITS.cpus.min, LIMITS.cpus.max)).optional(),
+  nodes: field(integerIn(LIMITS.nodes.min, LIMITS.nodes.max)).optional(),
   hz: field(oneOfIntegers<Hz>(HZ_VALUES, 'the HZ values kernels use')).optional(),
   trialMs: field(durationMsIn(LIMITS.trialMs.min, LIMITS.trialMs.max)).optional(),
   warmupMs: field(durationMsIn(LIMITS.warmupMs.min, LIMITS.warmupMs.max)).optional(),

@@ -26,6 +26,7 @@ import {
 import {
   DEFAULTS,
   deepFreeze,
+  defaultWatchdogMs,
   type FastMixVariant,
   type HostStallMode,
   type Hz,
@@ -41,6 +42,7 @@ import { conflict } from './errors.js';
 import { type ParsedPartial, type PartialConfig, validateLayer } from './input.js';
 import { resolveIrqTrace } from './irq-trace.js';
 import { type Layer, Origins, type Source } from './origins.js';
+import { checkAppCpus, checkNicIrqCpus, resolveNodes } from './placement.js';
 import type { CommandRulesFor } from './rules.js';
 import type { StrategySpec } from './strategy-spec.js';
 import type { Sweep } from './sweep.js';
@@ -74,6 +76,10 @@ export interface TcpLatWorkload {
   readonly nic: NicOptions;
   /** Client/server pairs. */
   readonly instances: number;
+  /** `--app-cpus`: the CPUs the application's tasks may run on (sorted); absent: pinned pairs. */
+  readonly appCpus?: readonly number[];
+  /** `--nic-irq-cpus`: the CPUs the NIC's vectors interrupt (sorted); absent: each receiver's CPU. */
+  readonly nicIrqCpus?: readonly number[];
 }
 
 /** No application: only the background interrupts (and their deferred work) run. */
@@ -247,10 +253,11 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
 
   // The defaults that depend on the CPU count: the machine's own for `cpus`.
   const machine = machineDefaults(cpus);
+  const nodes = resolveNodes(origins, m.nodes, described, cpus, cpusText);
   const topology: Topology = {
     smt: described.smt ?? machine.topology.smt,
-    cache: described.cache ?? machine.topology.cache,
-    numa: described.numa ?? machine.topology.numa,
+    cache: described.cache ?? nodes?.cache ?? machine.topology.cache,
+    numa: described.numa ?? nodes?.numa ?? machine.topology.numa,
   };
   checkTopology(topology, described, cpus, {
     level: (level) => origins.name(['topology', level]),
@@ -273,6 +280,10 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
       ringBytes: tcp.ringBytes,
       nic: resolveNic(origins, tcp),
       instances: tcp.instances,
+      ...(tcp.appCpus !== undefined
+        ? { appCpus: checkAppCpus(origins, tcp.appCpus, tcp.instances, cpus, cpusText) }
+        : {}),
+      ...(tcp.nicIrqCpus !== undefined ? { nicIrqCpus: checkNicIrqCpus(origins, tcp.nicIrqCpus, cpus, cpusText) } : {}),
     };
   } else {
     workload = { kind };
@@ -377,7 +388,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     kthreads: m.kthreads ?? DEFAULTS.kthreads,
     softirqDefer: m.softirqDefer ? m.softirqDefer === 'on' : null,
     kernel,
-    watchdogMs: m.watchdogMs ?? DEFAULTS.watchdogMs,
+    watchdogMs: m.watchdogMs ?? defaultWatchdogMs(cpus),
     tracing: m.tracing ?? DEFAULTS.tracing,
     hostStalls: m.hostStalls ?? DEFAULTS.hostStalls,
     hostSteal: m.hostSteal ?? DEFAULTS.hostSteal,

@@ -70,6 +70,8 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
             ringBytes: w.ringBytes,
             nic: w.nic,
             instances: w.instances,
+            ...(w.appCpus ? { appCpus: [...w.appCpus] } : {}),
+            ...(w.nicIrqCpus ? { nicIrqCpus: [...w.nicIrqCpus] } : {}),
           }
         : { kind: 'irq_only' },
     strategies: strategyRefs(config),

@@ -134,11 +134,11 @@ export async function runRound(
         const warmStart = m.nowNs();
         m.setPhase(Phase.Warmup);
         await ctx.guard(settleMs);
-        const c0 = m.counters();
+        const c0 = m.countersWithHost();
         const t0 = m.nowNs();
         m.setPhase(Phase.Measure);
         await ctx.guard(sliceMs);
-        const c1 = m.counters();
+        const c1 = m.countersWithHost();
         const t1 = m.nowNs();
         const hist = await ctx.endSlice(label);
         if (slices > 1) counts.set(s, m.fastPoolCounts());

@@ -26,6 +26,8 @@ export function defaultTopology(cpus: number): Topology {
 export interface TaskApp {
   readonly kind: string;
   readonly cpu: number;
+  /** The CPUs the task may run on when the scheduler places it at wakeup (`--app-cpus`); absent: bound. */
+  readonly allowed?: readonly number[];
 }
 
 export type TaskKind = 'idle' | 'app' | 'kworker' | 'ksoftirqd' | 'unbound';
@@ -49,6 +51,8 @@ export interface TaskPlan<A extends TaskApp = TaskApp> {
   app?: A;
   /** Woken by its CPU's thread when a measuring phase starts (load generators). */
   startsOnPhase: boolean;
+  /** Placed at each wakeup within these CPUs (src/kernel/sched/select.ts); `cpu` is where it starts. */
+  allowed?: number[];
 }
 
 export interface ThreadPlan {

@@ -68,6 +68,8 @@ export const CPU_COUNTER_NAMES = [
   'gc_pauses', // V8 garbage collections on the threads homed on this CPU (v8.GCProfiler)
   'gc_us', // µs in those collections
   'samples_host_stalled', // tcp_lat exchanges (client's CPU) and driver-payload requests (serving CPU) that overlapped a host stall on a CPU they involve
+  'wakeup_migrations', // wakeups that placed a task (--app-cpus) on another CPU than it last ran on (select.ts)
+  'newidle_pulls', // runnable placed tasks a CPU going idle pulled from a busier one (newidle.ts)
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;

@@ -34,7 +34,8 @@ import {
 } from '../hw/trace.js';
 import { compileStrategies } from '../strategies/compile.js';
 import { spawnWorker } from '../threads/spawn.js';
-import { MachineMemory } from './memory.js';
+import { type HostSchedstat, readSchedstat } from './host-threads.js';
+import { type Counters, MachineMemory } from './memory.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
 import type { StartupData, ThreadHeap, WorkerMessage } from './protocol.js';
@@ -50,6 +51,9 @@ const ENTRY = {
 
 /** How long threads may take to start (from TypeScript source each loads esbuild: ~0.3 s). */
 export const BOOT_TIMEOUT_MS = 60_000;
+/** More per thread beyond BOOT_TIMEOUT_THREADS: a 16-CPU machine has ~50 threads to start on a 2-core host. */
+export const BOOT_TIMEOUT_PER_THREAD_MS = 2_000;
+const BOOT_TIMEOUT_THREADS = 16;
 /** How long stop() waits for terminated threads to end before leaving them to the process's exit. */
 export const TERMINATE_WAIT_MS = 2_000;
 /** How long one strategy's setup() may run on a thread (it only creates kernel objects). */
@@ -108,6 +112,9 @@ export class Machine extends MachineMemory {
   wasm = false;
   clockErrorNs = 0;
   readonly objectsSignature: string[][] = [];
+  /** Linux thread ids of the CPU and kthread threads (host-threads.ts), for the oversubscription counters. */
+  private readonly hostTids: number[] = [];
+  private readonly schedstat: HostSchedstat = { runNs: 0, waitNs: 0 };
 
   private constructor(
     opts: MachineOptions,
@@ -169,6 +176,7 @@ export class Machine extends MachineMemory {
         if (m.type === 'ready') {
           ready.add(m.thread);
           if (th.kind !== 'irq') {
+            if (m.tid !== undefined && m.tid >= 0) this.hostTids.push(m.tid);
             this.objectsSignature[m.thread] = m.objects;
             this.wasm = m.wasm;
             this.clockErrorNs = Math.max(this.clockErrorNs, m.clockErrorNs);
@@ -229,9 +237,11 @@ export class Machine extends MachineMemory {
         ),
       );
     }
+    const bootMs =
+      BOOT_TIMEOUT_MS + Math.max(0, this.plan.threads.length - BOOT_TIMEOUT_THREADS) * BOOT_TIMEOUT_PER_THREAD_MS;
     const timer = setTimeout(
-      () => rejectReady(new Error(`machine threads did not start within ${BOOT_TIMEOUT_MS / 1000} s`)),
-      BOOT_TIMEOUT_MS,
+      () => rejectReady(new Error(`machine threads did not start within ${bootMs / 1000} s`)),
+      bootMs,
     );
     // A strategy's setup() that does not return: name it (and the threads stuck in it).
     const setupWatch = setInterval(() => {
@@ -293,6 +303,28 @@ export class Machine extends MachineMemory {
   /** The current clock (ns since the run's epoch). */
   nowNs(): number {
     return nowNs();
+  }
+
+  /**
+   * The counters, plus what the host did with the machine's threads since boot (summed over the
+   * CPU and kthread threads, from their schedstat): `host_thread_run_ns` on a core and
+   * `host_thread_wait_ns` runnable but waiting for one. Their ratio is what oversubscribing the
+   * host's cores cost. Context: main thread, between phases (one /proc read per thread: not for
+   * polling loops, which take counters()).
+   */
+  countersWithHost(): Counters {
+    const out = this.counters();
+    let run = 0;
+    let wait = 0;
+    for (const tid of this.hostTids) {
+      const s = readSchedstat(tid, this.schedstat);
+      if (Number.isNaN(s.runNs)) continue;
+      run += s.runNs;
+      wait += s.waitNs;
+    }
+    out.host_thread_run_ns = run;
+    out.host_thread_wait_ns = wait;
+    return out;
   }
 
   /** Report a fault found by the operator (the watchdog): ends the run like a thread's fault. */

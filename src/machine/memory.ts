@@ -190,6 +190,11 @@ export class MachineMemory {
     return out;
   }
 
+  /** The CPU `task` is on or last ran on (T_CPU; racy). */
+  taskCpu(task: number): number {
+    return this.rqs.taskCpu(task);
+  }
+
   /** Ticks at which `task` was running (its CPU share in slices). */
   ticks(task: number): number {
     return this.rqs.ticks(task);

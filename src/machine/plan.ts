@@ -73,6 +73,10 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
     // it or taking the CPU from it is a real hand-off. qperf's client and server live on their
     // CPU's thread: switching between idle and them costs what a same-CPU switch costs.
     if (app.kind === 'hog' || app.kind === 'spinner') hogTasks.push(spec);
+    // A task the scheduler places (--app-cpus) runs wherever it is put: a thread of its own, as
+    // an unbound worker is, starting on the CPU its fork placement gave it.
+    else if ((app.kind === 'tcp_client' || app.kind === 'tcp_server') && app.allowed)
+      kthread({ ...spec, bound: false, allowed: [...app.allowed] });
     else add(spec, app.cpu);
   }
   for (const spec of hogTasks) kthread(spec);

@@ -33,6 +33,8 @@ export type WorkerMessage =
       objects: string[];
       wasm: boolean;
       clockErrorNs: number;
+      /** The thread's Linux thread id (host-threads.ts), -1 if unknown: the main thread reads its schedstat. */
+      tid?: number;
     }
   | {
       /** A strategy's setup() starts on this thread (index into opts.strategies), or -1: all done. */

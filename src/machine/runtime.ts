@@ -48,6 +48,7 @@ import { kernelProfile } from '../kernel/profiles.js';
 import { MECHANISMS } from '../kernel/registry.js';
 import { Scheduler } from '../kernel/sched/core.js';
 import { RunQueues } from '../kernel/sched/rq.js';
+import { taskPlacementOf } from '../kernel/sched/select.js';
 import { Softirqs } from '../kernel/softirq.js';
 import { type Tasklets, mechanism as taskletMechanism } from '../kernel/tasklet.js';
 import { type Timers, mechanism as timerMechanism } from '../kernel/timer.js';
@@ -115,14 +116,8 @@ export class Runtime {
     for (let t = 0; t < plan.threads.length; t++)
       this.bells.push(new Doorbell(this.i32, R.bells + t * DOORBELL_WORDS, opts.notify));
     for (let c = 0; c < opts.cpus; c++) this.irqRings.push(new MpscRing(this.i32, R.irqRings[c]));
-    this.chip = new IrqChip(
-      this.i32,
-      R.cpu,
-      R.globalCounters,
-      this.irqRings,
-      this.bells.slice(0, opts.cpus),
-      opts.notify,
-    );
+    const cpuBells = this.bells.slice(0, opts.cpus);
+    this.chip = new IrqChip(this.i32, R.cpu, R.globalCounters, this.irqRings, cpuBells, opts.notify);
     this.arrivals = new Arrivals(this.i32, R.arrivals);
     const isKthread = Uint8Array.from(plan.tasks, (t) =>
       t.kind === 'kworker' || t.kind === 'unbound' || t.kind === 'ksoftirqd' ? 1 : 0,
@@ -137,6 +132,10 @@ export class Runtime {
       (cpu) => this.chip.kick(cpu),
     );
     this.stalls = hostStallsOf(ctx, opts.hostStalls, this.sched, plan.threads[threadId]?.cpu ?? -1);
+    this.sched.placement = taskPlacementOf(opts.cpus, opts.topology.cache, plan.tasks, {
+      idle: (c) => this.sched.isIdle(c),
+      nrRunning: (c) => rqs.nrRunning(c),
+    });
     this.softirqs = new Softirqs(ctx, this.sched, plan.ksoftirqd, () => this.pollIrq(), {
       ksoftirqdDefers: opts.softirqDefer ?? profile.softirq.ksoftirqdDefers, // --softirq-defer
     });

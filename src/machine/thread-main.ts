@@ -15,6 +15,7 @@ import { WorkerTask } from '../kernel/worker.js';
 import { attachShm } from '../shm/layout.js';
 import { loadStrategies } from '../strategies/load.js';
 import { workloadOf } from '../workloads/index.js';
+import { readTid } from './host-threads.js';
 import { IdleTask } from './idle.js';
 import { DEFAULT_IDLE } from './options.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
@@ -97,6 +98,7 @@ export async function startTaskThread(data: StartupData): Promise<void> {
       ],
       wasm,
       clockErrorNs: clockCalibrationErrorNs(),
+      tid: readTid(),
     });
     phase = 'run';
     r.stalls.start(); // host stalls: the /proc descriptors and the GC profile (closed below)

@@ -26,6 +26,10 @@ export interface LinkSpec {
   toCpu: number;
   /** Task id of the receiving task (NET_RX wakes it). */
   receiver: number;
+  /** CPU whose NIC takes this link's ACKs (the reverse flow's receive vector); default fromCpu. */
+  ackRxCpu?: number;
+  /** CPU whose send-completion vector an ACK of this link completes on; -1 or absent: the CPU that sent it. */
+  ackTxCpu?: number;
 }
 
 /** Payload words per packet: the MSS in whole words. */
@@ -63,6 +67,8 @@ export interface RxSource {
   /** The ACK ring this data link's receiver answers into, and the CPU it goes to. */
   ack: SpscRing | null;
   ackCpu: number;
+  /** Where the ACK's send completion goes (-1: the CPU running NET_RX): ./vectors.ts. */
+  ackTxCpu: number;
 }
 
 /** Every CPU's RX sources, and the queries moderation and NAPI make of them. */
@@ -87,9 +93,10 @@ export class RxQueues {
         link: regions[linkRegion(l.instance, l.dir)],
         receiver: l.receiver,
         ack,
-        ackCpu: l.fromCpu,
+        ackCpu: l.ackRxCpu ?? l.fromCpu,
+        ackTxCpu: l.ackTxCpu ?? -1,
       });
-      this.rx[l.fromCpu].push({ ring: ack, link: -1, receiver: -1, ack: null, ackCpu: -1 });
+      this.rx[l.ackRxCpu ?? l.fromCpu].push({ ring: ack, link: -1, receiver: -1, ack: null, ackCpu: -1, ackTxCpu: -1 });
     }
     this.cursors = new Int32Array(Math.max(1, ...this.rx.map((r) => r.length)));
   }

@@ -33,7 +33,7 @@ import type { CpuContext } from '../kernel/context.js';
 import type { Scheduler } from '../kernel/sched/core.js';
 import type { Softirqs } from '../kernel/softirq.js';
 import { LINE_WORDS } from '../shm/layout.js';
-import { SpscRing } from '../shm/ring.js';
+import { MpscRing, type SpscRing } from '../shm/ring.js';
 import { WasmCsum } from './csum-wasm.js';
 import { GRO_BY_DEFAULT, Gro } from './gro.js';
 import {
@@ -94,13 +94,15 @@ export function nicIrq(cpu: number, napi: number): number {
   return 64 + 2 * cpu + (napi === NAPI_TX ? 1 : 0);
 }
 
+/** The containers' counts ixgbe_set_itr consumes (zeroed after each update). */
+const ITR_COUNTS = [N_RX_PKTS, N_RX_BYTES, N_TX_PKTS, N_TX_BYTES] as const;
 export class Nic {
   readonly profile: NicProfile;
   private readonly adaptive: boolean;
   private readonly itrOff: boolean;
   private readonly nic: number;
   private readonly rxq: RxQueues;
-  private readonly txc: SpscRing[] = [];
+  private readonly txc: MpscRing[] = [];
   private readonly fullWords: number;
   private readonly ackWireNs: number;
   private readonly rxContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
@@ -131,12 +133,12 @@ export class Nic {
     this.nic = regions[nicRegion];
     this.fullWords = payloadWords(opts);
     this.ackWireNs = wireNs(opts, TCP_IP_HEADER_BYTES);
-    const i32 = ctx.i32;
-    for (let c = 0; c < ctx.nrCpus; c++) this.txc.push(new SpscRing(i32, regions[txcRegion(c)]));
+    const i32 = ctx.i32; // the send completions' rings are MPSC: several CPUs may complete on one vector (./vectors.ts)
+    for (let c = 0; c < ctx.nrCpus; c++) this.txc.push(new MpscRing(i32, regions[txcRegion(c)]));
     this.rxq = new RxQueues(i32, regions, links, ctx.nrCpus);
-    this.gro = GRO_BY_DEFAULT[opts.profile]
-      ? new Gro(i32, (c, s, n, f, now, b) => this.deliver(c, s, n, f, now, b))
-      : null;
+    const deliver = (c: number, s: RxSource, n: number, f: number, now: number, b: number) =>
+      this.deliver(c, s, n, f, now, b);
+    this.gro = GRO_BY_DEFAULT[opts.profile] ? new Gro(i32, deliver) : null;
   }
 
   /** Lay out the NIC words. Context: main thread, before workers start. */
@@ -175,8 +177,13 @@ export class Nic {
   // =========================================================================================
 
   /** A packet of `ipBytes` left CPU `c` for CPU `to` arriving at `due`: its send completion, and
-   *  the receiving CPU told to look at its NIC. Context: the owner of CPU `c`. */
-  posted(c: number, to: number, due: number, ipBytes: number): void {
+   *  the receiving CPU told to look at its NIC. With `txCpu` >= 0 the completion goes to that
+   *  CPU's send vector (--nic-irq-cpus, ./vectors.ts). Context: the owner of CPU `c`. */
+  posted(c: number, to: number, due: number, ipBytes: number, txCpu = -1): void {
+    if (txCpu >= 0 && txCpu !== c) {
+      this.postedTo(txCpu, to, due, ipBytes);
+      return;
+    }
     const ring = this.txc[c];
     const idx = ring.claim();
     if (idx >= 0) {
@@ -190,6 +197,22 @@ export class Nic {
     this.flagCpu(to, CpuFlag.NicPost);
     // Our own send-completion vector may fire for it: recompute at the next preemption point.
     Atomics.or(this.ctx.i32, this.ctx.cw(c, CPU_FLAGS), CpuFlag.NicPost);
+  }
+
+  /** posted() whose send completion is another CPU's vector: that CPU is told to look too. */
+  private postedTo(txCpu: number, to: number, due: number, ipBytes: number): void {
+    const ring = this.txc[txCpu];
+    const idx = ring.claim();
+    if (idx >= 0) {
+      putTime(this.ctx.i32, idx + EV_DUE, due);
+      this.ctx.i32[idx + EV_BYTES] = ipBytes;
+      ring.publish();
+    } else {
+      Atomics.add(this.ctx.i32, this.ctx.R.globalCounters + GlobalCounter.net_events_dropped, 1);
+    }
+    this.ctx.count(CpuCounter.nic_tx_packets);
+    this.flagCpu(to, CpuFlag.NicPost);
+    if (txCpu !== to) this.flagCpu(txCpu, CpuFlag.NicPost);
   }
 
   // =========================================================================================
@@ -388,7 +411,8 @@ export class Nic {
     }
     // sk_data_ready → sock_def_readable: wake the reader if it sleeps (Dekker pair with
     // sleepCurrent's store of Sleeping and its re-check of L_POLLED).
-    if (this.sched.rqs.state(s.receiver) === TaskState.Sleeping) this.sched.wakeUp(s.receiver);
+    // sock_def_readable wakes with wake_up_interruptible_sync_poll: WF_SYNC (placement reads it).
+    if (this.sched.rqs.state(s.receiver) === TaskState.Sleeping) this.sched.wakeUp(s.receiver, true);
   }
 
   private sendAck(c: number, s: RxSource, now: number, bytes: number): void {
@@ -404,7 +428,7 @@ export class Nic {
     this.ctx.i32[idx + EV_BYTES] = bytes;
     ring.publish();
     this.ctx.count(CpuCounter.tcp_acks_sent);
-    this.posted(c, s.ackCpu, due, TCP_IP_HEADER_BYTES);
+    this.posted(c, s.ackCpu, due, TCP_IP_HEADER_BYTES, s.ackTxCpu);
   }
 
   /** tcp_ack on the data's sender: the ACK is consumed (no window is modelled). */
@@ -469,10 +493,7 @@ export class Nic {
     updateItr(rx, cur, j);
     i32[this.w(c, N_RX_ITR)] = rx.itr;
     i32[this.w(c, N_TX_ITR)] = tx.itr;
-    i32[this.w(c, N_RX_PKTS)] = 0;
-    i32[this.w(c, N_RX_BYTES)] = 0;
-    i32[this.w(c, N_TX_PKTS)] = 0;
-    i32[this.w(c, N_TX_BYTES)] = 0;
+    for (const word of ITR_COUNTS) i32[this.w(c, word)] = 0;
     i32[this.w(c, N_NEXT_UPDATE)] = rx.nextUpdate;
     i32[this.w(c, N_ITR_US)] = vectorItr(rx, tx);
   }

@@ -55,7 +55,8 @@ import { Nic } from '../net/nic.js';
 import { copyOut, fillPayload, patternSum, sealPacket, writeHeader } from '../net/packet.js';
 import { describeNic, NIC_PROFILE, type NicOptions, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
 import { LINE_WORDS } from '../shm/layout.js';
-import { SpscRing } from '../shm/ring.js';
+import { MpscRing, SpscRing } from '../shm/ring.js';
+import { forkCpus, pairLinks } from './tcp-placement.js';
 import type { CpuHost, Workload, WorkloadAttachment } from './workload.js';
 
 /**
@@ -71,17 +72,24 @@ export interface TcpLatOptions {
   ringBytes: number;
   nic: NicOptions;
   instances: number;
+  /** `--app-cpus`: the CPUs the tasks may run on (sorted); absent: pair i pinned as below. */
+  appCpus?: number[];
+  /** `--nic-irq-cpus`: the CPUs the NIC's vectors fire on (src/net/vectors.ts); absent: the receiver's. */
+  nicIrqCpus?: number[];
 }
 
 /** Words copied between preemption points: a page, as copy_{from,to}_user's fault-in granularity. */
 export const COPY_CHUNK_WORDS = 1024;
 /** The CPUs of pair `i`. */
 export function pairCpus(w: TcpLatOptions, cpus: number, i: number): { client: number; server: number } {
+  if (w.appCpus) return forkCpus(w.appCpus, i);
   return { client: (w.clientCpu + i) % cpus, server: (w.serverCpu + i) % cpus };
 }
 
 /** Links per CPU at most (each end of each pair sends on one). */
 function linksPerCpu(w: TcpLatOptions, cpus: number): number {
+  // Placed tasks or vectors: any CPU may complete every link's sends.
+  if (w.appCpus || w.nicIrqCpus) return 2 * w.instances;
   const n = new Array<number>(cpus).fill(0);
   for (let i = 0; i < w.instances; i++) {
     const p = pairCpus(w, cpus, i);
@@ -94,7 +102,7 @@ function linksPerCpu(w: TcpLatOptions, cpus: number): number {
 export function tcpRegions(w: TcpLatOptions, cpus: number): Record<string, number> {
   const cap = netCapacities(w.nic, w.msgSize, w.ringBytes, linksPerCpu(w, cpus));
   const r: Record<string, number> = { [nicRegion]: NIC_WORDS * cpus };
-  for (let c = 0; c < cpus; c++) r[txcRegion(c)] = SpscRing.wordsFor(cap.txc, TXC_RECORD_WORDS);
+  for (let c = 0; c < cpus; c++) r[txcRegion(c)] = MpscRing.wordsFor(cap.txc, TXC_RECORD_WORDS);
   for (let i = 0; i < w.instances; i++) {
     for (let d = 0; d < 2; d++) {
       r[dataRegion(i, d)] = SpscRing.wordsFor(cap.data, PACKET_HEADER_WORDS + payloadWords(w.nic));
@@ -128,7 +136,7 @@ function tcpInit(
   const cap = netCapacities(w.nic, w.msgSize, w.ringBytes, linksPerCpu(w, cpus));
   Nic.init(i32, new Float64Array(i32.buffer), regions[nicRegion], cpus, w.nic);
   for (let c = 0; c < cpus; c++)
-    SpscRing.init(i32, regions[txcRegion(c)], cap.txc, TXC_RECORD_WORDS, words(regions[txcRegion(c)]));
+    MpscRing.init(i32, regions[txcRegion(c)], cap.txc, TXC_RECORD_WORDS, words(regions[txcRegion(c)]));
   for (let i = 0; i < w.instances; i++) {
     for (let d = 0; d < 2; d++) {
       const data = regions[dataRegion(i, d)];
@@ -177,6 +185,8 @@ class Endpoint {
     instance: number,
     txDir: number,
     protected readonly peerCpu: number,
+    /** Where this end's send completions go (-1: the CPU it runs on): src/net/vectors.ts. */
+    private readonly txCpu = -1,
   ) {
     const r = rt.R.workload;
     this.tx = new SpscRing(rt.i32, r[dataRegion(instance, txDir)]);
@@ -237,7 +247,7 @@ class Endpoint {
       this.tx.publish();
       this.sIdx = -1;
       this.sOff += n;
-      this.nic.posted(rt.cpu, this.peerCpu, due, ip);
+      this.nic.posted(rt.cpu, this.peerCpu, due, ip, this.txCpu);
       if (this.sOff === this.words) return SENT;
       if (!rt.poll()) return PREEMPTED;
     }
@@ -301,8 +311,9 @@ class ClientTask extends Endpoint implements HostedTask {
     instance: number,
     readonly id: number,
     peerCpu: number,
+    txCpu = -1,
   ) {
-    super(rt, nic, w, instance, 0, peerCpu);
+    super(rt, nic, w, instance, 0, peerCpu, txCpu);
     this.recheckReply = () => this.readable() || rt.isStopping();
     this.recheckPhase = () => active(rt.phase) || rt.isStopping();
   }
@@ -361,8 +372,9 @@ class ServerTask extends Endpoint implements HostedTask {
     instance: number,
     readonly id: number,
     peerCpu: number,
+    txCpu = -1,
   ) {
-    super(rt, nic, w, instance, 1, peerCpu);
+    super(rt, nic, w, instance, 1, peerCpu, txCpu);
     this.recheck = () => this.readable() || rt.isStopping();
   }
   run(): void {
@@ -402,12 +414,14 @@ export function tcpLat(w: TcpLatOptions, cpus: number): Workload {
       const out = [];
       for (let i = 0; i < w.instances; i++) {
         const p = pairCpus(w, cpus, i);
-        out.push({ kind: 'tcp_client' as const, cpu: p.client, peerCpu: p.server, instance: i });
-        out.push({ kind: 'tcp_server' as const, cpu: p.server, peerCpu: p.client, instance: i });
+        // --app-cpus of more than one CPU: placed at each wakeup (src/kernel/sched/select.ts).
+        const allowed = w.appCpus && w.appCpus.length > 1 ? { allowed: [...w.appCpus] } : {};
+        out.push({ kind: 'tcp_client' as const, cpu: p.client, peerCpu: p.server, instance: i, ...allowed });
+        out.push({ kind: 'tcp_server' as const, cpu: p.server, peerCpu: p.client, instance: i, ...allowed });
       }
       return out;
     },
-    attach: (rt) => tcpAttach(rt, w, cpus),
+    attach: (rt) => tcpAttach(rt, w),
     // A message is in flight from its first packet (L_SENT) until its reader has it all (L_READ),
     // and ACKs and send completions still in a NIC's rings are not done either.
     busy(i32, regions) {
@@ -419,7 +433,7 @@ export function tcpLat(w: TcpLatOptions, cpus: number): Workload {
         }
       }
       for (let c = 0; c < cpus; c++)
-        if (new SpscRing(i32, regions[txcRegion(c)]).length() > 0) return 'a send completion is pending';
+        if (new MpscRing(i32, regions[txcRegion(c)]).length() > 0) return 'a send completion is pending';
       return '';
     },
   };
@@ -434,7 +448,7 @@ export function tcpBadMessages(w: TcpLatOptions, i32: Int32Array, regions: Recor
 }
 
 /** Per-thread attachment: the NIC, hosted tasks for this thread and the NET_RX action. */
-function tcpAttach(rt: CpuHost, w: TcpLatOptions, cpus: number): WorkloadAttachment {
+function tcpAttach(rt: CpuHost, w: TcpLatOptions): WorkloadAttachment {
   const links: LinkSpec[] = [];
   const clients: number[] = [];
   const servers: number[] = [];
@@ -444,8 +458,7 @@ function tcpAttach(rt: CpuHost, w: TcpLatOptions, cpus: number): WorkloadAttachm
     if (!c || !s) throw new Error(`tcp_lat: pair ${i}'s client or server task missing from the plan`);
     clients.push(c.id);
     servers.push(s.id);
-    links.push({ instance: i, dir: 0, fromCpu: c.cpu, toCpu: s.cpu, receiver: s.id });
-    links.push({ instance: i, dir: 1, fromCpu: s.cpu, toCpu: c.cpu, receiver: c.id });
+    links.push(...pairLinks(w, i, c, s));
   }
   const nic = new Nic(
     rt.ctx,
@@ -465,9 +478,9 @@ function tcpAttach(rt: CpuHost, w: TcpLatOptions, cpus: number): WorkloadAttachm
     },
     task(id: number) {
       const ci = clients.indexOf(id);
-      if (ci >= 0) return new ClientTask(rt, nic, w, ci, id, pairCpus(w, cpus, ci).server);
+      if (ci >= 0) return new ClientTask(rt, nic, w, ci, id, links[2 * ci].toCpu, links[2 * ci + 1].ackTxCpu ?? -1);
       const si = servers.indexOf(id);
-      if (si >= 0) return new ServerTask(rt, nic, w, si, id, pairCpus(w, cpus, si).client);
+      if (si >= 0) return new ServerTask(rt, nic, w, si, id, links[2 * si + 1].toCpu, links[2 * si].ackTxCpu ?? -1);
       return undefined;
     },
   };

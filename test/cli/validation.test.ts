@@ -412,7 +412,7 @@ const FILE_RULES: [string, string, string, string][] = [
     'unknown top-level key',
     'key.json',
     '{"cpu": 4}',
-    'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, hz, trialMs, ' +
+    'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, nodes, hz, trialMs, ' +
       'warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
       'lockSpins, idle, kthreads, kernel, watchdogMs, tracing, hostStalls, hostSteal, outDir, sweep, control, until, maxTimeMs, wide, ' +
       'timeline, timelineWindowMs, tdf, softirqDefer',
@@ -422,7 +422,7 @@ const FILE_RULES: [string, string, string, string][] = [
     'nested.json',
     '{"workload": {"msgsize": 64}}',
     'workload.msgsize in nested.json is not a known setting; did you mean msgSize? ' +
-      'the keys allowed here are kind, msgSize, clientCpu, serverCpu, ringBytes, nic, mtu, linkRate, rxUsecs, rxFrames, instances',
+      'the keys allowed here are kind, msgSize, clientCpu, serverCpu, ringBytes, nic, mtu, linkRate, rxUsecs, rxFrames, instances, appCpus, nicIrqCpus',
   ],
   ['wrong type', 'type.json', '{"tracing": "yes"}', 'tracing in type.json must be true or false (got "yes")'],
   [

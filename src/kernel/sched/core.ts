@@ -8,10 +8,12 @@
  * Context: any thread that owns a CPU (schedule, sleepCurrent, tick) or any thread at all
  * (wakeUp, wakeUpOn). Never allocates.
  */
-import { CPU_FLAGS, CPU_OWNER, CpuCounter, CpuFlag, TaskState } from '../../hw/layout.js';
+import { CPU_FLAGS, CPU_OWNER, CpuCounter, CpuFlag, SchedPolicy, TaskState } from '../../hw/layout.js';
 import type { CpuContext } from '../context.js';
 import { T_STATE } from './layout.js';
+import { newidleBalance } from './newidle.js';
 import type { RunQueues } from './rq.js';
+import type { TaskPlacement } from './select.js';
 
 /** Hand CPU `cpu` to task `next` (its thread finds itself owner); the caller stops executing on it. */
 export type SwitchTo = (cpu: number, next: number, now: number) => void;
@@ -19,6 +21,9 @@ export type SwitchTo = (cpu: number, next: number, now: number) => void;
 export type Kick = (cpu: number) => void;
 
 export class Scheduler {
+  /** Where woken tasks with allowed CPUs go (--app-cpus; select.ts); unset: tasks stay where they are. */
+  placement: TaskPlacement | undefined;
+
   constructor(
     private readonly ctx: CpuContext,
     readonly rqs: RunQueues,
@@ -45,8 +50,15 @@ export class Scheduler {
     Atomics.and(ctx.i32, ctx.cw(c, CPU_FLAGS), ~CpuFlag.NeedResched);
     const now = ctx.now();
     this.rqs.lock(c);
-    const next = this.rqs.scheduleLocked(c, now);
+    let next = this.rqs.scheduleLocked(c, now);
     this.rqs.unlock(c);
+    // Going idle: newidle balancing may pull a placed task here (newidle.ts), then pick again.
+    if (this.placement && this.rqs.policy(next) === SchedPolicy.Idle && newidleBalance(this.rqs, this.placement, c)) {
+      this.rqs.lock(c);
+      next = this.rqs.scheduleLocked(c, now);
+      this.rqs.unlock(c);
+      ctx.count(CpuCounter.newidle_pulls);
+    }
     if (next === ctx.task) return;
     ctx.count(CpuCounter.ctx_switches);
     if (this.isKthread[next]) ctx.count(CpuCounter.kthread_switches);
@@ -95,9 +107,19 @@ export class Scheduler {
 
   /**
    * wake_up_process(): make `task` runnable on its CPU; preempt that CPU's current task if the
-   * policy says so. Context: any thread, any context. Returns false when already runnable.
+   * policy says so. A task with allowed CPUs (`placement`) is first placed as select_task_rq
+   * does (`sync`: WF_SYNC, the waker is about to sleep). Context: any thread, any context.
+   * Returns false when already runnable.
    */
-  wakeUp(task: number): boolean {
+  wakeUp(task: number, sync = false): boolean {
+    const p = this.placement;
+    if (p?.placed(task)) {
+      const prev = this.rqs.taskCpu(task);
+      const target = p.selectTaskRq(task, prev, this.ctx.cpu, sync);
+      const woke = this.wakeUpOn(task, target);
+      if (woke && target !== prev && this.ctx.cpu >= 0) this.ctx.count(CpuCounter.wakeup_migrations);
+      return woke;
+    }
     return this.wakeUpOn(task, -1);
   }
 

@@ -54,7 +54,7 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
     const client = num(w.clientCpu);
     const server = num(w.serverCpu);
     const cpus = client !== undefined && server !== undefined ? ` between CPU ${client} and CPU ${server}` : '';
-    parts.push(`tcp_lat${size ? ` ${size}` : ''}${cpus}`);
+    parts.push(`tcp_lat${size ? ` ${size}` : ''}${placementText(w) ?? cpus}`);
   } else if (kind === 'irq_only') parts.push('irq_only: background interrupts only, no application');
   else if (kind) parts.push(kind);
 
@@ -72,7 +72,7 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
   const kthreads =
     typeof o.kthreads === 'string' ? `kthreads on ${o.kthreads === 'cpu' ? 'CPU threads' : 'own threads'}` : '';
   const machine = [
-    cpus !== undefined ? plural(cpus, 'CPU') : '',
+    cpus !== undefined ? `${plural(cpus, 'CPU')}${nodesText(o, results)}` : '',
     hz !== undefined ? `HZ ${hz}` : '',
     kernel,
     idle,
@@ -124,6 +124,64 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
     );
   }
   return parts.length ? parts.join('; ') : undefined;
+}
+
+/** `0-7,9`: a sorted CPU list in taskset's syntax. */
+function cpuListText(ids: readonly number[]): string {
+  const out: string[] = [];
+  for (let i = 0; i < ids.length; ) {
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j] + 1) j++;
+    out.push(j > i ? `${ids[i]}-${ids[j]}` : String(ids[i]));
+    i = j + 1;
+  }
+  return out.join(',');
+}
+
+/**
+ * `, 8 pairs on CPUs 0-7 (placed at wakeup), NIC vectors on CPU 0`: tcp_lat's --app-cpus and
+ * --nic-irq-cpus (src/net/vectors.ts says what the vectors are per profile). Undefined when
+ * neither is given (the pinned pairs' text stands).
+ */
+function placementText(w: Record<string, unknown>): string | undefined {
+  const ids = (x: unknown) => (Array.isArray(x) && x.every((v) => typeof v === 'number') ? (x as number[]) : undefined);
+  const app = ids(w.appCpus);
+  const irq = ids(w.nicIrqCpus);
+  if (!app && !irq) return undefined;
+  const n = typeof w.instances === 'number' ? w.instances : 1;
+  const pairs = n === 1 ? 'a pair' : `${n} pairs`;
+  const where = app
+    ? ` on CPU${app.length === 1 ? '' : 's'} ${cpuListText(app)}${app.length === 1 ? ' (pinned)' : ' (placed at wakeup)'}`
+    : ' pinned';
+  const vec = irq ? `, NIC vectors on CPU${irq.length === 1 ? '' : 's'} ${cpuListText(irq)}` : '';
+  return `, ${pairs}${where}${vec}`;
+}
+
+/**
+ * ` in 2 nodes on 2 host cores (CPU threads runnable but waiting for a host core 38% of the time
+ * they were runnable)`: the NUMA nodes (from the resolved topology), and, when the machine has more
+ * CPUs than the host has cores, what that cost as measured: the host's run_delay over run_delay plus
+ * run time of the machine's threads (counters host_thread_wait_ns, host_thread_run_ns, summed over
+ * every trial). Empty for one node on enough cores.
+ */
+export function nodesText(o: Record<string, unknown>, results: Pick<RunResults, 'meta' | 'points'>): string {
+  const topology = o.topology && typeof o.topology === 'object' ? (o.topology as Record<string, unknown>) : {};
+  const nodes = Array.isArray(topology.numa) ? topology.numa.length : 1;
+  const cpus = typeof o.cpus === 'number' ? o.cpus : 0;
+  const cores = results.meta.hostCores;
+  let text = nodes > 1 ? ` in ${nodes} nodes` : '';
+  if (typeof cores !== 'number' || cpus <= cores) return text;
+  let wait = 0;
+  let run = 0;
+  for (const p of results.points)
+    for (const s of p.strategies) {
+      wait += s.counters.host_thread_wait_ns ?? 0;
+      run += s.counters.host_thread_run_ns ?? 0;
+    }
+  text += ` on ${plural(cores, 'host core')}`;
+  if (wait + run > 0)
+    text += ` (CPU threads runnable but waiting for a host core ${Math.round((100 * wait) / (wait + run))}% of the time they were runnable)`;
+  return text;
 }
 
 /**
