@@ -73,6 +73,19 @@ export enum TlWhat {
   HostStall = 12,
   /** V8 garbage collection on this thread: ARG = the GC kind (PerformanceObserver 'gc' kind). */
   Gc = 13,
+  /** A tcp_lat exchange (client, tcp-lat.ts): Begin when it sends (ARG = the client's TX link
+   *  word, ARG2 = the message's sequence, AUX = its RX link word), End when the whole reply is
+   *  read (ARG = its RX link word, ARG2 = the sequence). */
+  Exchange = 14,
+  /** Instant (sent()): a message's last packet posted at TS, arriving at AUX (the wire model's
+   *  due): ARG = the sender's TX link word, ARG2 = the message's sequence. */
+  MsgSent = 15,
+  /** Instant: a NIC vector's hard IRQ was due at TS (its moderation's time; nic.ts vector()),
+   *  taken now: ARG = the NAPI (NAPI_RX / NAPI_TX). */
+  NicDue = 16,
+  /** The input-pool lock's wait inside a deferred mix (driver.ts, as long as lastWaitNs measured;
+   *  placed at the mix's end: the length is measured, the position within the work is not). */
+  LockWait = 17,
 }
 
 /**
@@ -143,6 +156,16 @@ export class Timeline {
   /** An instant event. */
   instant(what: TlWhat, cpu: number, arg: number, arg2: number, t: number): void {
     if (this.on) this.put(TlOp.Instant, what, cpu, arg, arg2, t, 0);
+  }
+
+  /** A tcp_lat exchange begins at `t` (TlWhat.Exchange Begin; AUX = its RX link word, which its End names). */
+  exchange(cpu: number, txLink: number, rxLink: number, seq: number, t: number): void {
+    if (this.on) this.put(TlOp.Begin, TlWhat.Exchange, cpu, txLink, seq, t, rxLink);
+  }
+
+  /** A message's last packet posted at `t`, arriving at `due` (TlWhat.MsgSent). */
+  sent(cpu: number, link: number, seq: number, t: number, due: number): void {
+    if (this.on) this.put(TlOp.Instant, TlWhat.MsgSent, cpu, link, seq, t, due);
   }
 
   /** The hand-off call on `cpu` returned `ok`: the job it handed off is named by the CPU's

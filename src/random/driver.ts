@@ -274,6 +274,7 @@ export class RandomDriver {
     );
     const w = this.inputPool.lastWaitNs;
     if (w > 0) ctx.tracer.record(St.LockWait, w);
+    if (w > 0 && ctx.timeline.on) ctx.timeline.span(TlWhat.LockWait, ctx.cpu, 0, ctx.now() - w);
     ctx.count(CpuCounter.mixes);
     ctx.timeline.end(TlWhat.Work, ctx.cpu, poolCpu);
     if (ctx.tracer.on) ctx.tracer.record(St.Work, ctx.now() - t0);

@@ -28,6 +28,7 @@
  */
 
 import { GlobalCounter, Phase } from '../hw/layout.js';
+import { TlWhat } from '../hw/timeline.js';
 import { St } from '../hw/trace.js';
 import type { HostedTask } from '../kernel/task.js';
 import {
@@ -193,6 +194,10 @@ class Endpoint {
   }
   private readonly bytes: number;
   private readonly wire: (ipBytes: number) => number;
+  /** The TX and RX links' words: an exchange's identity on the timeline (TlWhat.Exchange). */
+  protected links(): [number, number] {
+    return [this.txLink, this.rxLink];
+  }
 
   /** Data delivered by NAPI and not yet read. */
   readable(): boolean {
@@ -238,6 +243,7 @@ class Endpoint {
       this.sIdx = -1;
       this.sOff += n;
       this.nic.posted(rt.cpu, this.peerCpu, due, ip);
+      if (this.sOff === this.words && rt.ctx.timeline.on) rt.ctx.timeline.sent(rt.cpu, this.txLink, this.sSeq, rt.now(), due);
       if (this.sOff === this.words) return SENT;
       if (!rt.poll()) return PREEMPTED;
     }
@@ -326,6 +332,7 @@ class ClientTask extends Endpoint implements HostedTask {
         if (r === PREEMPTED) return;
         if (r === DONE) {
           rt.tracer.record(St.OneWay, (rt.now() - this.sentAt) / 2);
+          rt.ctx.timeline.end(TlWhat.Exchange, rt.cpu, this.links()[1], this.seq);
           this.state = IDLE;
           continue;
         }
@@ -340,6 +347,7 @@ class ClientTask extends Endpoint implements HostedTask {
       // entering, still generates; once begun (L_SENT) the drain waits for its reply.
       if (!rt.genEnter()) continue;
       this.sentAt = rt.now();
+      rt.ctx.timeline.exchange(rt.cpu, this.links()[0], this.links()[1], this.seq + 1, this.sentAt);
       this.begin(++this.seq);
       rt.genExit();
       rt.globalCount(GlobalCounter.app_messages);
