@@ -471,6 +471,14 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     accepts: 'msg_size|irq_rate|trigger:MIN:MAX:*N|+N, or NAME:V1,V2,...',
     default: 'no sweep',
   },
+  {
+    flag: '--explain',
+    path: 'explain',
+    sets: true,
+    help: "explain each tcp_lat exchange's latency (and each hand-off's wait) by cause along its critical path: wire, NIC moderation, hard IRQ, NET_RX, waiting for ksoftirqd, behind a named task, the deferred work, lock wait, copy, host stall, GC; the table ends with each strategy's median and slowest 1% split so, and the Δ to the baseline's; results.json and report.html carry it, `deferlab explain DIR` prints it again. It turns the timeline recorder on (read after every slice), which costs each event a few stores",
+    accepts: '',
+    default: 'off',
+  },
 ] satisfies ConfigFlag[]);
 
 /** Paths with no single flag, named by the flag that sets them plus the part. */

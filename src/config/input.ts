@@ -130,6 +130,8 @@ export interface PartialConfig {
   timeline?: boolean;
   /** With `timeline`: the window kept of each trial, ms or a duration string. */
   timelineWindowMs?: NumberInput;
+  /** Explain each exchange's latency by cause (the timeline rings read after every slice). */
+  explain?: boolean;
 }
 
 /**
@@ -325,6 +327,7 @@ const CONFIG_SHAPE = {
   wide: z.boolean({ error: 'must be true or false' }).optional(),
   timeline: z.boolean({ error: 'must be true or false' }).optional(),
   timelineWindowMs: field(durationMsIn(LIMITS.timelineWindowMs.min, LIMITS.timelineWindowMs.max)).optional(),
+  explain: z.boolean({ error: 'must be true or false' }).optional(),
 };
 
 export const partialConfigSchema = z.strictObject(CONFIG_SHAPE);

@@ -141,6 +141,8 @@ export interface ResolvedConfig {
   readonly wide: boolean;
   /** `--timeline [--timeline-window T]`: write timeline.json; null: off. */
   readonly timeline: TimelineConfig | null;
+  /** `--explain`: each exchange's critical path by cause (src/report/explain/); absent: off. */
+  readonly explain?: boolean;
 }
 
 export interface TimelineConfig {
@@ -371,5 +373,6 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     until: untilPct === null ? null : { pct: untilPct, maxTimeMs: m.maxTimeMs ?? DEFAULTS.maxTimeMs },
     wide: m.wide ?? DEFAULTS.wide,
     timeline: m.timeline ? { windowMs: m.timelineWindowMs ?? DEFAULTS.timelineWindowMs } : null,
+    ...(m.explain ? { explain: true } : {}),
   } satisfies ResolvedConfig);
 }

@@ -3,6 +3,7 @@ import { autoIdle } from '../config/defaults.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { strategyRef } from '../config/strategy-spec.js';
 import { timelineRecordsFor } from '../hw/timeline.js';
+import { sliceCount } from './round.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
 
 export interface PointParams {
@@ -41,6 +42,7 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },
     tracing: config.tracing,
     ...(config.timeline ? { timelineRecords: timelineRecordsFor(config.timeline.windowMs) } : {}),
+    ...(config.explain ? { timelineRecords: explainRingRecords(config) } : {}),
     watchdogMs: config.watchdogMs,
     seed: config.seed,
     irq: {
@@ -85,4 +87,13 @@ export function withControl(config: ResolvedConfig): ResolvedConfig {
   const base = others.find((s) => s.label === config.baseline);
   if (!base) return { ...config, strategies: others, control: null };
   return { ...config, strategies: [...others, { ...base, options: { ...base.options }, label }], control: label };
+}
+
+/**
+ * `--explain`: records per ring for one slice (the collector reads the rings after every slice,
+ * src/report/explain/collect.ts), and at least what --timeline asks for.
+ */
+export function explainRingRecords(config: ResolvedConfig): number {
+  const sliceMs = config.trialMs / sliceCount(config.trialMs, config.sliceMs);
+  return timelineRecordsFor(Math.max(sliceMs, config.timeline?.windowMs ?? 0));
 }

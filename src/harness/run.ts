@@ -34,6 +34,7 @@ import { Machine, type MachineFault, releaseHistograms } from '../machine/machin
 import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
 import { summarize, withComparisons } from '../report/statistics/stats.js';
+import { ExplainCollector } from '../report/explain/collect.js';
 import type { TrialWindow } from '../report/timeline/timeline.js';
 import type { Calibration, PointResult, RunResults, StageName, UntilOutcome } from '../report/types.js';
 import { describe } from '../strategies/load.js';
@@ -93,6 +94,8 @@ export interface RunHooks {
   trialDone?(info: { label: string; round: number; threadHeaps: { thread: string; heap: ThreadHeap }[] }): void;
   /** After each measured trial, drained (`--timeline`: src/report/timeline/timeline.ts reads the rings). */
   timeline?: { trialEnd(m: Machine, w: TrialWindow): void };
+  /** `--explain`: reads the rings after every slice (made here when the config asks and none is given). */
+  explain?: ExplainCollector;
   /** Change the machine a point boots (scenarios: a hog, a driver payload, cross-CPU queues). */
   adjust?: (opts: MachineOptions, params: PointParams) => MachineOptions;
   /** `config.irq.trace`, already read (the CLI reads it before anything runs); else read here. */
@@ -144,6 +147,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
     points: [],
   };
   const say = hooks.progress ?? (() => {});
+  const explain = hooks.explain ?? (config.explain ? new ExplainCollector() : undefined);
   if (hooks.calibration) results.meta.calibration = { ...hooks.calibration };
   else say('calibrating the host...');
   try {
@@ -154,7 +158,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
   }
   try {
     for (const params of sweepPoints(config)) {
-      const point = await runPoint(config, params, descriptions, results, { ...hooks, irqTrace }, say);
+      const point = await runPoint(config, params, descriptions, results, { ...hooks, irqTrace, explain }, say);
       results.points.push(point);
       if (results.status !== 'completed') break;
       collectGarbage(); // between points: see gc.ts
@@ -165,6 +169,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
     else throw e;
   }
   results.meta.finishedAt = new Date().toISOString();
+  if (explain) results.explain = explain.results();
   finishCalibration(results.meta.calibration);
   return withComparisons(results);
 }
@@ -256,6 +261,7 @@ async function runPoint(
       ? (label, r, measureStartNs, measureEndNs) =>
           hooks.timeline?.trialEnd(m, { point: results.points.length, label, round: r, measureStartNs, measureEndNs })
       : undefined,
+    sliceEnd: hooks.explain ? (label) => hooks.explain?.sliceEnd(m, { point: results.points.length, label }) : undefined,
     trialDone: hooks.trialDone
       ? (label, r) => hooks.trialDone?.({ label, round: r, threadHeaps: m.threadHeaps() })
       : undefined,

@@ -7,27 +7,17 @@
  *
  * Context: main thread.
  */
+import type { ExplainBucketRow, ExplainSeries } from '../types.js';
 import type { Explained } from './attribute.js';
+
+export type { ExplainSeries };
 
 /** Bucket width: a factor of 1.01 (1%). */
 export const BUCKET_BASE = 1.01;
 const LOG_BASE = Math.log(BUCKET_BASE);
 
-/** One bucket as results.json stores it: [index, count, latency sum ns, ...cause sums ns]. */
-export type BucketRow = number[];
-
-/** The explain data of one strategy at one point, as results.json stores it. */
-export interface ExplainSeries {
-  label: string;
-  /** 'exchange': tcp_lat's (one-way, as its histogram); 'handoff': hand-off to work start. */
-  kind: 'exchange' | 'handoff';
-  /** Explained. */
-  count: number;
-  /** Seen but not explained (a ring overwrote their records before they were read). */
-  unexplained: number;
-  causes: string[];
-  buckets: BucketRow[];
-}
+/** One bucket as results.json stores it. */
+export type BucketRow = ExplainBucketRow;
 
 /** A band of ranks decomposed. */
 export interface Decomposed {

@@ -12,15 +12,10 @@
 import { readTimelineRing, type TlRecord } from '../../hw/timeline.js';
 import type { TimelineSource } from '../timeline/timeline.js';
 import { type ExplainTask, explainRecords } from './attribute.js';
-import { CauseBuckets, type ExplainSeries } from './buckets.js';
+import type { ExplainResults, ExplainSeries } from '../types.js';
+import { CauseBuckets } from './buckets.js';
 
-/** What results.json carries (RunResults.explain). */
-export interface ExplainResults {
-  /** How the numbers were made, in a sentence (docs/results.md has the rest). */
-  method: string;
-  /** Per sweep point, per strategy and kind. */
-  points: { point: number; series: ExplainSeries[] }[];
-}
+export type { ExplainResults };
 
 export const EXPLAIN_METHOD =
   "critical path of each exchange (send → reply read; one-way = half, as tcp_lat's histogram) and of each accepted hand-off (→ its work's start), split by what the CPU holding it was doing, from the timeline rings' records of every measured slice; log-latency buckets 1% wide";
