@@ -80,8 +80,8 @@ export enum TlWhat {
   /** Instant (sent()): a message's last packet posted at TS, arriving at AUX (the wire model's
    *  due): ARG = the sender's TX link word, ARG2 = the message's sequence. */
   MsgSent = 15,
-  /** Instant: a NIC vector's hard IRQ was due at TS (its moderation's time; nic.ts vector()),
-   *  taken now: ARG = the NAPI (NAPI_RX / NAPI_TX). */
+  /** Instant (nicDue()): a NIC vector's hard IRQ taken at TS, due at AUX (its moderation's
+   *  time; nic.ts vector()): ARG = the NAPI (NAPI_RX / NAPI_TX). */
   NicDue = 16,
   /** The input-pool lock's wait inside a deferred mix (driver.ts, as long as lastWaitNs measured;
    *  placed at the mix's end: the length is measured, the position within the work is not). */
@@ -161,6 +161,11 @@ export class Timeline {
   /** A tcp_lat exchange begins at `t` (TlWhat.Exchange Begin; AUX = its RX link word, which its End names). */
   exchange(cpu: number, txLink: number, rxLink: number, seq: number, t: number): void {
     if (this.on) this.put(TlOp.Begin, TlWhat.Exchange, cpu, txLink, seq, t, rxLink);
+  }
+
+  /** A NIC vector's hard IRQ taken at `t`, due (by its moderation) at `due` (TlWhat.NicDue). */
+  nicDue(cpu: number, napi: number, t: number, due: number): void {
+    if (this.on) this.put(TlOp.Instant, TlWhat.NicDue, cpu, napi, 0, t, due);
   }
 
   /** A message's last packet posted at `t`, arriving at `due` (TlWhat.MsgSent). */

@@ -98,8 +98,8 @@ interface CpuHistory {
   segs: Seg[];
   /** Host stalls and GC: [start, end, 0 stall | 1 GC]. */
   overlays: [number, number, number][];
-  /** Times the RX vector's hard IRQ was due (TlWhat.NicDue, NAPI_RX = 1). */
-  rxDue: number[];
+  /** The RX vector's hard IRQs: [taken, due] (TlWhat.NicDue, NAPI_RX = 1), by time taken. */
+  rxDue: [number, number][];
 }
 
 const NAPI_RX = 1;
@@ -165,7 +165,7 @@ export function cpuHistories(cpus: number, records: readonly TlRecord[], tasks: 
         continue;
       }
       if (r.op === TlOp.Instant) {
-        if (r.what === TlWhat.NicDue && r.arg === NAPI_RX) h.rxDue.push(r.ts);
+        if (r.what === TlWhat.NicDue && r.arg === NAPI_RX) h.rxDue.push([r.ts, r.aux]);
         continue;
       }
       if (r.what === TlWhat.Task) {
@@ -187,7 +187,7 @@ export function cpuHistories(cpus: number, records: readonly TlRecord[], tasks: 
       if (at >= 0) stack.length = at;
       if (r.what === TlWhat.Irq && r.arg === Vector.Net && !pend) pend = { inKsoftirqd: false };
     }
-    h.rxDue.sort((a, b) => a - b);
+    h.rxDue.sort((a, b) => a[0] - b[0]);
     h.overlays = disjoint(h.overlays);
     return h;
   });
@@ -288,20 +288,21 @@ export function attributePart(
   if (t < t1) add(m, CAUSE.other, t1 - t);
 }
 
-/** The first RX hard IRQ due at or after `t` (+Infinity: none). */
+/** When the first RX hard IRQ taken at or after `t` was due (+Infinity: none taken). */
 function rxDueAfter(h: CpuHistory, t: number): number {
   const d = h.rxDue;
   let lo = 0;
   let hi = d.length;
   while (lo < hi) {
     const mid = (lo + hi) >> 1;
-    if (d[mid] < t) lo = mid + 1;
+    if (d[mid][0] < t) lo = mid + 1;
     else hi = mid;
   }
-  return lo < d.length ? d[lo] : Number.POSITIVE_INFINITY;
+  return lo < d.length ? d[lo][1] : Number.POSITIVE_INFINITY;
 }
 
-/** A receive part: the NIC's moderation from the arrival to the hard IRQ's due, then the CPU. */
+/** A receive part: the NIC's moderation from the arrival to when the first RX hard IRQ taken
+ *  after it was due (none, if NAPI was already polling), then the CPU. */
 function receivePart(
   h: CpuHistory,
   t0: number,
