@@ -261,7 +261,9 @@ async function runPoint(
       ? (label, r, measureStartNs, measureEndNs) =>
           hooks.timeline?.trialEnd(m, { point: results.points.length, label, round: r, measureStartNs, measureEndNs })
       : undefined,
-    sliceEnd: hooks.explain ? (label) => hooks.explain?.sliceEnd(m, { point: results.points.length, label }) : undefined,
+    sliceEnd: hooks.explain
+      ? (label, measureEndNs) => hooks.explain?.sliceEnd(m, { point: results.points.length, label, measureEndNs })
+      : undefined,
     trialDone: hooks.trialDone
       ? (label, r) => hooks.trialDone?.({ label, round: r, threadHeaps: m.threadHeaps() })
       : undefined,

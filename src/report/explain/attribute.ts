@@ -65,6 +65,8 @@ export interface ExplainTask {
 export interface Explained {
   kind: 'exchange' | 'handoff';
   startNs: number;
+  /** When it ended (the reply read; the work started). */
+  endNs: number;
   latencyNs: number;
   causes: Map<string, number>;
 }
@@ -375,7 +377,7 @@ export function explainRecords(inp: ExplainInput): {
       const mid = Math.min(Math.max(t0, ho.ts), end.ts);
       attributePart(h[ho.cpu], t0, mid, taskAt(ho.cpu, t0), false, inp.tasks, m);
       attributePart(h[end.cpu], mid, end.ts, taskAt(end.cpu, end.ts), true, inp.tasks, m);
-      out.push({ kind: 'handoff', startNs: t0, latencyNs: end.ts - t0, causes: m });
+      out.push({ kind: 'handoff', startNs: t0, endNs: end.ts, latencyNs: end.ts - t0, causes: m });
     }
   }
   return { explained: out, unexplained };
@@ -408,5 +410,5 @@ function explainExchange(
   add(m, CAUSE.wire, t4 - t3);
   receivePart(h[c], t4, end.ts, client, tasks, m);
   for (const [k, v] of m) m.set(k, v / 2);
-  return { kind: 'exchange', startNs: b.ts, latencyNs: (end.ts - b.ts) / 2, causes: m };
+  return { kind: 'exchange', startNs: b.ts, endNs: end.ts, latencyNs: (end.ts - b.ts) / 2, causes: m };
 }

@@ -24,6 +24,8 @@ export const EXPLAIN_METHOD =
 export interface ExplainSlice {
   point: number;
   label: string;
+  /** The measured phase's end: what ends after it (in the drain) is not in the table's histograms, nor here. */
+  measureEndNs: number;
 }
 
 export class ExplainCollector {
@@ -52,7 +54,7 @@ export class ExplainCollector {
     const { explained, unexplained } = explainRecords({ cpus: m.plan.cpus, tasks, records, validFromNs: validFrom });
     if (unexplained.exchange > 0) this.of(s, 'exchange').unexplained += unexplained.exchange;
     if (unexplained.handoff > 0) this.of(s, 'handoff').unexplained += unexplained.handoff;
-    for (const e of explained) this.of(s, e.kind).add(e);
+    for (const e of explained) if (e.endNs <= s.measureEndNs) this.of(s, e.kind).add(e);
   }
 
   private of(s: ExplainSlice, kind: 'exchange' | 'handoff'): CauseBuckets {

@@ -50,7 +50,8 @@ export function renderExplain(e: ExplainResults, baseline: string, sweep?: { par
         out.push(`  ${label}: nothing explained`);
         continue;
       }
-      const cover = s.unexplained > 0 ? `, ${s.unexplained} not explained (ring overwritten)` : '';
+      const cover =
+        s.unexplained > 0 ? `, ${s.unexplained} not explained: begun before recording started, or overwritten` : '';
       out.push(`  ${label} (${s.count} ${s.kind === 'exchange' ? 'exchanges' : 'hand-offs'}${cover})`);
       for (const b of BANDS) {
         const d = band(s, b.lo, b.hi);
