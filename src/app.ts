@@ -40,14 +40,14 @@ import {
 } from './report/compare/compare.js';
 import { readCompareInputs, writeCompareDir } from './report/compare/compare-files.js';
 import { renderCompareHtml } from './report/compare/compare-html.js';
+import { explainOf } from './report/explain/read.js';
+import { renderExplain } from './report/explain/text.js';
 import { outputFileList, RESULTS_JSON } from './report/run/formats.js';
 import { errnoText, prepareOutputDir, removeIfEmpty } from './report/run/outdir.js';
 import { proseWidthOf, wrapProse } from './report/run/prose.js';
 import { renderTable } from './report/run/table.js';
-import { reportFromDir, writeFileAtomic, writeResults } from './report/run/write.js';
+import { readResults, reportFromDir, writeFileAtomic, writeResults } from './report/run/write.js';
 import { timelineCollectorFor, writeTimeline } from './report/timeline/timeline-files.js';
-import { explainFromDir } from './report/explain/read.js';
-import { renderExplain } from './report/explain/text.js';
 import type { RunResults } from './report/types.js';
 import { SCENARIOS } from './scenarios/index.js';
 import { BUILTINS } from './strategies/registry.js';
@@ -292,7 +292,9 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     async explain(dir, io) {
       let text: string;
       try {
-        text = await explainFromDir(dir);
+        const results = await readResults(dir);
+        const e = explainOf(results, join(dir, RESULTS_JSON));
+        text = renderExplain(e, results.baseline, results.sweep);
       } catch (e) {
         // A missing, damaged or unexplained results.json is bad input, not a failed run.
         if (e instanceof ReportError) throw new DeferlabError('E_BAD_OPTION', e.message, EXIT_BAD_INPUT);

@@ -3,8 +3,8 @@ import { autoIdle } from '../config/defaults.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { strategyRef } from '../config/strategy-spec.js';
 import { timelineRecordsFor } from '../hw/timeline.js';
-import { sliceCount } from './round.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
+import { sliceCount } from './round.js';
 
 export interface PointParams {
   msg_size?: number;

@@ -243,7 +243,8 @@ class Endpoint {
       this.sIdx = -1;
       this.sOff += n;
       this.nic.posted(rt.cpu, this.peerCpu, due, ip);
-      if (this.sOff === this.words && rt.ctx.timeline.on) rt.ctx.timeline.sent(rt.cpu, this.txLink, this.sSeq, due - this.wire(ip), due);
+      if (this.sOff === this.words && rt.ctx.timeline.on)
+        rt.ctx.timeline.sent(rt.cpu, this.txLink, this.sSeq, due - this.wire(ip), due);
       if (this.sOff === this.words) return SENT;
       if (!rt.poll()) return PREEMPTED;
     }

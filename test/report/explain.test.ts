@@ -158,14 +158,27 @@ describe('cause buckets', () => {
     const a = new CauseBuckets('inline', 'exchange');
     const b = new CauseBuckets('workqueue', 'exchange');
     for (let i = 1; i <= 1000; i++) {
-      a.add({ kind: 'exchange', startNs: i, endNs: i, latencyNs: 10_000, causes: new Map([['wire', 6000], ['copy', 4000]]) });
+      a.add({
+        kind: 'exchange',
+        startNs: i,
+        endNs: i,
+        latencyNs: 10_000,
+        causes: new Map([
+          ['wire', 6000],
+          ['copy', 4000],
+        ]),
+      });
       const slow = i > 990;
       b.add({
         kind: 'exchange',
         startNs: i,
         endNs: i,
         latencyNs: slow ? 50_000 : 10_000,
-        causes: new Map([['wire', 6000], ['copy', 4000], ...(slow ? [['waiting for ksoftirqd', 40_000] as const] : [])]),
+        causes: new Map([
+          ['wire', 6000],
+          ['copy', 4000],
+          ...(slow ? [['waiting for ksoftirqd', 40_000] as const] : []),
+        ]),
       });
     }
     const top = band(b.series(), 0.99, 1);

@@ -72,7 +72,7 @@ export interface Explained {
 }
 
 /** What a CPU was doing over a piece of time. */
-const enum In {
+enum In {
   Task = 0,
   Hardirq = 1,
   NetRx = 2,

@@ -11,8 +11,8 @@
  */
 import { readTimelineRing, type TlRecord } from '../../hw/timeline.js';
 import type { TimelineSource } from '../timeline/timeline.js';
-import { type ExplainTask, explainRecords } from './attribute.js';
 import type { ExplainResults, ExplainSeries } from '../types.js';
+import { type ExplainTask, explainRecords } from './attribute.js';
 import { CauseBuckets } from './buckets.js';
 
 export type { ExplainResults };

@@ -2,12 +2,8 @@
  * `deferlab explain DIR`: the explain data of a finished run, read from its results.json and
  * checked (results.json's schema keeps the block as it is: src/report/schema.ts).
  */
-import { join } from 'node:path';
 import { ReportError } from '../../errors.js';
-import { RESULTS_JSON } from '../run/formats.js';
-import { readResults } from '../run/write.js';
 import type { ExplainResults, RunResults } from '../types.js';
-import { renderExplain } from './text.js';
 
 const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
 
@@ -29,9 +25,8 @@ export function explainProblem(e: unknown): string {
   return '';
 }
 
-/** The explain data of `results` (read from `dir`), checked. Throws ReportError (exit 2). */
-export function explainOf(results: RunResults, dir: string): ExplainResults {
-  const path = join(dir, RESULTS_JSON);
+/** The explain data of `results` (read from `path`), checked. Throws ReportError (exit 2). */
+export function explainOf(results: RunResults, path: string): ExplainResults {
   if (results.explain === undefined)
     throw new ReportError(
       'ERR_RESULTS_INVALID',
@@ -40,10 +35,4 @@ export function explainOf(results: RunResults, dir: string): ExplainResults {
   const problem = explainProblem(results.explain);
   if (problem) throw new ReportError('ERR_RESULTS_INVALID', `${path} has a damaged "explain" block: ${problem}`);
   return results.explain;
-}
-
-/** `deferlab explain DIR`'s text. Throws ReportError for a missing, damaged or unexplained run. */
-export async function explainFromDir(dir: string): Promise<string> {
-  const results = await readResults(dir);
-  return renderExplain(explainOf(results, dir), results.baseline, results.sweep);
 }

@@ -3,8 +3,9 @@
  * strategy, the median band's and the slowest 1%'s latency by cause, and each strategy's slowest
  * 1% against the baseline's, cause by cause. Returns text; the caller prints it.
  */
-import type { ExplainResults } from './collect.js';
+
 import { band, type Decomposed, delta, type ExplainSeries } from './buckets.js';
+import type { ExplainResults } from './collect.js';
 
 /** The bands the table shows: the middle 1% of ranks and the slowest 1%. */
 export const BANDS = [
@@ -36,7 +37,11 @@ export function primarySeries(series: readonly ExplainSeries[], label: string): 
 }
 
 /** The lines of the explain table for `e` (baseline: the run's baseline label). */
-export function renderExplain(e: ExplainResults, baseline: string, sweep?: { param: string; values: number[] } | null): string {
+export function renderExplain(
+  e: ExplainResults,
+  baseline: string,
+  sweep?: { param: string; values: number[] } | null,
+): string {
   const out: string[] = [];
   for (const p of e.points) {
     const where = sweep ? ` at ${sweep.param} = ${sweep.values[p.point]}` : '';
