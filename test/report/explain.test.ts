@@ -8,8 +8,8 @@ import { renderExplain } from '../../src/report/explain/text.js';
 
 const TASKS: ExplainTask[] = [
   { id: 0, name: 'swapper/0', kind: 'idle' },
-  { id: 1, name: 'tcp_client', kind: 'app' },
-  { id: 2, name: 'tcp_server', kind: 'app' },
+  { id: 1, name: 'tcp_client', kind: 'app', peer: 2 },
+  { id: 2, name: 'tcp_server', kind: 'app', peer: 1 },
   { id: 3, name: 'swapper/1', kind: 'idle' },
   { id: 4, name: 'ksoftirqd/1', kind: 'ksoftirqd' },
   { id: 5, name: 'kworker/1:0H', kind: 'kworker' },

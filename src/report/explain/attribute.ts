@@ -59,6 +59,8 @@ export interface ExplainTask {
   id: number;
   name: string;
   kind: string;
+  /** A tcp_lat endpoint's peer: the task id of the other end of its pair. */
+  peer?: number;
 }
 
 /** One explained exchange or request: its latency and its causes (ns; they sum to it). */
@@ -397,7 +399,7 @@ function explainExchange(
   const c = b.cpu;
   const s = rep.cpu >= 0 && rep.cpu < h.length ? rep.cpu : c;
   const client = taskAt(c, b.ts);
-  const server = taskAt(s, rep.ts);
+  const server = tasks[client]?.peer ?? taskAt(s, rep.ts);
   // Boundaries, each clamped to [previous, end].
   const at = (x: number, lo: number) => Math.min(Math.max(x, lo), end.ts);
   const t1 = at(req.ts, b.ts);

@@ -51,6 +51,18 @@ export class ExplainCollector {
       for (const r of read.records) records.push(r);
     });
     const tasks: ExplainTask[] = m.plan.tasks.map((t) => ({ id: t.id, name: t.name, kind: t.kind }));
+    for (const t of m.plan.tasks) {
+      const app = t.app as { kind?: string; instance?: number } | undefined;
+      if (app?.kind !== 'tcp_client') continue;
+      const peer = m.plan.tasks.find((u) => {
+        const a = u.app as { kind?: string; instance?: number } | undefined;
+        return a?.kind === 'tcp_server' && a.instance === app.instance;
+      });
+      if (peer) {
+        tasks[t.id].peer = peer.id;
+        tasks[peer.id].peer = t.id;
+      }
+    }
     const { explained, unexplained } = explainRecords({ cpus: m.plan.cpus, tasks, records, validFromNs: validFrom });
     if (unexplained.exchange > 0) this.of(s, 'exchange').unexplained += unexplained.exchange;
     if (unexplained.handoff > 0) this.of(s, 'handoff').unexplained += unexplained.handoff;
