@@ -77,9 +77,9 @@ export enum TlWhat {
    *  word, ARG2 = the message's sequence, AUX = its RX link word), End when the whole reply is
    *  read (ARG = its RX link word, ARG2 = the sequence). */
   Exchange = 14,
-  /** Instant (sent()): a message's last packet goes on the wire at TS (when the link is free
-   *  for it) and arrives at AUX (the wire model's due): ARG = the sender's TX link word, ARG2 =
-   *  the message's sequence. */
+  /** Instant (sent()): a message's last packet posted at TS (its send done; the link may still
+   *  be busy with the packets before it) and arriving at AUX (the wire model's due): ARG = the
+   *  sender's TX link word, ARG2 = the message's sequence. */
   MsgSent = 15,
   /** Instant (nicDue()): a NIC vector's hard IRQ taken at TS, due at AUX (its moderation's
    *  time; nic.ts vector()): ARG = the NAPI (NAPI_RX / NAPI_TX). */

@@ -244,7 +244,7 @@ class Endpoint {
       this.sOff += n;
       this.nic.posted(rt.cpu, this.peerCpu, due, ip);
       if (this.sOff === this.words && rt.ctx.timeline.on)
-        rt.ctx.timeline.sent(rt.cpu, this.txLink, this.sSeq, due - this.wire(ip), due);
+        rt.ctx.timeline.sent(rt.cpu, this.txLink, this.sSeq, Math.min(rt.now(), due), due);
       if (this.sOff === this.words) return SENT;
       if (!rt.poll()) return PREEMPTED;
     }
