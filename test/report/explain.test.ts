@@ -120,7 +120,8 @@ describe('critical-path attribution', () => {
     expect(e.kind).toBe('handoff');
     expect(e.latencyNs).toBe(33);
     expect(Object.fromEntries(e.causes)).toEqual({
-      [CAUSE.hardirq]: 3,
+      [CAUSE.handoff]: 2,
+      [CAUSE.hardirq]: 1,
       'behind tcp_server': 40 - 15 - 6,
       [CAUSE.gc]: 6,
       [CAUSE.worker]: 5,

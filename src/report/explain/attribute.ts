@@ -16,7 +16,7 @@
  * they happened on) and each piece named by what the CPU was doing then, innermost first: a host
  * stall or GC of the thread (TlWhat.HostStall, TlWhat.Gc), the NIC's moderation (from a message's
  * arrival until the RX vector's hard IRQ was due: TlWhat.NicDue), the lock wait, the deferred
- * work, NET_RX or another softirq, a hard IRQ, waiting for ksoftirqd (NET_RX raised by the NIC's
+ * work, NET_RX or another softirq, the strategy's hand-off call, a hard IRQ, waiting for ksoftirqd (NET_RX raised by the NIC's
  * hard IRQ and run, later, by ksoftirqd), the idle task (the wake-up from a halt), and otherwise
  * the task on the CPU: the exchange's own endpoint ('endpoint task': its copies and TCP work),
  * or another task it waits behind, by name. A piece no record covers is 'other'. The causes of
@@ -41,6 +41,7 @@ export const CAUSE = {
   wire: 'wire',
   moderation: 'NIC moderation',
   hardirq: 'hard IRQ',
+  handoff: 'hand-off call',
   netRx: 'softirq NET_RX',
   softirq: 'other softirq',
   ksoftirqd: 'waiting for ksoftirqd',
@@ -82,6 +83,7 @@ enum In {
   Work = 4,
   Lock = 5,
   Halt = 6,
+  Handoff = 7,
 }
 
 /** NET_RX raised by the NIC's hard IRQ until it runs: did it run in ksoftirqd? */
@@ -124,8 +126,10 @@ function innerOf(stack: TlRecord[]): In {
         return In.Hardirq;
       case TlWhat.Halt:
         return In.Halt;
+      case TlWhat.Handoff:
+        return In.Handoff;
       default:
-        break; // the hand-off call and others: what holds them says
+        break; // others: what holds them says
     }
   }
   return In.Task;
@@ -246,6 +250,8 @@ function nameOf(s: Seg, own: number, worker: boolean, tasks: readonly ExplainTas
       return CAUSE.hardirq;
     case In.Halt:
       return CAUSE.idle;
+    case In.Handoff:
+      return CAUSE.handoff;
     default:
       break;
   }
