@@ -87,6 +87,9 @@ export enum TlWhat {
   /** The input-pool lock's wait inside a deferred mix (driver.ts, as long as lastWaitNs measured;
    *  placed at the mix's end: the length is measured, the position within the work is not). */
   LockWait = 17,
+  /** Instant (request()): a run of a driver's work started at TS on this CPU and served a
+   *  request that had found it pending, made at AUX: ARG = the work's pool CPU. */
+  Request = 18,
 }
 
 /**
@@ -167,6 +170,11 @@ export class Timeline {
   /** A NIC vector's hard IRQ taken at `t`, due (by its moderation) at `due` (TlWhat.NicDue). */
   nicDue(cpu: number, napi: number, t: number, due: number): void {
     if (this.on) this.put(TlOp.Instant, TlWhat.NicDue, cpu, napi, 0, t, due);
+  }
+
+  /** A request made at `at` that found `poolCpu`'s work pending, served by the run started at `t0` (TlWhat.Request). */
+  request(cpu: number, poolCpu: number, t0: number, at: number): void {
+    if (this.on) this.put(TlOp.Instant, TlWhat.Request, cpu, poolCpu, 0, t0, at);
   }
 
   /** A message's last packet posted at `t`, arriving at `due` (TlWhat.MsgSent). */

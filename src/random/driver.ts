@@ -213,6 +213,7 @@ export class RandomDriver {
     if (!ring) return;
     const i32 = ctx.i32;
     for (let idx = ring.peek(); idx >= 0; idx = ring.peek()) {
+      if (ctx.timeline.on) ctx.timeline.request(ctx.cpu, poolCpu, t0, getTime(i32, idx + REQ_R_TIME));
       this.requestServed(t0 - getTime(i32, idx + REQ_R_TIME));
       ring.release();
     }

@@ -98,7 +98,7 @@ describe('critical-path attribution', () => {
     expect(late.unexplained.exchange).toBe(1);
   });
 
-  it('names a hand-off wait behind another task, a GC and the lock wait inside the work', () => {
+  it('names a hand-off’s and a pending request’s wait behind another task, a GC, the hand-off call', () => {
     const recs = [
       r(B, TlWhat.Task, 1, 0, 2),
       r(B, TlWhat.Irq, 1, 10, Vector.Device),
@@ -114,8 +114,16 @@ describe('critical-path attribution', () => {
       r(E, TlWhat.LockWait, 1, 49),
       r(E, TlWhat.Work, 1, 50, 1),
     ];
+    // A request made at 20 that found the work pending, served by the run that starts at 45.
+    recs.push(r(I, TlWhat.Request, 1, 45, 1, 0, 20));
     const { explained } = explainRecords({ cpus: 2, tasks: TASKS, records: recs, validFromNs: 0 });
-    expect(explained).toHaveLength(1);
+    expect(explained).toHaveLength(2);
+    expect(Object.fromEntries(explained[1].causes)).toEqual({
+      [CAUSE.gc]: 6,
+      'behind tcp_server': 40 - 26,
+      [CAUSE.worker]: 5,
+    });
+    expect(explained[1].latencyNs).toBe(25);
     const e = explained[0];
     expect(e.kind).toBe('handoff');
     expect(e.latencyNs).toBe(33);

@@ -24,7 +24,10 @@
  *
  * A hand-off (TlWhat.Handoff End, accepted) and the start of its work (TlWhat.Work Begin, the
  * same AUX) make a request: [hand-off, its return) on the hand-off's CPU, then until the work
- * starts on the work's CPU (the worker that runs it is named 'the worker').
+ * starts on the work's CPU (the worker that runs it is named 'the worker'). A request that
+ * found the work pending (TlWhat.Request: a driver's, cpu-hog) waits from when it was made until
+ * the run that served it started, on that run's CPU. Both are series kind 'handoff': together
+ * they are what the stage request_to_start times.
  *
  * Limits (docs/results.md): a message's wire part is its last packet's (earlier packets overlap
  * it); the lock wait's position inside the work is not recorded (its length is); an exchange
@@ -359,6 +362,11 @@ export function explainRecords(inp: ExplainInput): {
   const handoffs = new Map<string, TlRecord>();
   const out: Explained[] = [];
   const unexplained = { exchange: 0, handoff: 0 };
+  // Before the first record read, a CPU's history is unknown: a request made then is not explained.
+  let from = inp.validFromNs;
+  let first = Number.POSITIVE_INFINITY;
+  for (const r of inp.records) if (r.op !== TlOp.Instant && r.ts < first) first = r.ts;
+  from = Math.max(from, first);
   for (const r of inp.records) {
     if (r.what === TlWhat.MsgSent) sent.set(`${r.arg}:${r.arg2}`, r);
     else if (r.what === TlWhat.Exchange && r.op === TlOp.Begin) begins.set(`${r.aux}:${r.arg2}`, r);
@@ -386,6 +394,15 @@ export function explainRecords(inp: ExplainInput): {
       attributePart(h[ho.cpu], t0, mid, taskAt(ho.cpu, t0), false, inp.tasks, m);
       attributePart(h[end.cpu], mid, end.ts, taskAt(end.cpu, end.ts), true, inp.tasks, m);
       out.push({ kind: 'handoff', startNs: t0, endNs: end.ts, latencyNs: end.ts - t0, causes: m });
+    } else if (end.what === TlWhat.Request) {
+      // A request that found the work pending: it waited for the run on this CPU.
+      if (end.aux < from) {
+        unexplained.handoff++;
+        continue;
+      }
+      const m = new Map<string, number>();
+      attributePart(h[end.cpu], end.aux, end.ts, taskAt(end.cpu, end.ts), true, inp.tasks, m);
+      out.push({ kind: 'handoff', startNs: end.aux, endNs: end.ts, latencyNs: end.ts - end.aux, causes: m });
     }
   }
   return { explained: out, unexplained };

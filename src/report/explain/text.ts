@@ -47,7 +47,10 @@ export function renderExplain(
     const where = sweep ? ` at ${sweep.param} = ${sweep.values[p.point]}` : '';
     const labels = [...new Set(p.series.map((s) => s.label))];
     const base = primarySeries(p.series, baseline);
-    const what = base?.kind === 'handoff' ? 'hand-off → work start' : 'one-way latency (tcp_lat exchanges)';
+    const what =
+      base?.kind === 'handoff'
+        ? 'requests (each hand-off, and each request that found the work pending) → the start of the run that served them'
+        : 'one-way latency (tcp_lat exchanges)';
     out.push(`explained${where}: ${what} by cause along its critical path, µs (mean of each band)`);
     for (const label of labels) {
       const s = primarySeries(p.series, label);
@@ -57,7 +60,7 @@ export function renderExplain(
       }
       const cover =
         s.unexplained > 0 ? `, ${s.unexplained} not explained: begun before recording started, or overwritten` : '';
-      out.push(`  ${label} (${s.count} ${s.kind === 'exchange' ? 'exchanges' : 'hand-offs'}${cover})`);
+      out.push(`  ${label} (${s.count} ${s.kind === 'exchange' ? 'exchanges' : 'requests'}${cover})`);
       for (const b of BANDS) {
         const d = band(s, b.lo, b.hi);
         out.push(`    ${b.name.padEnd(11)} ${us(d.latencyNs).padStart(9)} = ${causeList(d, false)}`);
