@@ -108,7 +108,7 @@ describe('critical-path attribution', () => {
       r(B, TlWhat.Gc, 1, 20, 1),
       r(E, TlWhat.Gc, 1, 26, 1),
       r(E, TlWhat.Task, 1, 40, 2, 5),
-      r(B, TlWhat.Task, 1, 40, 5),
+      r(B, TlWhat.Task, 1, 42, 5),
       r(B, TlWhat.Work, 1, 45, 1, 0, 12),
       r(B, TlWhat.LockWait, 1, 46),
       r(E, TlWhat.LockWait, 1, 49),
@@ -121,7 +121,8 @@ describe('critical-path attribution', () => {
     expect(Object.fromEntries(explained[1].causes)).toEqual({
       [CAUSE.gc]: 6,
       'behind tcp_server': 40 - 26,
-      [CAUSE.worker]: 5,
+      [CAUSE.switch]: 2,
+      [CAUSE.worker]: 3,
     });
     expect(explained[1].latencyNs).toBe(25);
     const e = explained[0];
@@ -132,7 +133,8 @@ describe('critical-path attribution', () => {
       [CAUSE.hardirq]: 1,
       'behind tcp_server': 40 - 15 - 6,
       [CAUSE.gc]: 6,
-      [CAUSE.worker]: 5,
+      [CAUSE.switch]: 2,
+      [CAUSE.worker]: 3,
     });
   });
 

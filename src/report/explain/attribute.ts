@@ -17,7 +17,9 @@
  * stall or GC of the thread (TlWhat.HostStall, TlWhat.Gc), the NIC's moderation (from a message's
  * arrival until the RX vector's hard IRQ was due: TlWhat.NicDue), the lock wait, the deferred
  * work, NET_RX or another softirq, the strategy's hand-off call, a hard IRQ, waiting for ksoftirqd (NET_RX raised by the NIC's
- * hard IRQ and run, later, by ksoftirqd), the idle task (the wake-up from a halt), and otherwise
+ * hard IRQ and run, later, by ksoftirqd), the idle task (the wake-up from a halt), a context
+ * switch (a task's end until the next one's begin: on this machine a futex hand-off when the
+ * next task has a thread of its own), and otherwise
  * the task on the CPU: the exchange's own endpoint ('endpoint task': its copies and TCP work),
  * or another task it waits behind, by name. A piece no record covers is 'other'. The causes of
  * one exchange add up to its latency by construction; the tests check that they do.
@@ -53,6 +55,7 @@ export const CAUSE = {
   endpoint: 'endpoint task (copy)',
   worker: 'the worker',
   idle: 'idle (wake-up)',
+  switch: 'context switch',
   stall: 'host stall',
   gc: 'GC',
   other: 'other',
@@ -181,7 +184,8 @@ export function cpuHistories(cpus: number, records: readonly TlRecord[], tasks: 
       }
       if (r.what === TlWhat.Task) {
         stack.length = 0;
-        task = r.op === TlOp.Begin ? r.arg : -1;
+        // Between a task's end and the next one's begin: switching (-2 − next; -1: unknown).
+        task = r.op === TlOp.Begin ? r.arg : r.op === TlOp.End && r.arg2 > 0 ? -2 - r.arg2 : -1;
         continue;
       }
       if (!NESTED.has(r.what)) continue;
@@ -259,6 +263,7 @@ function nameOf(s: Seg, own: number, worker: boolean, tasks: readonly ExplainTas
       break;
   }
   if (s.pend?.inKsoftirqd) return CAUSE.ksoftirqd;
+  if (s.task <= -2) return CAUSE.switch;
   if (s.task < 0) return CAUSE.other;
   if (s.task === own) return worker ? CAUSE.worker : CAUSE.endpoint;
   const t = tasks[s.task];
