@@ -341,14 +341,25 @@ ${examples('demo')}
 
 ${wrapWords(
   'Print why each strategy of a finished run was as slow as it was: for its median and its slowest 1% ' +
-    'of tcp_lat exchanges (one-way latency, as the table; in runs without tcp_lat, of its hand-offs, ' +
-    "until the deferred work started), the mean time spent in each cause along the exchange's " +
-    'critical path (wire, NIC moderation, hard IRQ, softirq NET_RX, waiting for ksoftirqd, behind a named ' +
-    'task, the deferred work, lock wait, the endpoint task copying, host stall, GC, other), and the ' +
+    'of tcp_lat exchanges (one-way latency, as the table; in runs without tcp_lat, of its requests: ' +
+    'each hand-off, and each request that found the work pending, until the run that served it started), ' +
+    "the mean time spent in each cause along the exchange's critical path (wire, NIC moderation, hard IRQ, " +
+    "the strategy's hand-off call, softirq NET_RX, waiting for ksoftirqd, behind a named task, context " +
+    'switch, idle (wake-up), the deferred work, lock wait, the endpoint task copying, host stall, GC, ' +
+    'other), and the ' +
     "difference to the baseline's, cause by cause. The causes of each exchange add up to its latency: " +
     'they come from the timeline records of every measured slice, not from averages. DIR is the results ' +
     'directory of a run made with --explain (its results.json holds the explain data); report.html ' +
     'draws the same as a stacked bar per strategy. Method and limits: docs/results.md.',
+  WIDTH - 4,
+).join('\n')}
+
+${wrapWords(
+  'Reading it: "behind kworker/0:0H" is time the CPU holding the exchange ran that task instead; ' +
+    '"idle (wake-up)" is a halted CPU not yet running (on a loaded host, mostly the host waking its ' +
+    'thread); a span far longer than its work (a hard IRQ of milliseconds) is the host preempting ' +
+    'that CPU thread, named "host stall" only where the run records host stalls. Compare a band ' +
+    "with the table's count: exchanges begun before the slice that ended them are not explained.",
   WIDTH - 4,
 ).join('\n')}
 
