@@ -194,9 +194,12 @@ class Endpoint {
   }
   private readonly bytes: number;
   private readonly wire: (ipBytes: number) => number;
-  /** The TX and RX links' words: an exchange's identity on the timeline (TlWhat.Exchange). */
-  protected links(): [number, number] {
-    return [this.txLink, this.rxLink];
+  /** The TX link's word: with the RX link's, an exchange's identity on the timeline (TlWhat.Exchange). */
+  protected get txLinkWord(): number {
+    return this.txLink;
+  }
+  protected get rxLinkWord(): number {
+    return this.rxLink;
   }
 
   /** Data delivered by NAPI and not yet read. */
@@ -333,7 +336,7 @@ class ClientTask extends Endpoint implements HostedTask {
         if (r === PREEMPTED) return;
         if (r === DONE) {
           rt.tracer.record(St.OneWay, (rt.now() - this.sentAt) / 2);
-          rt.ctx.timeline.end(TlWhat.Exchange, rt.cpu, this.links()[1], this.seq);
+          rt.ctx.timeline.end(TlWhat.Exchange, rt.cpu, this.rxLinkWord, this.seq);
           this.state = IDLE;
           continue;
         }
@@ -348,7 +351,7 @@ class ClientTask extends Endpoint implements HostedTask {
       // entering, still generates; once begun (L_SENT) the drain waits for its reply.
       if (!rt.genEnter()) continue;
       this.sentAt = rt.now();
-      rt.ctx.timeline.exchange(rt.cpu, this.links()[0], this.links()[1], this.seq + 1, this.sentAt);
+      rt.ctx.timeline.exchange(rt.cpu, this.txLinkWord, this.rxLinkWord, this.seq + 1, this.sentAt);
       this.begin(++this.seq);
       rt.genExit();
       rt.globalCount(GlobalCounter.app_messages);
