@@ -31,7 +31,7 @@ const config = () =>
 describe('--explain on a real run', () => {
   it('explains every measured exchange, and each one’s causes add up to its latency', async () => {
     const r = await runExperiment(config(), { calibration: NO_CALIBRATION });
-    expect(r.status).toBe('completed');
+    expect(r.status, JSON.stringify(r.error)).toBe('completed');
     const e = explainOf(r, 'results.json');
     expect(e.points).toHaveLength(1);
     for (const s of r.points[0].strategies) {
