@@ -40,11 +40,13 @@ import {
 } from './report/compare/compare.js';
 import { readCompareInputs, writeCompareDir } from './report/compare/compare-files.js';
 import { renderCompareHtml } from './report/compare/compare-html.js';
+import { explainOf } from './report/explain/read.js';
+import { renderExplain } from './report/explain/text.js';
 import { outputFileList, RESULTS_JSON } from './report/run/formats.js';
 import { errnoText, prepareOutputDir, removeIfEmpty } from './report/run/outdir.js';
 import { proseWidthOf, wrapProse } from './report/run/prose.js';
 import { renderTable } from './report/run/table.js';
-import { reportFromDir, writeFileAtomic, writeResults } from './report/run/write.js';
+import { readResults, reportFromDir, writeFileAtomic, writeResults } from './report/run/write.js';
 import { timelineCollectorFor, writeTimeline } from './report/timeline/timeline-files.js';
 import type { RunResults } from './report/types.js';
 import { SCENARIOS } from './scenarios/index.js';
@@ -199,6 +201,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     if (progress) io.stderr('\r\x1b[2K');
     const proseWidth = proseWidthOf(process.stdout);
     io.stdout(`${renderTable(results, { wide: config.wide, proseWidth })}\n`);
+    if (results.explain) io.stdout(`\n${renderExplain(results.explain, results.baseline, results.sweep)}\n`);
     let writeFailed = false;
     if (config.outDir) {
       try {
@@ -284,6 +287,20 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       const { paths, table } = rendered;
       io.stdout(`${table}\n`);
       io.stdout(`re-rendered ${paths.length} files in ${dir}\n`);
+      return EXIT_OK;
+    },
+    async explain(dir, io) {
+      let text: string;
+      try {
+        const results = await readResults(dir);
+        const e = explainOf(results, join(dir, RESULTS_JSON));
+        text = renderExplain(e, results.baseline, results.sweep);
+      } catch (e) {
+        // A missing, damaged or unexplained results.json is bad input, not a failed run.
+        if (e instanceof ReportError) throw new DeferlabError('E_BAD_OPTION', e.message, EXIT_BAD_INPUT);
+        throw e;
+      }
+      io.stdout(`${text}\n`);
       return EXIT_OK;
     },
     async compare(request, io) {

@@ -24,7 +24,17 @@ import {
 import { CONFIG_FLAGS, type ConfigFlag } from '../config/flags.js';
 import type { PartialConfig } from '../config/schema.js';
 
-export const COMMANDS = ['run', 'list', 'check-strategy', 'report', 'compare', 'scenario', 'demo', 'help'] as const;
+export const COMMANDS = [
+  'run',
+  'list',
+  'check-strategy',
+  'report',
+  'compare',
+  'scenario',
+  'demo',
+  'help',
+  'explain',
+] as const;
 export type CommandName = (typeof COMMANDS)[number];
 
 /** What the command line asks for. Values are the strings typed; nothing is resolved yet. */
@@ -36,6 +46,7 @@ export type ParsedCommand =
   | { readonly command: 'list' }
   | { readonly command: 'check-strategy'; readonly spec: string; readonly options: readonly string[] }
   | { readonly command: 'report'; readonly dir: string; readonly wide?: boolean }
+  | { readonly command: 'explain'; readonly dir: string }
   | {
       readonly command: 'compare';
       /** The runs as typed: results directories or results.json paths (at least 2). */
@@ -101,6 +112,7 @@ const GRAMMAR: Record<
     example: 'compare results/laptop results/server',
   },
   help: { options: GLOBAL_OPTIONS, positionals: [], example: 'help run' },
+  explain: { options: GLOBAL_OPTIONS, positionals: ['DIR'], example: 'explain deferlab-results/20250101-120000' },
 };
 
 const WHAT: Record<string, string> = {
@@ -287,6 +299,8 @@ export function parseArgv(argv: readonly string[], context: ParseContext = {}): 
       return { command, spec: positionals[0], options: (values.get('option') as string[] | undefined) ?? [] };
     case 'report':
       return { command, dir: positionals[0], ...(values.has('wide') ? { wide: true } : {}) };
+    case 'explain':
+      return { command, dir: positionals[0] };
     case 'compare': {
       const last = (name: string) => (values.get(name) as string[] | undefined)?.at(-1);
       const json = last('json');

@@ -81,6 +81,13 @@ const EXAMPLES = {
     ['deferlab check-strategy timer:deferrable=true', 'check a built-in with its options'],
   ],
   report: [['deferlab report deferlab-results/20250101-120000', "print a finished run's report again"]],
+  explain: [
+    [
+      'deferlab run --strategy inline --strategy workqueue --explain --out r',
+      'a run whose exchanges are explained; the table ends with what made each strategy slower',
+    ],
+    ['deferlab explain r', "that run's explanation again, from r/results.json"],
+  ],
   compare: [
     ['deferlab compare results/laptop results/server', 'two runs side by side, ratios to the laptop'],
     [
@@ -332,6 +339,41 @@ Not: ${notTaken(DEMO_RULES)}.
 Examples:
 ${examples('demo')}
 `,
+  explain: () => `Usage: deferlab explain DIR
+
+${wrapWords(
+  'Print why each strategy of a finished run was as slow as it was: for its median and its slowest 1% ' +
+    'of tcp_lat exchanges (one-way latency, as the table; in runs without tcp_lat, of its requests: ' +
+    'each hand-off, and each request that found the work pending, until the run that served it started), ' +
+    "the mean time spent in each cause along the exchange's critical path (wire, NIC moderation, hard IRQ, " +
+    "the strategy's hand-off call, softirq NET_RX, waiting for ksoftirqd, behind a named task, context " +
+    'switch, idle (wake-up), the deferred work, lock wait, the endpoint task copying, host stall, GC, ' +
+    'other), and the ' +
+    "difference to the baseline's, cause by cause. The causes of each exchange add up to its latency: " +
+    'they come from the timeline records of every measured slice, not from averages. DIR is the results ' +
+    'directory of a run made with --explain (its results.json holds the explain data); report.html ' +
+    'draws the same as a stacked bar per strategy. Method and limits: docs/results.md.',
+  WIDTH - 4,
+).join('\n')}
+
+${wrapWords(
+  'Reading it: "behind kworker/0:0H" is time the CPU holding the exchange ran that task instead; ' +
+    '"idle (wake-up)" is a halted CPU not yet running (on a loaded host, mostly the host waking its ' +
+    'thread); a span far longer than its work (a hard IRQ of milliseconds) is the host preempting ' +
+    'that CPU thread, named "host stall" only where the run records host stalls. Compare a band ' +
+    "with the table's count: exchanges begun before the slice that ended them are not explained.",
+  WIDTH - 4,
+).join('\n')}
+
+Options:
+${GLOBAL_OPTIONS}
+
+Examples:
+${examples('explain')}
+
+Exit status: ${EXIT_OK} done, ${EXIT_BAD_INPUT} bad input (no such directory, a damaged results.json, a run made
+without --explain).
+`,
   help: () => `Usage: deferlab help [COMMAND]
 
 Show the help, or the help of COMMAND (${['run', 'list', 'check-strategy', 'report', 'compare', 'scenario', 'demo'].join(', ')}).
@@ -351,6 +393,7 @@ ${row('run', 'compare deferral strategies (the default command)')}
 ${row('list', 'list the built-in strategies and the scenarios')}
 ${row('check-strategy FILE', 'run the conformance suite on a strategy file')}
 ${row('report DIR', "print a finished run's report")}
+${row('explain DIR', "why: a run's latency split by cause (made with --explain)")}
 ${row('compare DIR DIR...', 'runs (or machines) side by side: percentiles, ratios, what differs')}
 ${row('scenario NAME', 'reproduce a seed thread, e.g. cpu-hog (scenario --help lists them)')}
 ${row('demo', 'boot the machine briefly and print its counters')}

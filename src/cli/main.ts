@@ -70,6 +70,8 @@ export interface CliDeps {
   /** `opts.wide`: every column of the summary table (`report DIR --wide`). */
   report(dir: string, io: CliIo, opts?: { wide?: boolean }): Promise<number>;
   compare(request: CompareRequest, io: CliIo): Promise<number>;
+  /** `deferlab explain DIR`: the critical-path table of a run made with --explain. */
+  explain?(dir: string, io: CliIo): Promise<number>;
   scenario(name: string, config: ResolvedConfig, io: CliIo): Promise<number>;
   demo(config: ResolvedConfig, io: CliIo): Promise<number>;
   /**
@@ -321,6 +323,10 @@ function prepare(cmd: ParsedCommand, deps: CliDeps, io: CliIo): () => Promise<nu
     case 'compare': {
       const request = compareRequest(cmd, io.cwd);
       return () => deps.compare(request, io);
+    }
+    case 'explain': {
+      const dir = resultsDir(cmd.dir, io.cwd, 'explain DIR');
+      return async () => (deps.explain ? deps.explain(dir, io) : EXIT_OK);
     }
   }
 }

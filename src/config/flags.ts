@@ -12,6 +12,7 @@ import { DEFAULT_NIC, NIC_PROFILES } from '../net/profiles.js';
 import { FAST_POOL_VARIANTS } from '../random/fastpool.js';
 import { NOTIFY_POLICIES } from '../shm/doorbell.js';
 import { IDLE_POLICY_NAMES, LIMITS } from './defaults.js';
+import { LAB_FLAGS } from './lab-flags.js';
 import { PLACEMENT_FLAGS } from './placement-flags.js';
 import { BUILTIN_STRATEGY_NAMES } from './strategy-spec.js';
 
@@ -440,23 +441,6 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     default: 'tracing on',
   },
   {
-    flag: '--host-stalls',
-    path: 'hostStalls',
-    value: 'MODE',
-    example: 'mark',
-    help: "what the latency distribution does with tcp_lat exchanges and driver requests that overlapped a host stall (a CPU's thread held by the host or by V8's GC) on a CPU they involve: keep them, mark them (also reported as one_way_host / request_to_start_host), or drop them (reported only there); their count is always printed",
-    accepts: 'keep, mark, drop',
-    default: 'keep',
-  },
-  {
-    flag: '--host-steal',
-    path: 'hostSteal',
-    sets: true,
-    help: "leave the host's run delay over a host stall out of the running task's run time and vruntime, as update_rq_clock_task() leaves paravirt steal out of clock_task (by default it is charged to the task: docs/twin.md says why)",
-    accepts: '',
-    default: 'charged to the running task',
-  },
-  {
     flag: '--timeline',
     path: 'timeline',
     sets: true,
@@ -499,15 +483,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     accepts: 'msg_size|irq_rate|trigger:MIN:MAX:*N|+N, or NAME:V1,V2,...',
     default: 'no sweep',
   },
-  {
-    flag: '--tdf',
-    path: 'tdf',
-    value: 'N|auto',
-    example: '4',
-    help: "time dilation factor: the emulated machine's clock runs at host time / N, so its JavaScript kernel appears N times faster against its wire, ticks and interrupt moderation (docs/architecture.md, Time dilation); trials, warm-ups and --duration are emulated time, so a run takes about N times as long; auto: the median lab/reference cost ratio of the operations measured at start-up, at most 8",
-    accepts: '1..16 (fractions allowed), or auto',
-    default: '1 (no dilation)',
-  },
+  ...LAB_FLAGS, // --host-stalls, --host-steal, --tdf, --explain (lab-flags.ts)
 ] satisfies ConfigFlag[]);
 
 /** Paths with no single flag, named by the flag that sets them plus the part. */

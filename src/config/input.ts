@@ -145,6 +145,8 @@ export interface PartialConfig {
   timelineWindowMs?: NumberInput;
   /** Time dilation factor: a number from 1 to LIMITS.tdf.max, or "auto" (src/harness/tdf.ts). */
   tdf?: NumberInput | 'auto';
+  /** Explain each exchange's latency by cause (the timeline rings read after every slice). */
+  explain?: boolean;
 }
 
 /**
@@ -361,6 +363,7 @@ const CONFIG_SHAPE = {
   timelineWindowMs: field(durationMsIn(LIMITS.timelineWindowMs.min, LIMITS.timelineWindowMs.max)).optional(),
   tdf: field(tdfInput).optional(),
   softirqDefer: z.enum(SOFTIRQ_DEFER_VALUES, { error: oneOf(SOFTIRQ_DEFER_VALUES) }).optional(),
+  explain: z.boolean({ error: 'must be true or false' }).optional(),
 };
 
 export const partialConfigSchema = z.strictObject(CONFIG_SHAPE);

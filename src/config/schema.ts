@@ -160,6 +160,8 @@ export interface ResolvedConfig {
   readonly wide: boolean;
   /** `--timeline [--timeline-window T]`: write timeline.json; null: off. */
   readonly timeline: TimelineConfig | null;
+  /** `--explain`: each exchange's critical path by cause (src/report/explain/); absent: off. */
+  readonly explain?: boolean;
 }
 
 export interface TimelineConfig {
@@ -399,5 +401,6 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     wide: m.wide ?? DEFAULTS.wide,
     timeline: m.timeline ? { windowMs: m.timelineWindowMs ?? DEFAULTS.timelineWindowMs } : null,
     tdf: m.tdf ?? DEFAULTS.tdf,
+    ...(m.explain ? { explain: true } : {}),
   } satisfies ResolvedConfig);
 }

@@ -5,6 +5,7 @@ import { strategyRef } from '../config/strategy-spec.js';
 import { timelineRecordsFor } from '../hw/timeline.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
 import { resolveTdf } from './tdf.js';
+import { sliceCount } from './round.js';
 
 export interface PointParams {
   msg_size?: number;
@@ -44,14 +45,8 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },
     tracing: config.tracing,
     hostStalls: { mode: config.hostStalls, steal: config.hostSteal },
-    // The window is emulated ms: at TDF N each holds N host ms of records.
-    ...(config.timeline
-      ? {
-          timelineRecords: timelineRecordsFor(
-            config.timeline.windowMs * (config.tdf === undefined ? 1 : resolveTdf(config.tdf).tdf),
-          ),
-        }
-      : {}),
+    // Rings for --timeline's window and --explain's slice (emulated ms: N host ms each at TDF N).
+    ...(config.timeline || config.explain ? { timelineRecords: ringRecords(config) } : {}),
     watchdogMs: config.watchdogMs,
     seed: config.seed,
     irq: {
@@ -100,4 +95,15 @@ export function withControl(config: ResolvedConfig): ResolvedConfig {
   const base = others.find((s) => s.label === config.baseline);
   if (!base) return { ...config, strategies: others, control: null };
   return { ...config, strategies: [...others, { ...base, options: { ...base.options }, label }], control: label };
+}
+
+/**
+ * Records per timeline ring: --timeline's window, and with `--explain` at least one slice (the
+ * collector reads the rings after every slice, src/report/explain/collect.ts); both are emulated
+ * ms, so a ring holds TDF times as many host ms of records.
+ */
+export function ringRecords(config: ResolvedConfig): number {
+  const tdf = config.tdf === undefined ? 1 : resolveTdf(config.tdf).tdf;
+  const sliceMs = config.explain ? config.trialMs / sliceCount(config.trialMs, config.sliceMs) : 0;
+  return timelineRecordsFor(Math.max(sliceMs, config.timeline?.windowMs ?? 0) * tdf);
 }

@@ -64,6 +64,8 @@ export interface RoundContext {
   lastSliceEnd?(label: string, round: number, measureStartNs: number, measureEndNs: number): void;
   /** After each finished trial. */
   trialDone?(label: string, round: number): void;
+  /** After every slice, drained (`--explain`: src/report/explain/collect.ts reads the rings). */
+  sliceEnd?(label: string, measureEndNs: number): void;
 }
 
 /** Slices a trial is cut into for a slice length (0: none, one slice per trial). */
@@ -143,6 +145,7 @@ export async function runRound(
         const hist = await ctx.endSlice(label);
         if (slices > 1) counts.set(s, m.fastPoolCounts());
         if (k === slices - 1) ctx.lastSliceEnd?.(label, r, t0, t1);
+        ctx.sliceEnd?.(label, t1);
         // Time to 256 bits: from the trial's first warm-up, seen only if slice 1 reached it.
         const ready = k === 0 ? m.inputPoolReadyAtNs() : -1;
         const counters: Record<string, number> = {};

@@ -33,6 +33,7 @@ import type { IrqTracePlan } from '../irq/trace-file.js';
 import { Machine, type MachineFault, releaseHistograms } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
+import { ExplainCollector } from '../report/explain/collect.js';
 import { summarize, withComparisons } from '../report/statistics/stats.js';
 import type { TrialWindow } from '../report/timeline/timeline.js';
 import type { Calibration, PointResult, RunResults, StageName, UntilOutcome } from '../report/types.js';
@@ -95,6 +96,8 @@ export interface RunHooks {
   trialDone?(info: { label: string; round: number; threadHeaps: { thread: string; heap: ThreadHeap }[] }): void;
   /** After each measured trial, drained (`--timeline`: src/report/timeline/timeline.ts reads the rings). */
   timeline?: { trialEnd(m: Machine, w: TrialWindow): void };
+  /** `--explain`: reads the rings after every slice (made here when the config asks and none is given). */
+  explain?: ExplainCollector;
   /** Change the machine a point boots (scenarios: a hog, a driver payload, cross-CPU queues). */
   adjust?: (opts: MachineOptions, params: PointParams) => MachineOptions;
   /** `config.irq.trace`, already read (the CLI reads it before anything runs); else read here. */
@@ -151,6 +154,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
     points: [],
   };
   const say = hooks.progress ?? (() => {});
+  const explain = hooks.explain ?? (config.explain ? new ExplainCollector() : undefined);
   if (hooks.calibration) results.meta.calibration = { ...hooks.calibration };
   else say('calibrating the host...');
   try {
@@ -168,7 +172,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
         for (let b = 0; b < boots && (b === 0 || results.status === 'completed'); b++) {
           if (b > 0) collectGarbage();
           const cb = bootConfig(config, boots);
-          parts.push(await runPoint(cb, params, descriptions, results, { ...hooks, irqTrace }, say));
+          parts.push(await runPoint(cb, params, descriptions, results, { ...hooks, irqTrace, explain }, say));
         }
       } finally {
         // A later boot interrupted while booting keeps the earlier boots' trials.
@@ -183,6 +187,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
     else throw e;
   }
   results.meta.finishedAt = new Date().toISOString();
+  if (explain) results.explain = explain.results();
   finishCalibration(results.meta.calibration);
   return withComparisons(results);
 }
@@ -276,6 +281,9 @@ async function runPoint(
     lastSliceEnd: hooks.timeline
       ? (label, r, measureStartNs, measureEndNs) =>
           hooks.timeline?.trialEnd(m, { point: results.points.length, label, round: r, measureStartNs, measureEndNs })
+      : undefined,
+    sliceEnd: hooks.explain
+      ? (label, measureEndNs) => hooks.explain?.sliceEnd(m, { point: results.points.length, label, measureEndNs })
       : undefined,
     trialDone: hooks.trialDone
       ? (label, r) => hooks.trialDone?.({ label, round: r, threadHeaps: m.threadHeaps() })

@@ -75,6 +75,23 @@ export enum TlWhat {
    *  Recorded with the host stall it fell in (src/machine/host-stall.ts): from the stall's start,
    *  as long as the GCs' summed cost (at most the stall); ARG2 = how many GCs. */
   Gc = 13,
+  /** A tcp_lat exchange (client, tcp-lat.ts): Begin when it sends (ARG = the client's TX link
+   *  word, ARG2 = the message's sequence, AUX = its RX link word), End when the whole reply is
+   *  read (ARG = its RX link word, ARG2 = the sequence). */
+  Exchange = 14,
+  /** Instant (sent()): a message's last packet posted at TS (its send done; the link may still
+   *  be busy with the packets before it) and arriving at AUX (the wire model's due): ARG = the
+   *  sender's TX link word, ARG2 = the message's sequence. */
+  MsgSent = 15,
+  /** Instant (nicDue()): a NIC vector's hard IRQ taken at TS, due at AUX (its moderation's
+   *  time; nic.ts vector()): ARG = the NAPI (NAPI_RX / NAPI_TX). */
+  NicDue = 16,
+  /** The input-pool lock's wait inside a deferred mix (driver.ts, as long as lastWaitNs measured;
+   *  placed at the mix's end: the length is measured, the position within the work is not). */
+  LockWait = 17,
+  /** Instant (request()): a run of a driver's work started at TS on this CPU and served a
+   *  request that had found it pending, made at AUX: ARG = the work's pool CPU. */
+  Request = 18,
 }
 
 /**
@@ -145,6 +162,26 @@ export class Timeline {
   /** An instant event. */
   instant(what: TlWhat, cpu: number, arg: number, arg2: number, t: number): void {
     if (this.on) this.put(TlOp.Instant, what, cpu, arg, arg2, t, 0);
+  }
+
+  /** A tcp_lat exchange begins at `t` (TlWhat.Exchange Begin; AUX = its RX link word, which its End names). */
+  exchange(cpu: number, txLink: number, rxLink: number, seq: number, t: number): void {
+    if (this.on) this.put(TlOp.Begin, TlWhat.Exchange, cpu, txLink, seq, t, rxLink);
+  }
+
+  /** A NIC vector's hard IRQ taken at `t`, due (by its moderation) at `due` (TlWhat.NicDue). */
+  nicDue(cpu: number, napi: number, t: number, due: number): void {
+    if (this.on) this.put(TlOp.Instant, TlWhat.NicDue, cpu, napi, 0, t, due);
+  }
+
+  /** A request made at `at` that found `poolCpu`'s work pending, served by the run started at `t0` (TlWhat.Request). */
+  request(cpu: number, poolCpu: number, t0: number, at: number): void {
+    if (this.on) this.put(TlOp.Instant, TlWhat.Request, cpu, poolCpu, 0, t0, at);
+  }
+
+  /** A message's last packet posted at `t`, arriving at `due` (TlWhat.MsgSent). */
+  sent(cpu: number, link: number, seq: number, t: number, due: number): void {
+    if (this.on) this.put(TlOp.Instant, TlWhat.MsgSent, cpu, link, seq, t, due);
   }
 
   /** The hand-off call on `cpu` returned `ok`: the job it handed off is named by the CPU's

@@ -279,6 +279,7 @@ export class Nic {
     ctx.count(CpuCounter.nic_irqs);
     ctx.tracer.record(St.IrqEntry, t - due);
     ctx.timeline.begin(TlWhat.Irq, c, napi === NAPI_RX ? Vector.Net : Vector.NetTx, nicIrq(c, napi), t);
+    ctx.timeline.nicDue(c, napi, t, due);
     if (napi === NAPI_RX) ctx.f64[this.f(c, NF_LAST_IRQ)] = t;
     this.deviceInterrupt(nicIrq(c, napi), t);
     this.schedule(c, napi);

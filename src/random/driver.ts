@@ -214,6 +214,7 @@ export class RandomDriver {
     const i32 = ctx.i32;
     for (let idx = ring.peek(); idx >= 0; idx = ring.peek()) {
       const t = getTime(i32, idx + REQ_R_TIME);
+      if (ctx.timeline.on) ctx.timeline.request(ctx.cpu, poolCpu, t0, t);
       this.requestServed(t0 - t, poolCpu, t);
       ring.release();
     }
@@ -285,6 +286,7 @@ export class RandomDriver {
     );
     const w = this.inputPool.lastWaitNs;
     if (w > 0) ctx.tracer.record(St.LockWait, w);
+    if (w > 0 && ctx.timeline.on) ctx.timeline.span(TlWhat.LockWait, ctx.cpu, 0, ctx.now() - w);
     ctx.count(CpuCounter.mixes);
     ctx.timeline.end(TlWhat.Work, ctx.cpu, poolCpu);
     if (ctx.tracer.on) ctx.tracer.record(St.Work, ctx.now() - t0);

@@ -170,6 +170,8 @@ export const runResultsSchema = z.object({
   control: z.string().optional(),
   sweep: z.object({ param: z.string(), values: z.array(z.number()) }).nullable(),
   points: z.array(point),
+  // --explain's data (src/report/explain/): checked where it is read (explain DIR), kept as is here.
+  explain: z.unknown().optional(),
 });
 
 type Issue = z.core.$ZodIssue;

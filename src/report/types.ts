@@ -309,4 +309,31 @@ export interface RunResults {
   control?: string;
   sweep: { param: string; values: number[] } | null;
   points: PointResult[];
+  /** `--explain`: per point and strategy, latency by cause along the critical path (src/report/explain/). */
+  explain?: ExplainResults;
+}
+
+/** One bucket of explained latencies: [index, count, latency sum ns, ...cause sums ns] (src/report/explain/buckets.ts). */
+export type ExplainBucketRow = number[];
+
+/** The explain data of one strategy at one point (`--explain`). */
+export interface ExplainSeries {
+  label: string;
+  /** 'exchange': tcp_lat's (one-way, as its histogram); 'handoff': hand-off to work start. */
+  kind: 'exchange' | 'handoff';
+  /** Explained. */
+  count: number;
+  /** Seen but not explained (a ring overwrote their records before they were read). */
+  unexplained: number;
+  causes: string[];
+  /** Log-latency buckets 1% wide (bucket i holds latencies in [1.01^i, 1.01^(i+1)) ns). */
+  buckets: ExplainBucketRow[];
+}
+
+/** What results.json carries with `--explain` (RunResults.explain). */
+export interface ExplainResults {
+  /** How the numbers were made, in a sentence (docs/results.md has the rest). */
+  method: string;
+  /** Per sweep point (its index), per strategy and kind. */
+  points: { point: number; series: ExplainSeries[] }[];
 }

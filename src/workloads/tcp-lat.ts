@@ -28,6 +28,7 @@
  */
 
 import { GlobalCounter, Phase } from '../hw/layout.js';
+import { TlWhat } from '../hw/timeline.js';
 import { St } from '../hw/trace.js';
 import type { HostedTask } from '../kernel/task.js';
 import {
@@ -203,6 +204,13 @@ class Endpoint {
   }
   private readonly bytes: number;
   private readonly wire: (ipBytes: number) => number;
+  /** The TX link's word: with the RX link's, an exchange's identity on the timeline (TlWhat.Exchange). */
+  protected get txLinkWord(): number {
+    return this.txLink;
+  }
+  protected get rxLinkWord(): number {
+    return this.rxLink;
+  }
 
   /** Data delivered by NAPI and not yet read. */
   readable(): boolean {
@@ -248,6 +256,8 @@ class Endpoint {
       this.sIdx = -1;
       this.sOff += n;
       this.nic.posted(rt.cpu, this.peerCpu, due, ip, this.txCpu);
+      if (this.sOff === this.words && rt.ctx.timeline.on)
+        rt.ctx.timeline.sent(rt.cpu, this.txLink, this.sSeq, Math.min(rt.now(), due), due);
       if (this.sOff === this.words) return SENT;
       if (!rt.poll()) return PREEMPTED;
     }
@@ -339,6 +349,7 @@ class ClientTask extends Endpoint implements HostedTask {
             rt.cpu,
             this.peerCpu,
           );
+          rt.ctx.timeline.end(TlWhat.Exchange, rt.cpu, this.rxLinkWord, this.seq);
           this.state = IDLE;
           continue;
         }
@@ -353,6 +364,7 @@ class ClientTask extends Endpoint implements HostedTask {
       // entering, still generates; once begun (L_SENT) the drain waits for its reply.
       if (!rt.genEnter()) continue;
       this.sentAt = rt.now();
+      rt.ctx.timeline.exchange(rt.cpu, this.txLinkWord, this.rxLinkWord, this.seq + 1, this.sentAt);
       this.begin(++this.seq);
       rt.genExit();
       rt.globalCount(GlobalCounter.app_messages);

@@ -328,12 +328,12 @@ const FLAG_RULES: [string, string[], string][] = [
   [
     'unknown subcommand',
     ['frob'],
-    'unknown command "frob": the commands are run, list, check-strategy, report, compare, scenario, demo, help',
+    'unknown command "frob": the commands are run, list, check-strategy, report, compare, scenario, demo, help, explain',
   ],
   [
     'misspelt subcommand',
     ['lsit'],
-    'unknown command "lsit": the commands are run, list, check-strategy, report, compare, scenario, demo, help; did you mean \'list\'?',
+    'unknown command "lsit": the commands are run, list, check-strategy, report, compare, scenario, demo, help, explain; did you mean \'list\'?',
   ],
   [
     'run with a positional',
@@ -415,7 +415,7 @@ const FILE_RULES: [string, string, string, string][] = [
     'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, nodes, hz, trialMs, ' +
       'warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
       'lockSpins, idle, kthreads, kernel, watchdogMs, tracing, hostStalls, hostSteal, outDir, sweep, control, until, maxTimeMs, wide, ' +
-      'timeline, timelineWindowMs, tdf, softirqDefer',
+      'timeline, timelineWindowMs, tdf, softirqDefer, explain',
   ],
   [
     'unknown nested key',

@@ -19,6 +19,7 @@ import { decodeHistogram } from '../decode.js';
 import { calibrationRows } from '../statistics/host-calibration.js';
 import type { PointResult, RunResults, StageName } from '../types.js';
 import { STAGE_DESCRIPTIONS, STAGE_NAMES } from '../types.js';
+import { explainSection } from './explain-html.js';
 import type { ReportFormat } from './format.js';
 import { irqTraceNotes } from './irq-trace-notes.js';
 import { setupLine } from './setup-line.js';
@@ -93,9 +94,26 @@ export function niceScale(v: number): { max: number; step: number } {
   return { max: 10 * exp, step: 2 * exp };
 }
 
-/** Tick label: steps from {@link niceScale} have one significant digit, so this many decimals suffice. */
-function fmtTick(us: number, step: number): string {
-  return us.toFixed(Math.max(0, -Math.floor(Math.log10(step))));
+/**
+ * A log latency axis from the decade at or below `lo` to the decade at or above `hi` (µs), with
+ * ticks at 1, 2 and 5 × 10^k, as HdrHistogram's plotter is read: p50 and max both legible when
+ * they are orders of magnitude apart.
+ */
+export function logScale(lo: number, hi: number): { min: number; max: number; ticks: number[] } {
+  const a = lo > 0 ? lo : hi > 0 ? hi / 10 : 1;
+  const b = Math.max(hi, a);
+  const min = 10 ** Math.floor(Math.log10(a) + 1e-12);
+  let max = 10 ** Math.ceil(Math.log10(b) - 1e-12);
+  if (max <= min) max = min * 10;
+  const ticks: number[] = [];
+  for (let d = min; d <= max * (1 + 1e-9); d *= 10)
+    for (const m of max / min > 1000 ? [1] : [1, 2, 5]) if (d * m <= max * (1 + 1e-9)) ticks.push(d * m);
+  return { min, max, ticks };
+}
+
+/** A log-axis tick label, µs. */
+function fmtLogTick(us: number): string {
+  return us >= 1 ? String(Math.round(us)) : String(Number(us.toPrecision(1)));
 }
 
 function percentileLabel(nines: number): string {
@@ -111,7 +129,7 @@ export interface PlotSeries {
 
 /**
  * One percentile-spectrum plot as an `<svg data-stage=...>` string: x = percentile on the log
- * scale (0%, 90%, 99%, ...), y = latency in µs (linear, from 0), one line per series.
+ * scale (0%, 90%, 99%, ...), y = latency in µs on a log scale (logScale), one line per series.
  */
 export function percentilePlot(stage: StageName, pointIndex: number, series: PlotSeries[]): string {
   const maxCount = Math.max(1, ...series.map((s) => s.h.totalCount));
@@ -127,13 +145,16 @@ export function percentilePlot(stage: StageName, pointIndex: number, series: Plo
     }
     return { s, pts, maxUs: s.h.maxValue / 1000 };
   });
-  const yTop = Math.max(0, ...curves.flatMap((c) => c.pts.map(([, y]) => y)));
-  const { max: yMax, step: yStep } = niceScale(yTop);
+  const ys = curves.flatMap((c) => c.pts.map(([, y]) => y));
+  const yLow = Math.min(...ys.filter((y) => y > 0), Number.POSITIVE_INFINITY);
+  const y = logScale(Number.isFinite(yLow) ? yLow : 0, Math.max(0, ...ys));
+  const ly0 = Math.log10(y.min);
+  const lySpan = Math.log10(y.max) - ly0;
 
   const plotW = PLOT.width - PLOT.left - PLOT.right;
   const plotH = PLOT.height - PLOT.top - PLOT.bottom;
   const px = (x: number): number => PLOT.left + (x / xMax) * plotW;
-  const py = (y: number): number => PLOT.top + plotH - (y / yMax) * plotH;
+  const py = (v: number): number => PLOT.top + plotH - ((Math.log10(Math.max(v, y.min)) - ly0) / lySpan) * plotH;
   const r = (v: number): string => v.toFixed(1);
 
   // Legend rows below the axes, wrapped to the plot width.
@@ -165,11 +186,10 @@ export function percentilePlot(stage: StageName, pointIndex: number, series: Plo
       `<text x="${x}" y="${PLOT.top + plotH + 16}" text-anchor="middle" class="tick">${percentileLabel(n)}</text>`,
     );
   }
-  for (let i = 0; i <= Math.round(yMax / yStep); i++) {
-    const y = i * yStep;
-    const yy = r(py(y));
+  for (const t of y.ticks) {
+    const yy = r(py(t));
     grid.push(`<line x1="${PLOT.left}" y1="${yy}" x2="${PLOT.left + plotW}" y2="${yy}" class="grid"/>`);
-    grid.push(`<text x="${PLOT.left - 6}" y="${yy}" dy="4" text-anchor="end" class="tick">${fmtTick(y, yStep)}</text>`);
+    grid.push(`<text x="${PLOT.left - 6}" y="${yy}" dy="4" text-anchor="end" class="tick">${fmtLogTick(t)}</text>`);
   }
 
   const paths = curves.map((c) => {
@@ -189,7 +209,7 @@ export function percentilePlot(stage: StageName, pointIndex: number, series: Plo
     ...grid,
     ...paths,
     `<text x="${PLOT.left + plotW / 2}" y="${PLOT.top + plotH + 34}" text-anchor="middle" class="axis">percentile</text>`,
-    `<text transform="translate(16 ${PLOT.top + plotH / 2}) rotate(-90)" text-anchor="middle" class="axis">latency (µs)</text>`,
+    `<text transform="translate(16 ${PLOT.top + plotH / 2}) rotate(-90)" text-anchor="middle" class="axis">latency (µs, log)</text>`,
     ...legendItems,
     '</svg>',
   ].join('\n');
@@ -392,6 +412,7 @@ export function renderHtml(results: RunResults): string {
       '<h3>Strategies</h3>',
       strategiesSection(point),
       plotsSection(point, pi),
+      explainSection(results, pi),
       '<h3>Counters</h3>',
       countersSection(point),
       '</section>',
@@ -402,7 +423,7 @@ export function renderHtml(results: RunResults): string {
     results.status === 'completed' ? '' : `<p class="status-bad">${esc(status)}</p>`,
     metaSection(results),
     ...sections,
-    '<p class="note">Plots: x is the percentile on HdrHistogram\'s log scale, x = log10(1/(1 − p)); y is latency in µs. ' +
+    '<p class="note">Plots: x is the percentile on HdrHistogram\'s log scale, x = log10(1/(1 − p)); y is latency in µs on a log scale (decades), so p50 and max are both readable. ' +
       "Each line is one strategy's histogram merged over all its trials. Full distributions: the .hgrm files next to this report.</p>",
   ]);
 }

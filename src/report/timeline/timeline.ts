@@ -225,6 +225,7 @@ export function buildTrial(
       }
     };
     for (const { r } of list) {
+      if (r.what === TlWhat.Exchange) continue; // spans tasks (the client sleeps in it): --explain's, not a slice
       if (r.op === TlOp.Instant) {
         if (r.ts >= from) out.push({ ...instantName(r), ph: 'i', s: 't', pid, tid, ts: us(r.ts) });
         continue;
@@ -323,6 +324,8 @@ function sliceName(plan: MachinePlan, w: TrialWindow, b: TlRecord): Pick<TraceEv
       return { name: 'host stall', cat: 'host', args: { involuntary_switches: b.arg2 } };
     case TlWhat.Gc:
       return { name: 'V8 GC', cat: 'host', args: { kind: b.arg, count: b.arg2 } };
+    case TlWhat.LockWait:
+      return { name: 'input_pool.lock wait', cat: 'work' };
     default:
       return { name: `event ${b.what}`, cat: 'other' };
   }
@@ -331,5 +334,8 @@ function sliceName(plan: MachinePlan, w: TrialWindow, b: TlRecord): Pick<TraceEv
 function instantName(r: TlRecord): Pick<TraceEvent, 'name' | 'cat' | 'args'> {
   if (r.what === TlWhat.Refill) return { name: `arrivals → CPU ${r.arg}`, cat: 'generator', args: { count: r.arg2 } };
   if (r.what === TlWhat.Jiffy) return { name: 'tick boundary', cat: 'generator', args: { jiffies: r.arg } };
+  if (r.what === TlWhat.MsgSent)
+    return { name: 'message sent', cat: 'net', args: { seq: r.arg2, arrives_us: us(r.aux) } };
+  if (r.what === TlWhat.NicDue) return { name: 'NIC IRQ taken', cat: 'net', args: { napi: r.arg, due_us: us(r.aux) } };
   return { name: `event ${r.what}`, cat: 'other' };
 }

@@ -1,0 +1,42 @@
+/**
+ * The flags of how the lab runs and reads itself: host stalls and steal (src/machine/host-stall.ts),
+ * time dilation (src/harness/tdf.ts) and --explain (src/report/explain/): rows of CONFIG_FLAGS
+ * (flags.ts), kept here so the table's file stays small; they appear last in --help.
+ */
+
+export const LAB_FLAGS = [
+  {
+    flag: '--host-stalls',
+    path: 'hostStalls',
+    value: 'MODE',
+    example: 'mark',
+    help: "what the latency distribution does with tcp_lat exchanges and driver requests that overlapped a host stall (a CPU's thread held by the host or by V8's GC) on a CPU they involve: keep them, mark them (also reported as one_way_host / request_to_start_host), or drop them (reported only there); their count is always printed",
+    accepts: 'keep, mark, drop',
+    default: 'keep',
+  },
+  {
+    flag: '--host-steal',
+    path: 'hostSteal',
+    sets: true,
+    help: "leave the host's run delay over a host stall out of the running task's run time and vruntime, as update_rq_clock_task() leaves paravirt steal out of clock_task (by default it is charged to the task: docs/twin.md says why)",
+    accepts: '',
+    default: 'charged to the running task',
+  },
+  {
+    flag: '--tdf',
+    path: 'tdf',
+    value: 'N|auto',
+    example: '4',
+    help: "time dilation factor: the emulated machine's clock runs at host time / N, so its JavaScript kernel appears N times faster against its wire, ticks and interrupt moderation (docs/architecture.md, Time dilation); trials, warm-ups and --duration are emulated time, so a run takes about N times as long; auto: the median lab/reference cost ratio of the operations measured at start-up, at most 8",
+    accepts: '1..16 (fractions allowed), or auto',
+    default: '1 (no dilation)',
+  },
+  {
+    flag: '--explain',
+    path: 'explain',
+    sets: true,
+    help: "explain each tcp_lat exchange's latency (and each hand-off's wait) by cause along its critical path: wire, NIC moderation, hard IRQ, NET_RX, waiting for ksoftirqd, behind a named task, the deferred work, lock wait, copy, host stall, GC; the table ends with each strategy's median and slowest 1% split so, and the Δ to the baseline's; results.json and report.html carry it, `deferlab explain DIR` prints it again. It turns the timeline recorder on (read after every slice), which costs each event a few stores",
+    accepts: '',
+    default: 'off',
+  },
+] as const;

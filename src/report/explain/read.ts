@@ -1,0 +1,38 @@
+/**
+ * `deferlab explain DIR`: the explain data of a finished run, read from its results.json and
+ * checked (results.json's schema keeps the block as it is: src/report/schema.ts).
+ */
+import { ReportError } from '../../errors.js';
+import type { ExplainResults, RunResults } from '../types.js';
+
+const isNum = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+
+/** What is wrong with `e` as explain data, or '' if nothing. */
+export function explainProblem(e: unknown): string {
+  if (typeof e !== 'object' || e === null || !Array.isArray((e as ExplainResults).points)) return 'no "points" list';
+  for (const p of (e as ExplainResults).points) {
+    if (!isNum(p?.point) || !Array.isArray(p.series)) return 'a point without "point" or "series"';
+    for (const s of p.series) {
+      if (typeof s?.label !== 'string' || (s.kind !== 'exchange' && s.kind !== 'handoff'))
+        return 'a series without its "label" or "kind"';
+      if (!isNum(s.count) || !isNum(s.unexplained) || !Array.isArray(s.causes) || !Array.isArray(s.buckets))
+        return `series ${s.label}: "count", "unexplained", "causes" or "buckets" missing`;
+      for (const b of s.buckets)
+        if (!Array.isArray(b) || b.length < 3 || b.length > 3 + s.causes.length || !b.every(isNum))
+          return `series ${s.label}: a bucket is not [index, count, latency sum, ...cause sums]`;
+    }
+  }
+  return '';
+}
+
+/** The explain data of `results` (read from `path`), checked. Throws ReportError (exit 2). */
+export function explainOf(results: RunResults, path: string): ExplainResults {
+  if (results.explain === undefined)
+    throw new ReportError(
+      'ERR_RESULTS_INVALID',
+      `${path} holds no explain data: the run was made without --explain; run it again with --explain`,
+    );
+  const problem = explainProblem(results.explain);
+  if (problem) throw new ReportError('ERR_RESULTS_INVALID', `${path} has a damaged "explain" block: ${problem}`);
+  return results.explain;
+}

@@ -1,0 +1,57 @@
+/**
+ * --explain on a real short run (src/report/explain/): every exchange the table's one-way
+ * histogram counts is explained or counted as not explained, and in every latency bucket the
+ * causes add up to the exchanges' latency (within 1%); a run without tcp_lat's exchanges is
+ * explained by its hand-offs. No timing is asserted.
+ */
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/schema.js';
+import { runExperiment } from '../../src/harness/run.js';
+import { band } from '../../src/report/explain/buckets.js';
+import { explainOf } from '../../src/report/explain/read.js';
+import { renderExplain } from '../../src/report/explain/text.js';
+import { NO_CALIBRATION } from '../fixtures/calibration.js';
+
+const config = () =>
+  resolveConfig({
+    flags: {
+      strategies: ['inline', 'workqueue'],
+      trials: 1,
+      trialMs: 400,
+      warmupMs: 80,
+      sliceMs: 200,
+      seed: 7,
+      outDir: null,
+      until: null,
+      explain: true,
+    },
+    cwd: process.cwd(),
+  });
+
+describe('--explain on a real run', () => {
+  it('explains every measured exchange, and each one’s causes add up to its latency', async () => {
+    const r = await runExperiment(config(), { calibration: NO_CALIBRATION });
+    expect(r.status, JSON.stringify(r.error)).toBe('completed');
+    const e = explainOf(r, 'results.json');
+    expect(e.points).toHaveLength(1);
+    for (const s of r.points[0].strategies) {
+      const x = e.points[0].series.find((v) => v.label === s.label && v.kind === 'exchange');
+      expect(x, s.label).toBeDefined();
+      const counted = s.merged.one_way?.summary.count ?? 0;
+      expect(counted).toBeGreaterThan(0);
+      // Every exchange the histogram holds ended in a measured phase: explained, or seen unexplained.
+      expect(x!.count).toBeLessThanOrEqual(counted);
+      expect(x!.count + x!.unexplained).toBeGreaterThanOrEqual(counted);
+      // Those not explained began before the slice that ended them (on a busy host, a large share of few).
+      expect(x!.count).toBeGreaterThan(0);
+      for (const b of x!.buckets) {
+        const causes = b.slice(3).reduce((a, v) => a + v, 0);
+        expect(Math.abs(causes - b[2])).toBeLessThanOrEqual(0.01 * b[2]);
+      }
+      const top = band(x!, 0.99, 1);
+      const sum = Object.values(top.causes).reduce((a, v) => a + v, 0);
+      expect(Math.abs(sum - top.latencyNs)).toBeLessThanOrEqual(0.01 * top.latencyNs);
+    }
+    expect(renderExplain(e, r.baseline, r.sweep)).toMatch(/workqueue \(\d+ exchanges/);
+  }, 120_000);
+});
