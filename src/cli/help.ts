@@ -302,9 +302,9 @@ another schemaVersion, an unknown stage).
   scenario: (scenarios, scenario) => `Usage: deferlab scenario NAME [OPTIONS]
 
 Run a named experiment: a seed thread, reproduced, ending with one VERDICT line per expectation
-(reproduced, not reproduced, contradicted, or inconclusive when the data cannot decide). Options and --config
-override the scenario's settings (its trials, durations, rates), except the settings a scenario
-chooses itself or has no use for: giving one of those is an error that says why.
+(reproduced, not reproduced, contradicted, or inconclusive when the data cannot decide). Options
+and --config override the scenario's settings (its trials, durations, rates), except the settings
+a scenario chooses itself or has no use for: giving one of those is an error that says why.
 Every sweep point runs on 2 machine boots, its --trials and --max-time split between them (at
 least 2 trials a boot); verdicts over sweep points pool effect sizes with intervals.
 docs/scenarios.md describes each scenario and what it measured.
