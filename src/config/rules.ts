@@ -79,5 +79,6 @@ export const DEMO_RULES: CommandRules = {
     wide: { kind: 'unused', why: 'it prints counters, not the summary table', allows: false },
     timeline: { kind: 'unused', why: 'it writes no files, it prints its counters', allows: false },
     timelineWindowMs: { kind: 'unused', why: 'it writes no timeline' },
+    threshold: { kind: 'unused', why: 'it compares nothing' },
   },
 };

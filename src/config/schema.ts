@@ -12,6 +12,7 @@ import type { IrqTraceConfig } from '../irq/replay.js';
 import { kernelProfile } from '../kernel/profiles.js';
 import type { NicOptions } from '../net/profiles.js';
 import type { StageName } from '../report/types.js';
+import { DEFAULT_THRESHOLD_PCT } from '../report/statistics/family.js';
 import {
   checkCommandSettings,
   checkIrqCpus,
@@ -139,6 +140,8 @@ export interface ResolvedConfig {
   readonly until: UntilConfig | null;
   /** `--wide`: every column in the terminal table. */
   readonly wide: boolean;
+  /** `--threshold PCT`: the practical-significance band, % of the baseline (src/report/statistics/family.ts). */
+  readonly threshold: number;
   /** `--timeline [--timeline-window T]`: write timeline.json; null: off. */
   readonly timeline: TimelineConfig | null;
 }
@@ -370,6 +373,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     control,
     until: untilPct === null ? null : { pct: untilPct, maxTimeMs: m.maxTimeMs ?? DEFAULTS.maxTimeMs },
     wide: m.wide ?? DEFAULTS.wide,
+    threshold: m.threshold ?? DEFAULT_THRESHOLD_PCT,
     timeline: m.timeline ? { windowMs: m.timelineWindowMs ?? DEFAULTS.timelineWindowMs } : null,
   } satisfies ResolvedConfig);
 }

@@ -1,0 +1,174 @@
+/**
+ * Tail comparisons (p50, p90, p99, p99.9) with slice cycles as the units: a paired bootstrap
+ * over cycles of the merged-histogram quantiles.
+ *
+ * The estimate is the difference of the two sides' quantiles of their merged histograms (the
+ * table's columns). Its standard error comes from resampling slice cycles: a resample draws N
+ * cycles with replacement from the N a point ran (5 trials of 10 slices: 50), takes both sides'
+ * slices of each drawn cycle (the pair stays together, so what the host did in that cycle it did
+ * to both), merges each side's binned slice histograms (slice-hist.ts) and reads its quantiles
+ * from the merged counts, never from per-slice percentiles. The interval is Δ ± c · se with c the
+ * t critical value for N − 1 degrees of freedom at the comparison's level (95%, or the adjusted
+ * level family.ts gives), and the p-value the t test's: a normal-theory interval on a bootstrap
+ * standard error (Efron & Tibshirani, An Introduction to the Bootstrap, §6 and §12.3). Why that
+ * and not the percentile interval: the family's adjusted levels go down to 1 − 0.05/32, a
+ * 0.08% tail that B = 400 resamples cannot place, while 400 give the standard error to ±4%.
+ *
+ * Why cycles and not trials: 5 per-trial percentiles gave 4 degrees of freedom and an average of
+ * percentiles (not the merged histogram's); 50 cycles give tens of units, and a host stall that
+ * hits one cycle moves one unit of 50. Coverage and false-call rates on data modelled on real
+ * runs: test/report/calibration-tails.test.ts, docs/results.md ("Tails").
+ *
+ * Cost: one resample merges every drawn cycle's sparse bins (~100–250 per slice), so a default
+ * run's stage (50 cycles, 10 strategies) is ~10 × 400 × 50 × 200 additions: measured in
+ * bench/aa.ts's output line "tail bootstrap".
+ *
+ * Seeded (mulberry32, a fixed seed per stage): the same results give the same intervals.
+ */
+import type { StageName, StrategyResult } from '../types.js';
+import { mulberry32 } from './prng.js';
+import { binValue, decodeBins } from './slice-hist.js';
+
+/** Bootstrap resamples per comparison. */
+export const TAIL_RESAMPLES = 400;
+
+/** The quantiles compared, as fractions, in COMPARABLE_METRICS' order after the mean. */
+export const TAIL_METRICS = [
+  ['p50', 0.5],
+  ['p90', 0.9],
+  ['p99', 0.99],
+  ['p99_9', 0.999],
+] as const;
+export type TailMetric = (typeof TAIL_METRICS)[number][0];
+
+/** One side's slices of every cycle, in cycle order: sparse bins and counts (empty: none). */
+export type CycleHists = ReadonlyArray<{ bins: readonly number[]; counts: readonly number[] }>;
+
+/** Each resample's quantiles, per metric: `q[metric][b]`, ns (NaN: that resample had no samples). */
+export type BootQuantiles = Record<TailMetric, Float64Array>;
+
+/**
+ * The cycles of `s`'s trials in `stage`, keyed by the baseline's cycles: for each baseline trial
+ * (in order) and slice, `s`'s slice of the same trial index and slice (empty when `s` lacks it).
+ * Undefined when the baseline has no binned slices in the stage (whole trials, a stage not in
+ * TAIL_STAGES, or results written before bins).
+ */
+export function cyclesOf(baseline: StrategyResult, s: StrategyResult, stage: StageName): CycleHists | undefined {
+  const byIndex = new Map(s.trials.map((t) => [t.index, t]));
+  const out: Array<{ bins: readonly number[]; counts: readonly number[] }> = [];
+  const empty = { bins: [], counts: [] };
+  for (const b of baseline.trials) {
+    const bs = b.slices?.[stage];
+    if (!bs?.hist) return undefined;
+    const t = byIndex.get(b.index)?.slices?.[stage];
+    for (let k = 0; k < bs.hist.length; k++) {
+      const h = t?.hist?.[k];
+      out.push((h !== undefined ? decodeBins(h) : undefined) ?? empty);
+    }
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/** The resamples: `draws[b]` lists the cycle indices drawn (with replacement) for resample b. */
+export function drawCycles(cycles: number, seed: number, resamples = TAIL_RESAMPLES): Int32Array[] {
+  const rnd = mulberry32(seed);
+  return Array.from({ length: resamples }, () => {
+    const d = new Int32Array(cycles);
+    for (let i = 0; i < cycles; i++) d[i] = Math.floor(rnd() * cycles);
+    return d;
+  });
+}
+
+/** The bin range [lo, hi] over several sides' cycles. */
+export function binRange(sides: readonly CycleHists[]): [number, number] {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const cycles of sides)
+    for (const c of cycles)
+      if (c.bins.length) {
+        lo = Math.min(lo, c.bins[0]);
+        hi = Math.max(hi, c.bins[c.bins.length - 1]);
+      }
+  return [lo, hi];
+}
+
+/**
+ * One side's quantiles in every resample (`draws`), over bins `range`: HdrHistogram's rule, the
+ * value at rank ceil(p · total) of the merged counts. Each cycle's counts are made cumulative
+ * over the range once; a resample then weighs each cycle by how often it was drawn and finds
+ * each quantile's bin by bisection on the weighted cumulative sum (cycles × log2(bins) per
+ * quantile instead of merging every drawn cycle's bins). NaN where a resample has no samples.
+ * Context: any; pure.
+ */
+export function bootQuantiles(cycles: CycleHists, draws: readonly Int32Array[], range: [number, number]): BootQuantiles {
+  const [lo, hi] = range;
+  const width = Math.max(1, hi - lo + 1);
+  const n = cycles.length;
+  // cum[j * width + b]: cycle j's samples in bins lo..lo+b.
+  const cum = new Float64Array(n * width);
+  for (let j = 0; j < n; j++) {
+    const c = cycles[j];
+    const row = j * width;
+    for (let i = 0; i < c.bins.length; i++) cum[row + c.bins[i] - lo] += c.counts[i];
+    for (let b = 1; b < width; b++) cum[row + b] += cum[row + b - 1];
+  }
+  const out = Object.fromEntries(
+    TAIL_METRICS.map(([m]) => [m, new Float64Array(draws.length)]),
+  ) as unknown as BootQuantiles;
+  const w = new Float64Array(n);
+  const used: number[] = [];
+  draws.forEach((d, r) => {
+    w.fill(0);
+    for (let i = 0; i < d.length; i++) w[d[i]]++;
+    used.length = 0;
+    let total = 0;
+    for (let j = 0; j < n; j++) {
+      if (w[j] === 0) continue;
+      const t = cum[j * width + width - 1];
+      if (t === 0) continue;
+      used.push(j);
+      total += w[j] * t;
+    }
+    const at = (b: number): number => {
+      let s = 0;
+      for (const j of used) s += w[j] * cum[j * width + b];
+      return s;
+    };
+    let from = 0;
+    for (const [m, p] of TAIL_METRICS) {
+      if (total === 0) {
+        out[m][r] = Number.NaN;
+        continue;
+      }
+      const rank = Math.max(1, Math.ceil(p * total));
+      // The first bin whose cumulative count reaches rank (quantiles ascend: start at the last).
+      let a = from;
+      let z = width - 1;
+      while (a < z) {
+        const mid = (a + z) >>> 1;
+        if (at(mid) >= rank) z = mid;
+        else a = mid + 1;
+      }
+      from = a;
+      out[m][r] = binValue(a + lo);
+    }
+  });
+  return out;
+}
+
+/** Standard deviation over resamples of candidate − baseline, skipping resamples with no samples. */
+export function bootSe(base: Float64Array, cand: Float64Array): number {
+  let n = 0;
+  let s = 0;
+  let ss = 0;
+  for (let b = 0; b < base.length; b++) {
+    const d = cand[b] - base[b];
+    if (!Number.isFinite(d)) continue;
+    n++;
+    s += d;
+    ss += d * d;
+  }
+  if (n < 2) return Number.NaN;
+  const mean = s / n;
+  return Math.sqrt(Math.max(0, (ss - n * mean * mean) / (n - 1)));
+}
