@@ -148,7 +148,7 @@ function sampler(rnd: () => number) {
 }
 
 /** Simulate one run (see the top of the file). */
-function simulateRun(rnd: () => number, o: Required<Omit<RealisticOptions, 'runs' | 'seed'>>): RunData {
+export function simulateRun(rnd: () => number, o: Required<Omit<RealisticOptions, 'runs' | 'seed'>>): RunData {
   const { normal, quantile } = sampler(rnd);
   const base: SideSlice[] = [];
   const cand: SideSlice[] = [];
@@ -195,7 +195,7 @@ function simulateRun(rnd: () => number, o: Required<Omit<RealisticOptions, 'runs
   return { base, cand };
 }
 
-const DEFAULTS = { trials: 5, slices: 10, samples: 600, medianNs: 23_500, stall: 0.07, shiftNs: 0 };
+export const MODEL_DEFAULTS = { trials: 5, slices: 10, samples: 600, medianNs: 23_500, stall: 0.07, shiftNs: 0 };
 
 /**
  * Run the calibration: per statistic (mean, p50, p90, p99, p99_9), how often the unadjusted 95%
@@ -203,7 +203,7 @@ const DEFAULTS = { trials: 5, slices: 10, samples: 600, medianNs: 23_500, stall:
  * Context: any; pure (seeded).
  */
 export function calibrateRealistic(opts: RealisticOptions): Record<ComparableMetric, StatCalibration> {
-  const o = { ...DEFAULTS, ...opts };
+  const o = { ...MODEL_DEFAULTS, ...opts };
   const rnd = mulberry32(opts.seed);
   const out = Object.fromEntries(
     (['mean', 'p50', 'p90', 'p99', 'p99_9'] as const).map((m) => [m, { n: 0, called: 0, covered: 0, p: [] }]),
@@ -247,7 +247,7 @@ export function calibrateRealistic(opts: RealisticOptions): Record<ComparableMet
 /** Summary statistics of a simulated run's paired slice means, to hold the model near the real run's. */
 export function describeModel(seed: number, runs = 20): { kurtosis: number; worst3Share: number; sdLogDiff: number } {
   const rnd = mulberry32(seed);
-  const o = { ...DEFAULTS };
+  const o = { ...MODEL_DEFAULTS };
   let k = 0;
   let w = 0;
   let s = 0;

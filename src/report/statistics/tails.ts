@@ -172,3 +172,110 @@ export function bootSe(base: Float64Array, cand: Float64Array): number {
   const mean = s / n;
   return Math.sqrt(Math.max(0, (ss - n * mean * mean) / (n - 1)));
 }
+
+/** One side's merged counts: per cycle its total and cumulative counts over `range` (as bootQuantiles). */
+interface Cumulative {
+  width: number;
+  lo: number;
+  n: number;
+  cum: Float64Array;
+  totals: Float64Array;
+  /** Merged over all cycles: cumulative counts per bin. */
+  merged: Float64Array;
+  total: number;
+}
+
+function cumulative(cycles: CycleHists, range: [number, number]): Cumulative {
+  const [lo, hi] = range;
+  const width = Math.max(1, hi - lo + 1);
+  const n = cycles.length;
+  const cum = new Float64Array(n * width);
+  const totals = new Float64Array(n);
+  const merged = new Float64Array(width);
+  for (let j = 0; j < n; j++) {
+    const c = cycles[j];
+    const row = j * width;
+    for (let i = 0; i < c.bins.length; i++) cum[row + c.bins[i] - lo] += c.counts[i];
+    for (let b = 1; b < width; b++) cum[row + b] += cum[row + b - 1];
+    totals[j] = cum[row + width - 1];
+    for (let b = 0; b < width; b++) merged[b] += cum[row + b];
+  }
+  let total = 0;
+  for (let j = 0; j < n; j++) total += totals[j];
+  return { width, lo, n, cum, totals, merged, total };
+}
+
+/** The first bin (index into the range) whose merged cumulative count reaches fraction p. */
+function binAt(c: Cumulative, p: number): number {
+  const rank = Math.max(1, Math.ceil(Math.min(1, Math.max(0, p)) * c.total));
+  let a = 0;
+  let z = c.width - 1;
+  while (a < z) {
+    const mid = (a + z) >>> 1;
+    if (c.merged[mid] >= rank) z = mid;
+    else a = mid + 1;
+  }
+  return a;
+}
+
+/**
+ * Per cycle, the linearised error of a side's p-quantile (Woodruff 1952; Francisco & Fuller
+ * 1991): the quantile's error is −(F̂(q) − p)/f(q), F̂ the merged fraction at or below q, a ratio
+ * of per-cycle counts whose cluster (cycle) variance is the same delta method as the mean's
+ * (slices.ts). f, the density at q, is estimated over Woodruff's window: the quantiles at
+ * p ± 2·se(F̂). Returns u_j / f per cycle (the caller differences the two sides'), or undefined
+ * when the side has no samples.
+ */
+function linearised(c: Cumulative, p: number): Float64Array | undefined {
+  if (c.total === 0) return undefined;
+  const b = binAt(c, p);
+  const F = c.merged[b] / c.total;
+  const perCycle = c.total / c.n;
+  const u = new Float64Array(c.n);
+  let ss = 0;
+  for (let j = 0; j < c.n; j++) {
+    u[j] = (c.cum[j * c.width + b] - F * c.totals[j]) / perCycle;
+    ss += u[j] * u[j];
+  }
+  const seF = Math.sqrt(ss / Math.max(1, c.n - 1) / c.n);
+  const h = Math.max(2 * seF, 1 / c.total);
+  let b1 = binAt(c, p - h);
+  let b2 = binAt(c, p + h);
+  if (b2 <= b1) {
+    b1 = Math.max(0, b - 1);
+    b2 = Math.min(c.width - 1, b + 1);
+  }
+  const dF = (c.merged[b2] - (b1 > 0 ? c.merged[b1 - 1] : 0)) / c.total;
+  const dq = binValue(b2 + c.lo + 0.5) - binValue(b1 + c.lo - 0.5);
+  const f = dF / dq;
+  if (!(f > 0)) return undefined;
+  for (let j = 0; j < c.n; j++) u[j] /= f;
+  return u;
+}
+
+/**
+ * Standard errors of candidate − baseline for every tail metric by Woodruff's linearisation over
+ * the paired cycles (`base[j]` and `cand[j]` ran in cycle j): per cycle z_j = e_B,j − e_A,j with
+ * e the sides' linearised errors, se = sd(z)/√N. Deterministic, one pass. NaN where a side has
+ * no samples.
+ */
+export function woodruffSe(base: CycleHists, cand: CycleHists): Record<TailMetric, number> {
+  const cb = cumulative(base, binRange([base]));
+  const cc = cumulative(cand, binRange([cand]));
+  const out = {} as Record<TailMetric, number>;
+  for (const [m, p] of TAIL_METRICS) {
+    const eb = linearised(cb, p);
+    const ec = linearised(cc, p);
+    if (!eb || !ec || eb.length !== ec.length || eb.length < 2) {
+      out[m] = Number.NaN;
+      continue;
+    }
+    let s = 0;
+    for (let j = 0; j < eb.length; j++) s += eb[j] - ec[j];
+    const mean = s / eb.length;
+    let ss = 0;
+    for (let j = 0; j < eb.length; j++) ss += (eb[j] - ec[j] - mean) ** 2;
+    out[m] = Math.sqrt(ss / (eb.length - 1) / eb.length);
+  }
+  return out;
+}
