@@ -70,6 +70,7 @@ describe('defaults', () => {
       control: null,
       until: null,
       wide: false,
+      threshold: 2,
       timeline: null,
     });
   });

@@ -2,7 +2,7 @@
  * Calibration on data modelled on real runs: simulated runs of a baseline against a candidate
  * whose every sample is the baseline model's plus a known shift (0: A/A), sliced as `--slice`
  * measures them, compared exactly as a real run is: the Δ mean by slice cycle (compareSlices),
- * the tails by the cycle bootstrap of the merged binned histograms (tails.ts). Counts, per
+ * the tails' merged binned quantiles with Woodruff's standard error over cycles (tails.ts). Counts, per
  * statistic, how often the 95% interval calls a difference and how often it covers the shift.
  *
  * The model, and where each part comes from (a default `deferlab run --control` on this 2-core
@@ -26,15 +26,14 @@
  *   its variance in the 3 worst cycles) so a test can hold the model near them.
  *
  * Scaled down for a unit test: `samples` per slice (real: ~1,650 in 100 ms on a loaded host).
- * Point estimates of the tails are the binned merged quantiles (1.09% resolution), as the
- * bootstrap's are. Pure and seeded.
+ * Point estimates of the tails are the binned merged quantiles (1.09% resolution). Pure and seeded.
  */
 import type { ComparableMetric } from '../types.js';
 import { intervalOf } from './interval.js';
 import { mulberry32 } from './prng.js';
 import { BINS_PER_OCTAVE } from './slice-hist.js';
 import { compareSlices, type SlicePair } from './slices.js';
-import { bootQuantiles, bootSe, type CycleHists, drawCycles, TAIL_METRICS } from './tails.js';
+import { binRange, bootQuantiles, type CycleHists, TAIL_METRICS, woodruffSe } from './tails.js';
 
 /** The real run's one_way quantile function, relative to its p50: [probability, value / p50]. */
 export const REAL_QUANTILES: ReadonlyArray<readonly [number, number]> = [
@@ -222,23 +221,14 @@ export function calibrateRealistic(opts: RealisticOptions): Record<ComparableMet
     tally('mean', compareSlices(pairs));
     const hb: CycleHists = d.base;
     const hc: CycleHists = d.cand;
-    const rangeOf = (h: CycleHists): [number, number] => [
-      Math.min(...h.map((c) => c.bins[0])),
-      Math.max(...h.map((c) => c.bins[c.bins.length - 1])),
-    ];
-    const draws = drawCycles(hb.length, (opts.seed * 7919 + run) >>> 0);
     const all = [Int32Array.from(hb.keys())];
-    const qb = bootQuantiles(hb, draws, rangeOf(hb));
-    const qc = bootQuantiles(hc, draws, rangeOf(hc));
-    const pb = bootQuantiles(hb, all, rangeOf(hb));
-    const pc = bootQuantiles(hc, all, rangeOf(hc));
+    const pb = bootQuantiles(hb, all, binRange([hb]));
+    const pc = bootQuantiles(hc, all, binRange([hc]));
+    const se = woodruffSe(hb, hc);
     for (const [m] of TAIL_METRICS) {
       const b = pb[m][0];
       const v = pc[m][0];
-      tally(
-        m,
-        intervalOf({ n: hb.length, baseline: b, value: v, diff: v - b }, bootSe(qb[m], qc[m]), 'lower', () => ''),
-      );
+      tally(m, intervalOf({ n: hb.length, baseline: b, value: v, diff: v - b }, se[m], 'lower', () => ''));
     }
   }
   return out;
