@@ -174,7 +174,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       `load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)} (2-core host shared with other jobs)`,
   );
   const [flo, fhi] = wilson(anyCall, done);
-  say(`family-wise: runs with any call ${anyCall}/${done} = ${pct(done ? anyCall / done : Number.NaN)} (95% CI ${pct(flo)}–${pct(fhi)})`);
+  say(
+    `family-wise: runs with any call ${anyCall}/${done} = ${pct(done ? anyCall / done : Number.NaN)} (95% CI ${pct(flo)}–${pct(fhi)})`,
+  );
   say('statistic  tests  called (adjusted, band)  p < 0.05 (unadjusted)     KS uniform p-values');
   for (const m of COMPARABLE_METRICS) {
     const n = tests[m];
@@ -187,10 +189,14 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const sorted = [...relDiffs].sort((a, b) => a - b);
   const q = (f: number) => sorted[Math.min(sorted.length - 1, Math.floor(f * sorted.length))];
   if (sorted.length)
-    say(`|Δ mean| of the A/A copies, % of the baseline: median ${(100 * q(0.5)).toFixed(2)}%, p90 ${(100 * q(0.9)).toFixed(2)}%`);
+    say(
+      `|Δ mean| of the A/A copies, % of the baseline: median ${(100 * q(0.5)).toFixed(2)}%, p90 ${(100 * q(0.9)).toFixed(2)}%`,
+    );
   if (costs.length) {
     const cs = [...costs].sort((a, b) => a - b);
-    say(`comparisons (withComparisons incl. the tail bootstrap) per run: median ${cs[Math.floor(cs.length / 2)].toFixed(0)} ms, max ${cs[cs.length - 1].toFixed(0)} ms`);
+    say(
+      `comparisons (withComparisons incl. the tail bootstrap) per run: median ${cs[Math.floor(cs.length / 2)].toFixed(0)} ms, max ${cs[cs.length - 1].toFixed(0)} ms`,
+    );
   }
   say(
     `bars (issue 27): family-wise ≤ 10%: ${done >= 100 ? (anyCall / done <= 0.1 ? 'met' : 'NOT met') : `not judged (${done} runs < 100)`}`,

@@ -122,7 +122,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     example: '2',
     help: "practical-significance band: no difference smaller than PCT% of the baseline's value is called (the whole adjusted interval must lie outside ±PCT%), as criterion.rs's noise threshold",
     accepts: `a percentage from ${LIMITS.thresholdPct.min} to ${LIMITS.thresholdPct.max}, as 2 or 2%; 0: any difference the interval resolves`,
-    default: "2 (A/A copies of one strategy differ by 1-2%: docs/results.md, 'Threshold')",
+    default: "2 (a default run resolves ±2.5-3% on an idle host: docs/results.md, 'One family per run')",
   },
   {
     flag: '--max-time',

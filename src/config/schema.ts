@@ -11,8 +11,8 @@ import { resolve as resolvePath } from 'node:path';
 import type { IrqTraceConfig } from '../irq/replay.js';
 import { kernelProfile } from '../kernel/profiles.js';
 import type { NicOptions } from '../net/profiles.js';
-import type { StageName } from '../report/types.js';
 import { DEFAULT_THRESHOLD_PCT } from '../report/statistics/family.js';
+import type { StageName } from '../report/types.js';
 import {
   checkCommandSettings,
   checkIrqCpus,

@@ -206,7 +206,7 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
         ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with a 95% interval paired by cycle; `
         : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a 95% paired-t interval; ') +
       `Holm-adjusted over the ${candidatesOf(point, baselineLabel, ctx.control)} candidates (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
-      `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, baselineLabel, stage)}% of the baseline (--threshold)` +
+      `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage)}% of the baseline (--threshold)` +
       (control ? ' and the difference lies outside the A/A noise floor' : '') +
       ', "~" = within noise; "could see ±X (Y%)": the smallest difference this comparison would likely have called ' +
       '(80% power), in µs and % of the baseline.',
@@ -233,7 +233,7 @@ function candidatesOf(point: PointResult, baselineLabel: string, control?: strin
 }
 
 /** The --threshold band the point's comparisons carry, % (stored as ns: recovered from one). */
-function thresholdPctOf(point: PointResult, baselineLabel: string, stage: StageName): string {
+function thresholdPctOf(point: PointResult, stage: StageName): string {
   for (const s of point.strategies) {
     const c = s.comparison?.find((x) => x.stage === stage && x.metric === 'mean' && x.threshold !== undefined);
     if (c && c.baseline !== 0) return String(Math.round((1000 * c.threshold!) / Math.abs(c.baseline)) / 10);

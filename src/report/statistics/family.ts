@@ -23,7 +23,7 @@
  * lies outside its noise threshold (criterion.rs `compare_to_threshold`, default 1%).
  * {@link DEFAULT_THRESHOLD_PCT}: why 2%.
  */
-import type { Comparison, ComparableMetric, StageName } from '../types.js';
+import type { ComparableMetric, Comparison, StageName } from '../types.js';
 import { tQuantile80, verdictOf } from './interval.js';
 import { tCriticalTwoSided } from './tdist.js';
 
@@ -31,13 +31,15 @@ import { tCriticalTwoSided } from './tdist.js';
 export const FAMILY_ALPHA = 0.05;
 
 /**
- * `--threshold`'s default, % of the baseline's value. criterion.rs uses 1% for a CPU-bound
- * micro-benchmark on a quiet machine; this lab's A/A copies (`npm run bench:aa`, identical
- * strategies interleaved) differ systematically by more than that from what the emulation cannot
- * hold constant between two instances (the slot a strategy has in the shared rings and the
- * histogram pool, JIT state): the median |Δ mean| of A/A copies on the default run was 1–2% of
- * the baseline (docs/results.md, "Threshold"). 2% keeps those from being called once trials are
- * many enough to resolve them, and is below the effects the seeds argue about (5–30%).
+ * `--threshold`'s default, % of the baseline's value. criterion.rs calls nothing inside ±1% (its
+ * `noise_threshold` default) for CPU-bound micro-benchmarks on a quiet machine. This lab's
+ * resolution is coarser: on an idle 2-core host a default run's Δ-mean intervals were ±2.5–2.9%
+ * of the baseline (median half-width, `npm run bench:aa`, docs/results.md), so a default run
+ * resolves nothing below ~2% anyway, and a run made long enough to (`--until 1`) would start
+ * calling differences of 1–2% that two A/A copies can show from what the emulation cannot hold
+ * equal between two instances (ring and histogram slots, JIT state, the order effects left
+ * after the balanced schedule). 2% keeps those out, and lies well below the effects the seeds
+ * argue about (5–30%). A user who wants any resolved difference: `--threshold 0`.
  */
 export const DEFAULT_THRESHOLD_PCT = 2;
 
@@ -121,7 +123,10 @@ export function adjustPoint(
     );
   for (const stage of stages) {
     const means = slots(stage, ['mean']);
-    const levels = holmLevels(means.map(([ci, xi]) => out[ci].comparison[xi].p ?? Number.NaN), alpha);
+    const levels = holmLevels(
+      means.map(([ci, xi]) => out[ci].comparison[xi].p ?? Number.NaN),
+      alpha,
+    );
     means.forEach(([ci, xi], i) => {
       const x = out[ci].comparison[xi];
       out[ci].comparison[xi] = adjusted(x, Number.isFinite(levels[i]) ? levels[i] : alpha, 'holm', thresholdPct);
@@ -131,7 +136,8 @@ export function adjustPoint(
       tails.map(([ci, xi]) => out[ci].comparison[xi].p ?? Number.NaN),
       alpha,
     );
-    for (const [ci, xi] of tails) out[ci].comparison[xi] = adjusted(out[ci].comparison[xi], bh.alpha, 'bh', thresholdPct);
+    for (const [ci, xi] of tails)
+      out[ci].comparison[xi] = adjusted(out[ci].comparison[xi], bh.alpha, 'bh', thresholdPct);
   }
   return out;
 }

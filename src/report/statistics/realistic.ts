@@ -217,7 +217,12 @@ export function calibrateRealistic(opts: RealisticOptions): Record<ComparableMet
   };
   for (let run = 0; run < opts.runs; run++) {
     const d = simulateRun(rnd, o);
-    const pairs: SlicePair[] = d.base.map((b, j) => ({ nB: b.count, mB: b.mean, nA: d.cand[j].count, mA: d.cand[j].mean }));
+    const pairs: SlicePair[] = d.base.map((b, j) => ({
+      nB: b.count,
+      mB: b.mean,
+      nA: d.cand[j].count,
+      mA: d.cand[j].mean,
+    }));
     tally('mean', compareSlices(pairs));
     const hb: CycleHists = d.base;
     const hc: CycleHists = d.cand;
@@ -228,7 +233,10 @@ export function calibrateRealistic(opts: RealisticOptions): Record<ComparableMet
     for (const [m] of TAIL_METRICS) {
       const b = pb[m][0];
       const v = pc[m][0];
-      tally(m, intervalOf({ n: hb.length, baseline: b, value: v, diff: v - b }, se[m], 'lower', () => ''));
+      tally(
+        m,
+        intervalOf({ n: hb.length, baseline: b, value: v, diff: v - b }, se[m], 'lower', () => ''),
+      );
     }
   }
   return out;
@@ -248,7 +256,11 @@ export function describeModel(seed: number, runs = 20): { kurtosis: number; wors
     const dev = diff.map((x) => (x - m) ** 2);
     const tot = dev.reduce((a, x) => a + x, 0);
     k += (diff.length * dev.reduce((a, x) => a + x * x, 0)) / tot ** 2;
-    w += [...dev].sort((x, y) => y - x).slice(0, 3).reduce((a, x) => a + x, 0) / tot;
+    w +=
+      [...dev]
+        .sort((x, y) => y - x)
+        .slice(0, 3)
+        .reduce((a, x) => a + x, 0) / tot;
     const ld = d.base.map((b, j) => Math.log(b.mean / d.cand[j].mean));
     const lm = ld.reduce((a, x) => a + x, 0) / ld.length;
     s += Math.sqrt(ld.reduce((a, x) => a + (x - lm) ** 2, 0) / (ld.length - 1));

@@ -16,10 +16,10 @@ import type {
   Summary,
 } from '../types.js';
 import { COMPARABLE_METRICS, STAGE_NAMES } from '../types.js';
+import { adjustPoint, controlComparisons, DEFAULT_THRESHOLD_PCT } from './family.js';
 import { type CompareOptions, compare } from './interval.js';
 import { compareSlices, slicePairs } from './slices.js';
 import { compareTails } from './tail-compare.js';
-import { adjustPoint, controlComparisons, DEFAULT_THRESHOLD_PCT } from './family.js';
 
 /**
  * Summary of a histogram (values in ns). Percentiles are HdrHistogram's `getValueAtPercentile`
@@ -122,7 +122,10 @@ export function compareStrategies(baseline: StrategyResult, candidate: StrategyR
     // Sliced tail stages: the four quantiles from one cycle bootstrap (tail-compare.ts).
     const tails = compareTails(baseline, candidate, stage);
     for (const metric of COMPARABLE_METRICS) {
-      const c = metric !== 'mean' && tails ? tails.find((t) => t.metric === metric) : compareStage(baseline, candidate, stage, metric);
+      const c =
+        metric !== 'mean' && tails
+          ? tails.find((t) => t.metric === metric)
+          : compareStage(baseline, candidate, stage, metric);
       if (c) out.push(c);
     }
   }

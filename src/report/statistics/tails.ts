@@ -100,7 +100,11 @@ export function binRange(sides: readonly CycleHists[]): [number, number] {
  * quantile instead of merging every drawn cycle's bins). NaN where a resample has no samples.
  * Context: any; pure.
  */
-export function bootQuantiles(cycles: CycleHists, draws: readonly Int32Array[], range: [number, number]): BootQuantiles {
+export function bootQuantiles(
+  cycles: CycleHists,
+  draws: readonly Int32Array[],
+  range: [number, number],
+): BootQuantiles {
   const [lo, hi] = range;
   const width = Math.max(1, hi - lo + 1);
   const n = cycles.length;
