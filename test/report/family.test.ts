@@ -7,7 +7,8 @@ import { adjusted, adjustPoint, bhLevel, holmLevels } from '../../src/report/sta
 import { tCritical95 } from '../../src/report/statistics/interval.js';
 import { mulberry32 } from '../../src/report/statistics/prng.js';
 import { binOf, binValue, decodeBins, encodeBins } from '../../src/report/statistics/slice-hist.js';
-import { bootQuantiles, drawCycles } from '../../src/report/statistics/tails.js';
+import { compareTails } from '../../src/report/statistics/tail-compare.js';
+import { bootQuantiles } from '../../src/report/statistics/tails.js';
 import { tCriticalTwoSided, tTwoSidedP } from '../../src/report/statistics/tdist.js';
 import type { Comparison } from '../../src/report/types.js';
 
@@ -140,9 +141,76 @@ describe('slice histograms', () => {
       expect(Math.abs(q[m][0] / exact - 1), m).toBeLessThan(0.006);
     }
   });
+});
 
-  it('resamples are seeded', () => {
-    expect(drawCycles(50, 9, 3)).toEqual(drawCycles(50, 9, 3));
-    expect(drawCycles(50, 9, 3)).not.toEqual(drawCycles(50, 10, 3));
+describe('tail comparisons from slice cycles', () => {
+  /** A strategy of `trials` × `slices` slices of log-normal samples around `median` ns. */
+  const strategy = (label: string, median: number, seed: number) => {
+    const rnd = mulberry32(seed);
+    const trials = Array.from({ length: 5 }, (_, index) => {
+      const hist: string[] = [];
+      const count: number[] = [];
+      const mean: number[] = [];
+      for (let k = 0; k < 10; k++) {
+        const m = new Map<number, number>();
+        let sum = 0;
+        for (let i = 0; i < 300; i++) {
+          const x = median * Math.exp(0.3 * Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd()));
+          sum += x;
+          m.set(binOf(x), (m.get(binOf(x)) ?? 0) + 1);
+        }
+        const bins = [...m.keys()].sort((a, b) => a - b);
+        hist.push(
+          encodeBins(
+            bins,
+            bins.map((b) => m.get(b)!),
+          ),
+        );
+        count.push(300);
+        mean.push(sum / 300);
+      }
+      return {
+        index,
+        order: index,
+        durationNs: 1e9,
+        stages: {},
+        counters: {},
+        slices: { one_way: { count, mean, hist } },
+      };
+    });
+    return {
+      label,
+      name: label,
+      kind: 'builtin' as const,
+      options: {},
+      description: '',
+      trials,
+      merged: {},
+      counters: {},
+      rates: {},
+    };
+  };
+
+  it('compares merged quantiles over the 50 cycles, by Woodruff, and finds a 20% shift on every quantile', () => {
+    const base = strategy('base', 10_000, 1);
+    const slow = strategy('slow', 12_000, 2);
+    const same = strategy('same', 10_000, 3);
+    const tails = compareTails(base, slow, 'one_way')!;
+    expect(tails.map((c) => c.metric)).toEqual(['p50', 'p90', 'p99', 'p99_9']);
+    for (const c of tails) {
+      expect(c.method).toMatch(/Woodruff.*50 slice cycles/);
+      expect(c.df).toBe(49);
+      expect(c.ratio).toBeGreaterThan(1.1);
+      expect(c.ratio).toBeLessThan(1.3);
+    }
+    expect(tails.find((c) => c.metric === 'p50')!.verdict).toBe('regression');
+    // The same distribution: a small difference, an interval around it.
+    const p50 = compareTails(base, same, 'one_way')!.find((c) => c.metric === 'p50')!;
+    expect(Math.abs(p50.ratio - 1)).toBeLessThan(0.03);
+    expect(p50.se).toBeGreaterThan(0);
+    // A side against itself: no error at all.
+    expect(compareTails(base, base, 'one_way')!.every((c) => c.diff === 0 && c.se === 0)).toBe(true);
+    // A stage without binned slices: undefined (the caller pairs trials).
+    expect(compareTails(base, slow, 'work')).toBeUndefined();
   });
 });

@@ -1,36 +1,24 @@
 /**
- * Tail comparisons (p50, p90, p99, p99.9) with slice cycles as the units: a paired bootstrap
- * over cycles of the merged-histogram quantiles.
+ * Tail comparisons (p50, p90, p99, p99.9) with slice cycles as the units: the merged-histogram
+ * quantiles of binned slice histograms (slice-hist.ts), and their standard error by Woodruff's
+ * linearisation over the paired cycles ({@link woodruffSe}).
  *
  * The estimate is the difference of the two sides' quantiles of their merged histograms (the
- * table's columns). Its standard error comes from resampling slice cycles: a resample draws N
- * cycles with replacement from the N a point ran (5 trials of 10 slices: 50), takes both sides'
- * slices of each drawn cycle (the pair stays together, so what the host did in that cycle it did
- * to both), merges each side's binned slice histograms (slice-hist.ts) and reads its quantiles
- * from the merged counts, never from per-slice percentiles. The interval is Δ ± c · se with c the
- * t critical value for N − 1 degrees of freedom at the comparison's level (95%, or the adjusted
- * level family.ts gives), and the p-value the t test's: a normal-theory interval on a bootstrap
- * standard error (Efron & Tibshirani, An Introduction to the Bootstrap, §6 and §12.3). Why that
- * and not the percentile interval: the family's adjusted levels go down to 1 − 0.05/32, a
- * 0.08% tail that B = 400 resamples cannot place, while 400 give the standard error to ±4%.
+ * table's columns), never an average of per-slice percentiles. The standard error treats each
+ * slice cycle as a unit (5 trials of 10 slices: 50), the pair of slices of one cycle together, so
+ * what the host did in that cycle it did to both, as the Δ mean's delta method does (slices.ts).
  *
- * Why cycles and not trials: 5 per-trial percentiles gave 4 degrees of freedom and an average of
- * percentiles (not the merged histogram's); 50 cycles give tens of units, and a host stall that
- * hits one cycle moves one unit of 50. Coverage and false-call rates on data modelled on real
- * runs: test/report/calibration-tails.test.ts, docs/results.md ("Tails").
+ * Why not a bootstrap of cycles: tried first (400 resamples, a t interval on the bootstrap se),
+ * it under-covered p99 on the realistic model (9.4% A/A false calls over 1,000 runs, against
+ * 6.1% here on the same data): a few stalled slices carry a quantile's variance, and resampling 50
+ * cycles misjudges it. Coverage and false-call rates: test/report/calibration-realistic.test.ts,
+ * docs/results.md ("Tested coverage on realistic data").
  *
- * Cost: one resample merges every drawn cycle's sparse bins (~100–250 per slice), so a default
- * run's stage (50 cycles, 10 strategies) is ~10 × 400 × 50 × 200 additions: measured in
- * bench/aa.ts's output line "tail bootstrap".
- *
- * Seeded (mulberry32, a fixed seed per stage): the same results give the same intervals.
+ * Cost: one pass over each side's bins per stage (cumulative counts, cycles × bins), no
+ * resampling; measured in bench/aa.ts's "comparisons ... per run" line.
  */
 import type { StageName, StrategyResult } from '../types.js';
-import { mulberry32 } from './prng.js';
 import { binValue, decodeBins } from './slice-hist.js';
-
-/** Bootstrap resamples per comparison. */
-export const TAIL_RESAMPLES = 400;
 
 /** The quantiles compared, as fractions, in COMPARABLE_METRICS' order after the mean. */
 export const TAIL_METRICS = [
@@ -44,7 +32,7 @@ export type TailMetric = (typeof TAIL_METRICS)[number][0];
 /** One side's slices of every cycle, in cycle order: sparse bins and counts (empty: none). */
 export type CycleHists = ReadonlyArray<{ bins: readonly number[]; counts: readonly number[] }>;
 
-/** Each resample's quantiles, per metric: `q[metric][b]`, ns (NaN: that resample had no samples). */
+/** Quantiles per weighting of the cycles, per metric: `q[metric][r]`, ns (NaN: no samples). */
 export type BootQuantiles = Record<TailMetric, Float64Array>;
 
 /**
@@ -69,16 +57,6 @@ export function cyclesOf(baseline: StrategyResult, s: StrategyResult, stage: Sta
   return out.length > 0 ? out : undefined;
 }
 
-/** The resamples: `draws[b]` lists the cycle indices drawn (with replacement) for resample b. */
-export function drawCycles(cycles: number, seed: number, resamples = TAIL_RESAMPLES): Int32Array[] {
-  const rnd = mulberry32(seed);
-  return Array.from({ length: resamples }, () => {
-    const d = new Int32Array(cycles);
-    for (let i = 0; i < cycles; i++) d[i] = Math.floor(rnd() * cycles);
-    return d;
-  });
-}
-
 /** The bin range [lo, hi] over several sides' cycles. */
 export function binRange(sides: readonly CycleHists[]): [number, number] {
   let lo = Number.POSITIVE_INFINITY;
@@ -93,12 +71,11 @@ export function binRange(sides: readonly CycleHists[]): [number, number] {
 }
 
 /**
- * One side's quantiles in every resample (`draws`), over bins `range`: HdrHistogram's rule, the
- * value at rank ceil(p · total) of the merged counts. Each cycle's counts are made cumulative
- * over the range once; a resample then weighs each cycle by how often it was drawn and finds
- * each quantile's bin by bisection on the weighted cumulative sum (cycles × log2(bins) per
- * quantile instead of merging every drawn cycle's bins). NaN where a resample has no samples.
- * Context: any; pure.
+ * One side's quantiles of the merged histogram of the cycles listed in each of `draws` (a cycle
+ * listed twice counts twice; `[0, 1, ..., N−1]`: every cycle once, the point estimate), over bins
+ * `range`: HdrHistogram's rule, the value at rank ceil(p · total) of the merged counts. Each
+ * cycle's counts are made cumulative over the range once; each quantile's bin is then found by
+ * bisection on the weighted cumulative sum. NaN where a draw has no samples. Context: any; pure.
  */
 export function bootQuantiles(
   cycles: CycleHists,
@@ -158,23 +135,6 @@ export function bootQuantiles(
     }
   });
   return out;
-}
-
-/** Standard deviation over resamples of candidate − baseline, skipping resamples with no samples. */
-export function bootSe(base: Float64Array, cand: Float64Array): number {
-  let n = 0;
-  let s = 0;
-  let ss = 0;
-  for (let b = 0; b < base.length; b++) {
-    const d = cand[b] - base[b];
-    if (!Number.isFinite(d)) continue;
-    n++;
-    s += d;
-    ss += d * d;
-  }
-  if (n < 2) return Number.NaN;
-  const mean = s / n;
-  return Math.sqrt(Math.max(0, (ss - n * mean * mean) / (n - 1)));
 }
 
 /** One side's merged counts: per cycle its total and cumulative counts over `range` (as bootQuantiles). */
