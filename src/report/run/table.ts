@@ -164,9 +164,9 @@ function columnsOf(point: PointResult, baselineLabel: string, stage: StageName):
     },
     ...RATE_COLUMNS.map(([counter, title]) => rate(counter, title, rateShow[counter] ?? 'wide')),
     tailDelta(point, baselineLabel, stage, 'p50', 'p50'),
+    tailDelta(point, baselineLabel, stage, 'p90', 'p90'),
     tailDelta(point, baselineLabel, stage, 'p99', 'p99'),
     tailDelta(point, baselineLabel, stage, 'p99_9', 'p99.9'),
-    tailDelta(point, baselineLabel, stage, 'p90', 'p90'),
   ];
 }
 
@@ -203,8 +203,8 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
     deltaNote:
       `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, ` +
       ((point.schedule?.slices ?? 1) > 1
-        ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with a 95% interval paired by cycle; `
-        : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a 95% paired-t interval; ') +
+        ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with an interval paired by cycle; `
+        : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a paired-t interval; ') +
       `Holm-adjusted over the ${candidatesOf(point, baselineLabel, ctx.control)} candidates (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
       `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage)}% of the baseline (--threshold)` +
       (control ? ' and the difference lies outside the A/A noise floor' : '') +
@@ -255,7 +255,7 @@ export function tailMethodNote(point: PointResult, stage: StageName): string | u
   const called = tails.filter((c) => c.adjust === 'bh' && c.verdict !== 'within-noise').length;
   const units = /over (\d+) slice cycles/.exec(adj.method)?.[1];
   return (
-    `tail Δ (p50, p90, p99, p99.9): merged-histogram quantiles, ${units ? `se from a bootstrap over ${units} slice cycles` : 'paired by trial'}; ` +
+    `tail Δ (p50, p90, p99, p99.9): merged-histogram quantiles, ${units ? `se by Woodruff's linearisation over ${units} slice cycles` : 'paired by trial'}; ` +
     `Benjamini-Hochberg over ${m} tail tests: ${called} called, intervals at ${((adj.level ?? 0.95) * 100).toFixed(2)}% ` +
     `(false-coverage-rate adjusted); every tail interval: --wide, results.json`
   );
