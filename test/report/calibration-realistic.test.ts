@@ -8,6 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { calibrateRealistic, describeModel } from '../../src/report/statistics/realistic.js';
+import { calibrateFamily } from '../../src/report/statistics/realistic-family.js';
 import { COMPARABLE_METRICS } from '../../src/report/types.js';
 
 const rate = (o: { called: number; n: number }) => o.called / o.n;
@@ -52,5 +53,14 @@ describe('calibration on the realistic model', { timeout: 900_000 }, () => {
     }
     // 2 µs on p50 (23.5 µs, a dense part of the distribution) is found most of the time.
     expect(rate(shifted.p50)).toBeGreaterThan(0.2);
+  });
+
+  it('a run of 8 A/A copies: the family calls something in few runs, the unadjusted 95% rule in most', () => {
+    // 100 runs (seed 41): 4 with any call, 62 unadjusted (docs/results.md). 30 runs here: a
+    // broken adjustment (every test at 95%) would call in about 60% of them.
+    const f = calibrateFamily(30, 8, 41, 2);
+    expect(f.anyCall).toBeLessThanOrEqual(5);
+    expect(f.anyRaw).toBeGreaterThanOrEqual(10);
+    expect(f.tests.mean).toBe(30 * 8);
   });
 });

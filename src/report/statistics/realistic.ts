@@ -117,7 +117,7 @@ interface RunData {
   cand: SideSlice[];
 }
 
-function sampler(rnd: () => number) {
+export function sampler(rnd: () => number) {
   let spare = Number.NaN;
   const normal = (): number => {
     if (!Number.isNaN(spare)) {
