@@ -205,8 +205,10 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
       ((point.schedule?.slices ?? 1) > 1
         ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with an interval paired by cycle; `
         : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a paired-t interval; ') +
-      `Holm-adjusted over the ${candidatesOf(point, baselineLabel, ctx.control)} candidates (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
-      `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage)}% of the baseline (--threshold)` +
+      (isAdjusted(point)
+        ? `Holm-adjusted over the ${candidatesOf(point, baselineLabel, ctx.control)} candidates (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
+          `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage)}% of the baseline (--threshold)`
+        : '95% intervals, each on its own (results written before the family adjustment); "worse"/"better" only when the interval excludes 0') +
       (control ? ' and the difference lies outside the A/A noise floor' : '') +
       ', "~" = within noise; "could see ±X (Y%)": the smallest difference this comparison would likely have called ' +
       '(80% power), in µs and % of the baseline.',
@@ -230,6 +232,11 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
 /** Strategies compared with the baseline in a point, the A/A control excluded: the Holm family's size. */
 function candidatesOf(point: PointResult, baselineLabel: string, control?: string): number {
   return point.strategies.filter((s) => s.label !== baselineLabel && s.label !== control).length;
+}
+
+/** Whether the point's stored comparisons were adjusted as a family (results from before: not). */
+function isAdjusted(point: PointResult): boolean {
+  return point.strategies.some((s) => s.comparison?.some((c) => c.adjust !== undefined));
 }
 
 /** The --threshold band the point's comparisons carry, % (stored as ns: recovered from one). */
