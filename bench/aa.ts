@@ -114,6 +114,41 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     `# A/A: inline vs ${copies} copies (bench/strategies/my-inline.ts); ${runs} runs × ${values.trials} trials of ` +
       `${values.duration} (+ ${values.warmup} warm-up; slices of ${values.slice}); load average ${load0.toFixed(2)}`,
   );
+  const summary = (): void => {
+    say('');
+    say(
+      `# ${done} completed A/A runs (${copies} copies each) in ${((Date.now() - t0) / 1000).toFixed(0)} s; ` +
+        `load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)} (2-core host shared with other jobs)`,
+    );
+    const [flo, fhi] = wilson(anyCall, done);
+    say(
+      `family-wise: runs with any call ${anyCall}/${done} = ${pct(done ? anyCall / done : Number.NaN)} (95% CI ${pct(flo)}–${pct(fhi)})`,
+    );
+    say('statistic  tests  called (adjusted, band)  p < 0.05 (unadjusted)     KS uniform p-values');
+    for (const m of COMPARABLE_METRICS) {
+      const n = tests[m];
+      const ks = ksUniform(ps[m]);
+      say(
+        `${m.padEnd(9)}  ${String(n).padStart(5)}  ${`${called[m]} = ${pct(n ? called[m] / n : Number.NaN)}`.padEnd(23)}  ` +
+          `${`${raw[m]} = ${pct(ps[m].length ? raw[m] / ps[m].length : Number.NaN)}`.padEnd(24)}  D=${ks.d.toFixed(3)} p=${ks.p.toFixed(3)} (n=${ks.n})`,
+      );
+    }
+    const sorted = [...relDiffs].sort((a, b) => a - b);
+    const q = (f: number) => sorted[Math.min(sorted.length - 1, Math.floor(f * sorted.length))];
+    if (sorted.length)
+      say(
+        `|Δ mean| of the A/A copies, % of the baseline: median ${(100 * q(0.5)).toFixed(2)}%, p90 ${(100 * q(0.9)).toFixed(2)}%`,
+      );
+    if (costs.length) {
+      const cs = [...costs].sort((a, b) => a - b);
+      say(
+        `comparisons (withComparisons, all stages, the tails included) per run: median ${cs[Math.floor(cs.length / 2)].toFixed(0)} ms, max ${cs[cs.length - 1].toFixed(0)} ms`,
+      );
+    }
+    say(
+      `bars (issue 27): family-wise ≤ 10%: ${done >= 100 ? (anyCall / done <= 0.1 ? 'met' : 'NOT met') : `not judged (${done} runs < 100)`}`,
+    );
+  };
   for (let i = 0; i < runs; i++) {
     if (Date.now() - t0 > maxMs) {
       say(`--max-minutes ${values['max-minutes']} reached: stopping after ${i} of ${runs} runs`);
@@ -133,7 +168,13 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       },
       cwd: process.cwd(),
     });
-    const r = await runExperiment(config, { command: ['bench:aa'] });
+    let r: RunResults;
+    try {
+      r = await runExperiment(config, { command: ['bench:aa'] });
+    } catch (e) {
+      say(`run ${i + 1}: failed: ${(e as Error).message}; not counted`);
+      continue;
+    }
     if (r.status !== 'completed') {
       say(`run ${i + 1}: ${r.status}${r.error ? `: ${r.error.message}` : ''}; not counted`);
       continue;
@@ -164,43 +205,12 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     }
     if (any) anyCall++;
     done++;
+    if (done % 10 === 0 && i < runs - 1) summary(); // a crash or a kill still leaves the figures so far
     say(
       `run ${i + 1} (seed ${config.seed}): ${any ? `called: ${cells.join(', ')}` : 'nothing called'}; load ${loadavg()[0].toFixed(1)}`,
     );
   }
-  say('');
-  say(
-    `# ${done} completed A/A runs (${copies} copies each) in ${((Date.now() - t0) / 1000).toFixed(0)} s; ` +
-      `load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)} (2-core host shared with other jobs)`,
-  );
-  const [flo, fhi] = wilson(anyCall, done);
-  say(
-    `family-wise: runs with any call ${anyCall}/${done} = ${pct(done ? anyCall / done : Number.NaN)} (95% CI ${pct(flo)}–${pct(fhi)})`,
-  );
-  say('statistic  tests  called (adjusted, band)  p < 0.05 (unadjusted)     KS uniform p-values');
-  for (const m of COMPARABLE_METRICS) {
-    const n = tests[m];
-    const ks = ksUniform(ps[m]);
-    say(
-      `${m.padEnd(9)}  ${String(n).padStart(5)}  ${`${called[m]} = ${pct(n ? called[m] / n : Number.NaN)}`.padEnd(23)}  ` +
-        `${`${raw[m]} = ${pct(ps[m].length ? raw[m] / ps[m].length : Number.NaN)}`.padEnd(24)}  D=${ks.d.toFixed(3)} p=${ks.p.toFixed(3)} (n=${ks.n})`,
-    );
-  }
-  const sorted = [...relDiffs].sort((a, b) => a - b);
-  const q = (f: number) => sorted[Math.min(sorted.length - 1, Math.floor(f * sorted.length))];
-  if (sorted.length)
-    say(
-      `|Δ mean| of the A/A copies, % of the baseline: median ${(100 * q(0.5)).toFixed(2)}%, p90 ${(100 * q(0.9)).toFixed(2)}%`,
-    );
-  if (costs.length) {
-    const cs = [...costs].sort((a, b) => a - b);
-    say(
-      `comparisons (withComparisons incl. the tail bootstrap) per run: median ${cs[Math.floor(cs.length / 2)].toFixed(0)} ms, max ${cs[cs.length - 1].toFixed(0)} ms`,
-    );
-  }
-  say(
-    `bars (issue 27): family-wise ≤ 10%: ${done >= 100 ? (anyCall / done <= 0.1 ? 'met' : 'NOT met') : `not judged (${done} runs < 100)`}`,
-  );
+  summary();
 }
 
 if (isMain(import.meta.url)) {
