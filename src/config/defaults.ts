@@ -159,6 +159,8 @@ export const LIMITS = Object.freeze({
   watchdogMs: { min: 100, max: 60_000 },
   /** --until: the Δ-mean interval's target half-width, % of the baseline mean. */
   untilPct: { min: 0.1, max: 100 },
+  /** --threshold: the practical-significance band, % of the baseline's value (family.ts). */
+  thresholdPct: { min: 0, max: 50 },
   /** --max-time, per sweep point. */
   maxTimeMs: { min: 1000, max: 86_400_000 },
   /** IP MTU: IPv4's minimum datagram every host must take (576) up to IPoIB CM's 65520; each

@@ -15,6 +15,7 @@ import { IDLE_POLICY_NAMES, LIMITS } from './defaults.js';
 import { LAB_FLAGS } from './lab-flags.js';
 import { PLACEMENT_FLAGS } from './placement-flags.js';
 import { BUILTIN_STRATEGY_NAMES } from './strategy-spec.js';
+import { VERDICT_FLAGS } from './verdict-flags.js';
 
 export interface ConfigFlag {
   /** `--cpus` */
@@ -92,40 +93,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     accepts: range(LIMITS.trials),
     default: '5',
   },
-  {
-    flag: '--control',
-    path: 'control',
-    sets: true,
-    help: "add an A/A copy of the baseline (a second instance of the same strategy, labelled '<baseline> (control)'), run interleaved like the others: its Δ is the run's measured noise floor, and no verdict calls a difference inside it",
-    accepts: '',
-    default: 'no control (scenarios: see deferlab scenario --help)',
-  },
-  {
-    flag: '--no-control',
-    path: 'control',
-    sets: false,
-    help: 'no A/A control: for a scenario that runs one by default (cpu-hog, entropy), to save its trials',
-    accepts: '',
-    default: '',
-  },
-  {
-    flag: '--until',
-    path: 'until',
-    value: 'PCT',
-    example: '3',
-    help: 'after --trials rounds, keep adding interleaved rounds until every Δ-mean interval is narrower than ±PCT% of the baseline mean, or --max-time runs out',
-    accepts: `a percentage from ${LIMITS.untilPct.min} to ${LIMITS.untilPct.max}, as 3 or 3%; or off (a scenario that uses it by default: exactly --trials rounds)`,
-    default: 'off: exactly --trials rounds',
-  },
-  {
-    flag: '--max-time',
-    path: 'maxTimeMs',
-    value: 'TIME',
-    example: '5min',
-    help: 'with --until: the longest a sweep point may keep adding rounds',
-    accepts: '1s..86400s (24 hours), as 90s or 5min',
-    default: '10min',
-  },
+  ...VERDICT_FLAGS, // --control, --no-control, --until, --threshold, --max-time (verdict-flags.ts)
   {
     flag: '--wide',
     path: 'wide',

@@ -139,6 +139,8 @@ export interface PartialConfig {
   maxTimeMs?: NumberInput;
   /** Every column in the terminal table. */
   wide?: boolean;
+  /** `--threshold PCT`: no change smaller than this % of the baseline is called. */
+  threshold?: NumberInput;
   /** Write timeline.json (a Chrome trace of each trial's last `timelineWindowMs`). */
   timeline?: boolean;
   /** With `timeline`: the window kept of each trial, ms or a duration string. */
@@ -200,6 +202,14 @@ const untilInput = (input: unknown): Parsed<number | null> => {
   const text = typeof input === 'string' ? input.trim().replace(/\s*%$/, '') : input;
   const n = parsePlainNumber(text);
   return n !== undefined && n >= min && n <= max ? ok(n) : fail(`must be a percentage from ${min} to ${max}, or off`);
+};
+
+/** A percentage from LIMITS.thresholdPct.min to max: `2`, `"2"`, `"2%"`, `"0.5 %"`. */
+const thresholdInput = (input: unknown): Parsed<number> => {
+  const { min, max } = LIMITS.thresholdPct;
+  const text = typeof input === 'string' ? input.trim().replace(/\s*%$/, '') : input;
+  const n = parsePlainNumber(text);
+  return n !== undefined && n >= min && n <= max ? ok(n) : fail(`must be a percentage from ${min} to ${max}`);
 };
 
 const cpuGroups = z
@@ -359,6 +369,7 @@ const CONFIG_SHAPE = {
   until: field(untilInput).optional(),
   maxTimeMs: field(durationMsIn(LIMITS.maxTimeMs.min, LIMITS.maxTimeMs.max)).optional(),
   wide: z.boolean({ error: 'must be true or false' }).optional(),
+  threshold: field(thresholdInput).optional(),
   timeline: z.boolean({ error: 'must be true or false' }).optional(),
   timelineWindowMs: field(durationMsIn(LIMITS.timelineWindowMs.min, LIMITS.timelineWindowMs.max)).optional(),
   tdf: field(tdfInput).optional(),

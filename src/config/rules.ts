@@ -80,5 +80,6 @@ export const DEMO_RULES: CommandRules = {
     timeline: { kind: 'unused', why: 'it writes no files, it prints its counters', allows: false },
     timelineWindowMs: { kind: 'unused', why: 'it writes no timeline' },
     explain: { kind: 'unused', why: "it compares nothing; use 'deferlab run --explain'", allows: false },
+    threshold: { kind: 'unused', why: 'it compares nothing' },
   },
 };

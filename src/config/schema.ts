@@ -11,6 +11,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { IrqTraceConfig } from '../irq/replay.js';
 import { kernelProfile } from '../kernel/profiles.js';
 import type { NicOptions } from '../net/profiles.js';
+import { DEFAULT_THRESHOLD_PCT } from '../report/statistics/family.js';
 import type { StageName } from '../report/types.js';
 import {
   checkCommandSettings,
@@ -158,6 +159,8 @@ export interface ResolvedConfig {
   readonly until: UntilConfig | null;
   /** `--wide`: every column in the terminal table. */
   readonly wide: boolean;
+  /** `--threshold PCT`: the practical-significance band, % of the baseline (src/report/statistics/family.ts). */
+  readonly threshold: number;
   /** `--timeline [--timeline-window T]`: write timeline.json; null: off. */
   readonly timeline: TimelineConfig | null;
   /** `--explain`: each exchange's critical path by cause (src/report/explain/); absent: off. */
@@ -399,6 +402,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     control,
     until: untilPct === null ? null : { pct: untilPct, maxTimeMs: m.maxTimeMs ?? DEFAULTS.maxTimeMs },
     wide: m.wide ?? DEFAULTS.wide,
+    threshold: m.threshold ?? DEFAULT_THRESHOLD_PCT,
     timeline: m.timeline ? { windowMs: m.timelineWindowMs ?? DEFAULTS.timelineWindowMs } : null,
     tdf: m.tdf ?? DEFAULTS.tdf,
     ...(m.explain ? { explain: true } : {}),

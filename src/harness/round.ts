@@ -27,7 +27,8 @@ import type { Histogram } from 'hdr-histogram-js';
 import { Phase } from '../hw/layout.js';
 import type { Stage } from '../hw/trace.js';
 import { type Machine, releaseHistograms, takeHistogram } from '../machine/machine.js';
-import { histogramMean, summarize } from '../report/statistics/stats.js';
+import { encodeBins, sliceDigest, TAIL_STAGES } from '../report/statistics/slice-hist.js';
+import { summarize } from '../report/statistics/stats.js';
 import type { SliceStats, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';
 
 /** A strategy's accumulators over the point. */
@@ -194,8 +195,14 @@ function fold(parts: Map<number, Part>, s: number, slice: Part, k: number, slice
         mean: new Array<number>(slices).fill(Number.NaN),
       };
       const stats = part.slices[st];
+      const binned = TAIL_STAGES.includes(st as StageName);
+      const digest = sliceDigest(h, binned);
       stats.count[k] = h.totalCount;
-      stats.mean[k] = h.totalCount > 0 ? histogramMean(h) : Number.NaN;
+      stats.mean[k] = digest.mean;
+      if (binned) {
+        stats.hist ??= new Array<string>(slices).fill('');
+        stats.hist[k] = encodeBins(digest.bins ?? [], digest.counts ?? []);
+      }
     }
   }
   releaseHistograms(Object.values(slice.hist));

@@ -35,7 +35,9 @@ const trial = z.object({
   durationNs: z.number().nonnegative(),
   stages: z.partialRecord(stage, summary),
   counters: z.record(z.string(), num),
-  slices: z.partialRecord(stage, z.object({ count: z.array(count), mean: z.array(num) })).optional(),
+  slices: z
+    .partialRecord(stage, z.object({ count: z.array(count), mean: z.array(num), hist: z.array(z.string()).optional() }))
+    .optional(),
   boot: count.optional(),
 });
 
@@ -53,6 +55,12 @@ const comparison = z.object({
   insideFloor: z.boolean().optional(),
   verdict: z.enum(['regression', 'improvement', 'within-noise']),
   method: z.string(),
+  se: num.optional(),
+  df: num.optional(),
+  p: num.optional(),
+  level: num.optional(),
+  adjust: z.enum(['holm', 'bh', 'none']).optional(),
+  threshold: num.optional(),
 });
 
 const strategy = z.object({

@@ -100,6 +100,14 @@ export interface TrialResult {
 export interface SliceStats {
   count: number[];
   mean: number[];
+  /**
+   * The tail stages only (TAIL_STAGES, src/report/statistics/slice-hist.ts): per slice, its
+   * histogram on log bins of 2^(1/64), as `bin:count` pairs separated by spaces, each bin after
+   * the first given as its distance from the previous one (`1042:3 1:17 2:40`); `` for a slice
+   * that recorded nothing. The tail intervals resample slice cycles and merge these (tails.ts).
+   * Absent in results written before them.
+   */
+  hist?: string[];
 }
 
 export interface MergedStage {
@@ -161,6 +169,29 @@ export interface Comparison {
   verdict: Verdict;
   /** How the interval was computed, in words (e.g. `paired t, n=5 pairs, df=4, t=2.776`). */
   method: string;
+  /**
+   * Standard error of `diff`, ns, and its degrees of freedom (the units, pairs of trials or
+   * slice cycles, minus 1): the unadjusted 95% interval is diff ± t(0.975, df)·se. Absent in
+   * results written before them.
+   */
+  se?: number;
+  df?: number;
+  /** Two-sided p-value of diff = 0 (t test on diff/se), before any adjustment. */
+  p?: number;
+  /**
+   * The confidence level of [ciLow, ciHigh] when it is not 95%: the run's family adjustment
+   * (src/report/statistics/family.ts) widened it, e.g. 0.99375 for Holm's first step over 8
+   * candidates. `adjust` names the adjustment: `holm` (Δ mean over the candidates), `bh` (every
+   * tail test of the stage, Benjamini-Hochberg's false-coverage-rate interval), `none` (the A/A
+   * control: its interval is the noise floor).
+   */
+  level?: number;
+  adjust?: 'holm' | 'bh' | 'none';
+  /**
+   * The practical-significance band, ns (`--threshold PCT` of the baseline's value): a
+   * difference is called only when the interval lies wholly outside ±threshold.
+   */
+  threshold?: number;
 }
 
 export type Verdict = 'regression' | 'improvement' | 'within-noise';

@@ -119,6 +119,9 @@ const FLAG_RULES: [string, string[], string][] = [
   ['until 0', ['--until', '0'], '--until must be a percentage from 0.1 to 100, or off (got 0)'],
   ['until above 100', ['--until', '150%'], '--until must be a percentage from 0.1 to 100, or off (got "150%")'],
   ['until negative', ['--until=-2'], '--until must be a percentage from 0.1 to 100, or off (got -2)'],
+  ['threshold above 50', ['--threshold', '80'], '--threshold must be a percentage from 0 to 50 (got 80)'],
+  ['threshold not a number', ['--threshold', 'tiny'], '--threshold must be a percentage from 0 to 50 (got "tiny")'],
+  ['threshold negative', ['--threshold=-1%'], '--threshold must be a percentage from 0 to 50 (got "-1%")'],
   [
     'max-time not a duration',
     ['--until', '3', '--max-time', 'soon'],

@@ -73,6 +73,7 @@ describe('defaults', () => {
       control: null,
       until: null,
       wide: false,
+      threshold: 2,
       timeline: null,
       tdf: 1,
     });

@@ -7,9 +7,11 @@
  * all (the machine's threads got no core for it): the slices are 200 ms here, and a slice that
  * recorded nothing is checked to say so (count 0, mean NaN) rather than assumed away.
  */
+
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/schema.js';
 import { runExperiment } from '../../src/harness/run.js';
+import { decodeBins } from '../../src/report/statistics/slice-hist.js';
 import type { RunResults } from '../../src/report/types.js';
 import { NO_CALIBRATION } from '../fixtures/calibration.js';
 
@@ -59,6 +61,15 @@ describe('a sliced run', () => {
         expect(slices!.count.reduce((a, b) => a + b, 0)).toBe(sum.count);
         const pooled = slices!.mean.reduce((a, m, k) => a + m * slices!.count[k], 0) / sum.count;
         expect(pooled / sum.mean).toBeCloseTo(1, 6);
+        // Each slice's binned histogram (the tails') holds exactly its samples.
+        expect(slices?.hist).toHaveLength(4);
+        for (const [k, h] of slices!.hist!.entries()) {
+          const counts = decodeBins(h)!.counts;
+          expect(
+            counts.reduce((x, y) => x + y, 0),
+            `slice ${k}`,
+          ).toBe(slices!.count[k]);
+        }
       }
       // The strategy's counters are its trials' (each the sum of its slices).
       const handoffs = s.trials.reduce((a, t) => a + t.counters.handoffs, 0);
@@ -73,7 +84,9 @@ describe('a sliced run', () => {
     expect(pairs, 'slice pairs that both recorded').toBeGreaterThan(0);
     expect(mean.method).toMatch(new RegExp(`slice cycle.*n=${pairs} pairs`));
     const p99 = tasklet.comparison!.find((c) => c.stage === 'one_way' && c.metric === 'p99')!;
-    expect(p99.method).toMatch(/per-trial difference: n=2 pairs/);
+    // The tails take the 8 slice cycles as units (Woodruff's se on the merged histograms).
+    expect(p99.method).toMatch(/Woodruff's linearisation over 8 slice cycles/);
+    expect(p99.df).toBe(7);
   }, 60_000);
 
   it('keeps the complete cycles of the round under way when interrupted, as shorter trials', async () => {

@@ -68,7 +68,7 @@ describe('report.html', () => {
       widthPct: {},
     };
     const out = renderHtml(withComparisons(withControl));
-    for (const h of ['p90 µs', 'max µs', 'wakeups/s', 'Δ p99.9 µs [95% CI]']) expect(out).toContain(`${esc(h)}</th>`);
+    for (const h of ['p90 µs', 'max µs', 'wakeups/s', 'Δ p99.9 µs [BH CI]']) expect(out).toContain(`${esc(h)}</th>`);
     expect(out).toContain('>noise floor</td>');
     expect(out).toMatch(/<p class="note">noise floor \(A\/A: inline \(control\) − inline, µs\): mean /);
     expect(out).toContain('<p class="note">until ±3%: reached after 3 rounds</p>');

@@ -220,12 +220,15 @@ describe('compareStage', () => {
       [1, 2510],
       [2, 3490],
     ]);
-    const r = withComparisons({
-      ...syntheticResults({ samples: 10, trials: 1 }),
-      baseline: 'inline',
-      control: 'inline (control)',
-      points: [{ params: {}, strategies: [base, control, near, far] }],
-    });
+    const r = withComparisons(
+      {
+        ...syntheticResults({ samples: 10, trials: 1 }),
+        baseline: 'inline',
+        control: 'inline (control)',
+        points: [{ params: {}, strategies: [base, control, near, far] }],
+      },
+      { thresholdPct: 0 },
+    ); // the floor alone (family.test.ts: the band)
     const [, c, n, f] = r.points[0].strategies;
     const mean = (s: StrategyResult) => s.comparison!.find((x) => x.stage === 'one_way' && x.metric === 'mean')!;
     expect(mean(c).verdict).toBe('regression'); // the control's own comparison is reported as it is
@@ -253,7 +256,20 @@ describe('compareStage', () => {
     expect(base.comparison).toBeUndefined();
     for (const s of rest) {
       expect(s.comparison!.length).toBeGreaterThan(0);
-      expect(s.comparison).toEqual(compareStrategies(base, s));
+      // The same comparisons, adjusted as one family: the same estimates, intervals at least as wide.
+      const plain = compareStrategies(base, s);
+      expect(s.comparison!.map((c) => [c.stage, c.metric, c.diff])).toEqual(
+        plain.map((c) => [c.stage, c.metric, c.diff]),
+      );
+      s.comparison!.forEach((c, i) => {
+        if (!Number.isFinite(plain[i].ciLow)) return;
+        expect(c.level ?? 0.95).toBeGreaterThanOrEqual(0.95);
+        // (interval.ts's 95% table is rounded to 4 decimals: a tolerance of 1e-4 of the width)
+        const tol = 1e-4 * (plain[i].ciHigh - plain[i].ciLow);
+        expect(c.ciLow).toBeLessThanOrEqual(plain[i].ciLow + tol);
+        expect(c.ciHigh).toBeGreaterThanOrEqual(plain[i].ciHigh - tol);
+        expect(['holm', 'bh']).toContain(c.adjust);
+      });
     }
   });
 });

@@ -35,15 +35,15 @@ describe('terminal table', () => {
       'p50 µs',
       'p99.9 µs',
       'max µs',
-      'Δ mean µs [95% CI]',
+      'Δ mean µs [Holm CI]',
       'hand-offs/s',
       'kthread sw/s',
       'wakeups/s',
       'ctx switches/s',
       'entropy bits/s',
-      'Δ p50 µs [95% CI]',
-      'Δ p99 µs [95% CI]',
-      'Δ p99.9 µs [95% CI]',
+      'Δ p50 µs [BH CI]',
+      'Δ p99 µs [BH CI]',
+      'Δ p99.9 µs [BH CI]',
     ]) {
       expect(header).toContain(h);
     }
@@ -67,7 +67,7 @@ describe('terminal table', () => {
       expect(row).toContain((s.merged.one_way!.summary.mean / 1000).toFixed(2));
       expect(row).toMatch(/[+-]\d+\.\d\d \[[+-]\d+\.\d\d, [+-]\d+\.\d\d\]\s+(worse|better|~)/);
       expect(out.split('\n').find((l) => l.startsWith(r.baseline))).toContain('baseline');
-      expect(out).toMatch(/^Δ mean: .*95% paired-t interval/m);
+      expect(out.replace(/\n\s+/g, ' ')).toMatch(/Δ mean: .*paired-t interval; Holm-adjusted over the \d+ candidates/);
     }
   });
 
@@ -83,7 +83,7 @@ describe('terminal table', () => {
       expect(l.length).toBeLessThanOrEqual(TABLE_WIDTH);
     }
     const header = out[ruleAt - 1];
-    for (const h of ['strategy', 'mean', 'p99', 'p99.9', 'Δ mean [95% CI]']) expect(header).toContain(h);
+    for (const h of ['strategy', 'mean', 'p99', 'p99.9', 'Δ mean [Holm CI]']) expect(header).toContain(h);
     expect(header).not.toContain('max');
     expect(out[ruleAt - 2]).toBe('one-way latency in µs'); // the caption gives the unit
     expect(out).toContain(MORE_COLUMNS_NOTE);
@@ -135,7 +135,7 @@ describe('terminal table', () => {
     const tail = renderTable(r)
       .split('\n')
       .filter((l) => l.startsWith('tail: '));
-    for (const l of tail) expect(l).toMatch(/^tail: \S+ (p50|p99|p99\.9) [+-]\d+\.\d\d \[.*\] (worse|better)/);
+    for (const l of tail) expect(l).toMatch(/^tail: \S+ (p50|p90|p99|p99\.9) [+-]\d+\.\d\d \[.*\] (worse|better)/);
     // workqueue's tail is far above inline's in the synthetic model: always called.
     expect(tail.some((l) => l.startsWith('tail: workqueue '))).toBe(true);
     expect(text).not.toMatch(/^tail: /m);

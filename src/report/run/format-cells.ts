@@ -50,6 +50,9 @@ export function verdictText(c: Comparison | undefined): string {
   const marker = markerOf(c);
   if (!c || marker !== '~') return marker;
   if (c.insideFloor) return '~ inside noise floor';
+  // The interval excluded 0 but not the --threshold band: a change too small to call.
+  if (c.threshold !== undefined && c.threshold > 0 && (c.ciLow > 0 || c.ciHigh < 0))
+    return `~ inside ±${fmtPct(c.threshold / c.baseline)} band`;
   const mde = c.detectable;
   if (mde === undefined || !Number.isFinite(mde)) return '~';
   return `~ could see ±${fmtUs(mde)} (${fmtPct(mde / c.baseline)})`;

@@ -114,7 +114,7 @@ function tailDelta(
   title: string,
 ): Column {
   return {
-    title: `Δ ${title} µs [95% CI]`,
+    title: `Δ ${title} µs [BH CI]`,
     align: 'right',
     show: 'wide',
     cell: (s, { role }) => {
@@ -150,8 +150,8 @@ function columnsOf(point: PointResult, baselineLabel: string, stage: StageName):
     latency('p99_9', 'p99.9', 'always'),
     latency('max', 'max', 'wide'),
     {
-      title: 'Δ mean µs [95% CI]',
-      short: 'Δ mean [95% CI]',
+      title: 'Δ mean µs [Holm CI]',
+      short: 'Δ mean [Holm CI]',
       align: 'right',
       show: 'always',
       cell: (_s, { comparison, role }) => (role === 'baseline' ? '' : comparison ? fmtDelta(comparison) : '-'),
@@ -165,6 +165,7 @@ function columnsOf(point: PointResult, baselineLabel: string, stage: StageName):
     },
     ...RATE_COLUMNS.map(([counter, title]) => rate(counter, title, rateShow[counter] ?? 'wide')),
     tailDelta(point, baselineLabel, stage, 'p50', 'p50'),
+    tailDelta(point, baselineLabel, stage, 'p90', 'p90'),
     tailDelta(point, baselineLabel, stage, 'p99', 'p99'),
     tailDelta(point, baselineLabel, stage, 'p99_9', 'p99.9'),
   ];
@@ -203,9 +204,12 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
     deltaNote:
       `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, ` +
       ((point.schedule?.slices ?? 1) > 1
-        ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with a 95% interval paired by cycle; `
-        : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a 95% paired-t interval; ') +
-      '"worse"/"better" only when the interval excludes 0' +
+        ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with an interval paired by cycle; `
+        : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a paired-t interval; ') +
+      (isAdjusted(point)
+        ? `Holm-adjusted over the ${candidatesOf(point, baselineLabel, ctx.control)} candidates (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
+          `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage)}% of the baseline (--threshold)`
+        : '95% intervals, each on its own (results written before the family adjustment); "worse"/"better" only when the interval excludes 0') +
       (control ? ' and the difference lies outside the A/A noise floor' : '') +
       ', "~" = within noise; "could see ±X (Y%)": the smallest difference this comparison would likely have called ' +
       '(80% power), in µs and % of the baseline.',
@@ -225,6 +229,45 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
   table.notes.push(...hostStallNotes(point));
   if (control) table.notes.push(...noiseFloorNotes(point, baselineLabel, control, stage));
   return table;
+}
+
+/** Strategies compared with the baseline in a point, the A/A control excluded: the Holm family's size. */
+function candidatesOf(point: PointResult, baselineLabel: string, control?: string): number {
+  return point.strategies.filter((s) => s.label !== baselineLabel && s.label !== control).length;
+}
+
+/** Whether the point's stored comparisons were adjusted as a family (results from before: not). */
+function isAdjusted(point: PointResult): boolean {
+  return point.strategies.some((s) => s.comparison?.some((c) => c.adjust !== undefined));
+}
+
+/** The --threshold band the point's comparisons carry, % (stored as ns: recovered from one). */
+function thresholdPctOf(point: PointResult, stage: StageName): string {
+  for (const s of point.strategies) {
+    const c = s.comparison?.find((x) => x.stage === stage && x.metric === 'mean' && x.threshold !== undefined);
+    if (c && c.baseline !== 0) return String(Math.round((1000 * c.threshold!) / Math.abs(c.baseline)) / 10);
+  }
+  return '0';
+}
+
+/**
+ * How the tail intervals were made and adjusted, one line: under every table whose stage has
+ * tail comparisons (the default table lists only the called ones; --wide shows them all).
+ */
+export function tailMethodNote(point: PointResult, stage: StageName): string | undefined {
+  const tails = point.strategies.flatMap(
+    (s) => s.comparison?.filter((c) => c.stage === stage && c.metric !== 'mean' && Number.isFinite(c.ciLow)) ?? [],
+  );
+  const adj = tails.find((c) => c.adjust === 'bh');
+  if (!adj) return undefined;
+  const m = tails.filter((c) => c.adjust === 'bh').length;
+  const called = tails.filter((c) => c.adjust === 'bh' && c.verdict !== 'within-noise').length;
+  const units = /over (\d+) slice cycles/.exec(adj.method)?.[1];
+  return (
+    `tail Δ (p50, p90, p99, p99.9): merged-histogram quantiles, ${units ? `se by Woodruff's linearisation over ${units} slice cycles` : 'paired by trial'}; ` +
+    `Benjamini-Hochberg over ${m} tail tests: ${called} called, intervals at ${((adj.level ?? 0.95) * 100).toFixed(2)}% ` +
+    `(false-coverage-rate adjusted); every tail interval: --wide, results.json`
+  );
 }
 
 /**
@@ -278,6 +321,7 @@ export function tailVerdictNotes(
     const called: string[] = [];
     for (const [metric, title] of [
       ['p50', 'p50'],
+      ['p90', 'p90'],
       ['p99', 'p99'],
       ['p99_9', 'p99.9'],
     ] as const) {
@@ -416,6 +460,8 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
       dropped ||= net.dropped;
     }
     prose(termSafe(t.deltaNote));
+    const tailNote = tailMethodNote(point, t.stage);
+    if (tailNote) prose(tailNote);
     if (!opts.wide) prose(...tailVerdictNotes(point, results.baseline, t.stage, ctx.control).map(termSafe));
     const until = untilLine(point);
     if (until) prose(termSafe(until));

@@ -29,6 +29,7 @@
  */
 
 import type { Comparison, Verdict } from '../types.js';
+import { tTwoSidedP } from './tdist.js';
 
 /** Two-sided 95% Student-t critical values t(0.975, df) for df = 1..30 (index = df). */
 const T975 = [
@@ -230,6 +231,9 @@ export function intervalOf(
     detectable: minimumDetectable(se, df),
     verdict: verdictOf(ciLow, ciHigh, better),
     method: method(df, t),
+    se,
+    df,
+    p: se > 0 ? tTwoSidedP(est.diff / se, df) : est.diff === 0 ? 1 : 0,
   };
 }
 
@@ -245,7 +249,7 @@ export function minimumDetectable(se: number, df: number): number {
 }
 
 /** Policy: a difference is called only when the whole interval is on one side of zero. */
-function verdictOf(ciLow: number, ciHigh: number, better: 'lower' | 'higher'): Verdict {
+export function verdictOf(ciLow: number, ciHigh: number, better: 'lower' | 'higher'): Verdict {
   const above = ciLow > 0;
   const below = ciHigh < 0;
   if (!above && !below) return 'within-noise';

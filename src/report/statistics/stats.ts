@@ -1,7 +1,8 @@
 /**
  * Summaries of histograms, and the baseline comparison of a run's strategies that decides what
  * counts as a regression: per stage and metric, trials paired by index (interval.ts) or, for
- * sliced trials' mean, slice cycles (slices.ts); the A/A noise floor.
+ * sliced trials, slice cycles (the mean: slices.ts; the tail stages' quantiles: tail-compare.ts);
+ * the run's family adjustment and --threshold (family.ts); the A/A noise floor.
  */
 
 import type { Histogram } from 'hdr-histogram-js';
@@ -15,8 +16,10 @@ import type {
   Summary,
 } from '../types.js';
 import { COMPARABLE_METRICS, STAGE_NAMES } from '../types.js';
+import { adjustPoint, controlComparisons, DEFAULT_THRESHOLD_PCT } from './family.js';
 import { type CompareOptions, compare } from './interval.js';
 import { compareSlices, slicePairs } from './slices.js';
+import { compareTails } from './tail-compare.js';
 
 /**
  * Summary of a histogram (values in ns). Percentiles are HdrHistogram's `getValueAtPercentile`
@@ -88,6 +91,10 @@ export function compareStage(
   metric: ComparableMetric,
   opts: CompareOptions = {},
 ): Comparison | undefined {
+  if (metric !== 'mean') {
+    const tails = compareTails(baseline, candidate, stage, opts);
+    if (tails) return tails.find((c) => c.metric === metric);
+  }
   const sliced = metric === 'mean' ? slicePairs(baseline, candidate, stage) : undefined;
   if (sliced) {
     if (sliced.length === 0) return undefined;
@@ -112,8 +119,13 @@ export function compareStage(
 export function compareStrategies(baseline: StrategyResult, candidate: StrategyResult): Comparison[] {
   const out: Comparison[] = [];
   for (const stage of STAGE_NAMES) {
+    // Sliced tail stages: the four quantiles from one cycle bootstrap (tail-compare.ts).
+    const tails = compareTails(baseline, candidate, stage);
     for (const metric of COMPARABLE_METRICS) {
-      const c = compareStage(baseline, candidate, stage, metric);
+      const c =
+        metric !== 'mean' && tails
+          ? tails.find((t) => t.metric === metric)
+          : compareStage(baseline, candidate, stage, metric);
       if (c) out.push(c);
     }
   }
@@ -161,19 +173,34 @@ export function applyFloor(c: Comparison, control: Comparison | undefined): Comp
   return inside ? { ...c, floor, insideFloor: true, verdict: 'within-noise' } : { ...c, floor };
 }
 
+/** The run's --threshold: `opts`, else the resolved config in `meta.options`, else the default. */
+export function thresholdOf(results: Pick<RunResults, 'meta'>, opts: { thresholdPct?: number } = {}): number {
+  if (opts.thresholdPct !== undefined) return opts.thresholdPct;
+  const t = (results.meta.options as { threshold?: unknown } | null | undefined)?.threshold;
+  return typeof t === 'number' && Number.isFinite(t) ? t : DEFAULT_THRESHOLD_PCT;
+}
+
 /**
- * A copy of `results` in which every non-baseline strategy carries its `comparison` list; with
- * an A/A control (`results.control`), every other strategy's verdicts respect its noise floor
- * ({@link applyFloor}).
+ * A copy of `results` in which every non-baseline strategy carries its `comparison` list,
+ * adjusted as one family per point and stage with the run's --threshold band (family.ts); with
+ * an A/A control (`results.control`), the control's comparisons are the unadjusted 95% noise
+ * floor, and every other strategy's verdicts respect it ({@link applyFloor}).
  * Context: main thread, after the last trial. Returns: a new object; the input is not modified.
  */
-export function withComparisons(results: RunResults): RunResults {
+export function withComparisons(results: RunResults, opts: { thresholdPct?: number } = {}): RunResults {
+  const thresholdPct = thresholdOf(results, opts);
   return {
     ...results,
     points: results.points.map((p) => {
       const base = baselineOf(p, results.baseline);
       const control = results.control ? p.strategies.find((s) => s.label === results.control) : undefined;
-      const floors = base && control ? compareStrategies(base, control) : [];
+      const floors = base && control ? controlComparisons(compareStrategies(base, control), thresholdPct) : [];
+      const candidates = base
+        ? p.strategies
+            .filter((s) => s.label !== results.baseline && s !== control)
+            .map((s) => ({ label: s.label, comparison: compareStrategies(base, s) }))
+        : [];
+      const family = new Map(adjustPoint(candidates, thresholdPct).map((c) => [c.label, c.comparison]));
       return {
         ...p,
         strategies: p.strategies.map((s) => {
@@ -182,7 +209,7 @@ export function withComparisons(results: RunResults): RunResults {
             return rest;
           }
           if (s === control) return { ...s, comparison: floors };
-          const comparison = compareStrategies(base, s).map((c) =>
+          const comparison = (family.get(s.label) ?? []).map((c) =>
             applyFloor(
               c,
               floors.find((f) => f.stage === c.stage && f.metric === c.metric),

@@ -1,0 +1,245 @@
+/**
+ * Tail comparisons (p50, p90, p99, p99.9) with slice cycles as the units: the merged-histogram
+ * quantiles of binned slice histograms (slice-hist.ts), and their standard error by Woodruff's
+ * linearisation over the paired cycles ({@link woodruffSe}).
+ *
+ * The estimate is the difference of the two sides' quantiles of their merged histograms (the
+ * table's columns), never an average of per-slice percentiles. The standard error treats each
+ * slice cycle as a unit (5 trials of 10 slices: 50), the pair of slices of one cycle together, so
+ * what the host did in that cycle it did to both, as the Δ mean's delta method does (slices.ts).
+ *
+ * Why not a bootstrap of cycles: tried first (400 resamples, a t interval on the bootstrap se),
+ * it under-covered p99 on the realistic model (9.4% A/A false calls over 1,000 runs, against
+ * 6.1% here on the same data): a few stalled slices carry a quantile's variance, and resampling 50
+ * cycles misjudges it. Coverage and false-call rates: test/report/calibration-realistic.test.ts,
+ * docs/results.md ("Tested coverage on realistic data").
+ *
+ * Cost: one pass over each side's bins per stage (cumulative counts, cycles × bins), no
+ * resampling; measured in bench/aa.ts's "comparisons ... per run" line.
+ */
+import type { StageName, StrategyResult } from '../types.js';
+import { binValue, decodeBins } from './slice-hist.js';
+
+/** The quantiles compared, as fractions, in COMPARABLE_METRICS' order after the mean. */
+export const TAIL_METRICS = [
+  ['p50', 0.5],
+  ['p90', 0.9],
+  ['p99', 0.99],
+  ['p99_9', 0.999],
+] as const;
+export type TailMetric = (typeof TAIL_METRICS)[number][0];
+
+/** One side's slices of every cycle, in cycle order: sparse bins and counts (empty: none). */
+export type CycleHists = ReadonlyArray<{ bins: readonly number[]; counts: readonly number[] }>;
+
+/** Quantiles per weighting of the cycles, per metric: `q[metric][r]`, ns (NaN: no samples). */
+export type BootQuantiles = Record<TailMetric, Float64Array>;
+
+/**
+ * The cycles of `s`'s trials in `stage`, keyed by the baseline's cycles: for each baseline trial
+ * (in order) and slice, `s`'s slice of the same trial index and slice (empty when `s` lacks it).
+ * Undefined when the baseline has no binned slices in the stage (whole trials, a stage not in
+ * TAIL_STAGES, or results written before bins).
+ */
+export function cyclesOf(baseline: StrategyResult, s: StrategyResult, stage: StageName): CycleHists | undefined {
+  const byIndex = new Map(s.trials.map((t) => [t.index, t]));
+  const out: Array<{ bins: readonly number[]; counts: readonly number[] }> = [];
+  const empty = { bins: [], counts: [] };
+  for (const b of baseline.trials) {
+    const bs = b.slices?.[stage];
+    if (!bs?.hist) return undefined;
+    const t = byIndex.get(b.index)?.slices?.[stage];
+    for (let k = 0; k < bs.hist.length; k++) {
+      const h = t?.hist?.[k];
+      out.push((h !== undefined ? decodeBins(h) : undefined) ?? empty);
+    }
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+/** The bin range [lo, hi] over several sides' cycles. */
+export function binRange(sides: readonly CycleHists[]): [number, number] {
+  let lo = Number.POSITIVE_INFINITY;
+  let hi = Number.NEGATIVE_INFINITY;
+  for (const cycles of sides)
+    for (const c of cycles)
+      if (c.bins.length) {
+        lo = Math.min(lo, c.bins[0]);
+        hi = Math.max(hi, c.bins[c.bins.length - 1]);
+      }
+  return [lo, hi];
+}
+
+/**
+ * One side's quantiles of the merged histogram of the cycles listed in each of `draws` (a cycle
+ * listed twice counts twice; `[0, 1, ..., N−1]`: every cycle once, the point estimate), over bins
+ * `range`: HdrHistogram's rule, the value at rank ceil(p · total) of the merged counts. Each
+ * cycle's counts are made cumulative over the range once; each quantile's bin is then found by
+ * bisection on the weighted cumulative sum. NaN where a draw has no samples. Context: any; pure.
+ */
+export function bootQuantiles(
+  cycles: CycleHists,
+  draws: readonly Int32Array[],
+  range: [number, number],
+): BootQuantiles {
+  const [lo, hi] = range;
+  const width = Math.max(1, hi - lo + 1);
+  const n = cycles.length;
+  // cum[j * width + b]: cycle j's samples in bins lo..lo+b.
+  const cum = new Float64Array(n * width);
+  for (let j = 0; j < n; j++) {
+    const c = cycles[j];
+    const row = j * width;
+    for (let i = 0; i < c.bins.length; i++) cum[row + c.bins[i] - lo] += c.counts[i];
+    for (let b = 1; b < width; b++) cum[row + b] += cum[row + b - 1];
+  }
+  const out = Object.fromEntries(
+    TAIL_METRICS.map(([m]) => [m, new Float64Array(draws.length)]),
+  ) as unknown as BootQuantiles;
+  const w = new Float64Array(n);
+  const used: number[] = [];
+  draws.forEach((d, r) => {
+    w.fill(0);
+    for (let i = 0; i < d.length; i++) w[d[i]]++;
+    used.length = 0;
+    let total = 0;
+    for (let j = 0; j < n; j++) {
+      if (w[j] === 0) continue;
+      const t = cum[j * width + width - 1];
+      if (t === 0) continue;
+      used.push(j);
+      total += w[j] * t;
+    }
+    const at = (b: number): number => {
+      let s = 0;
+      for (const j of used) s += w[j] * cum[j * width + b];
+      return s;
+    };
+    let from = 0;
+    for (const [m, p] of TAIL_METRICS) {
+      if (total === 0) {
+        out[m][r] = Number.NaN;
+        continue;
+      }
+      const rank = Math.max(1, Math.ceil(p * total));
+      // The first bin whose cumulative count reaches rank (quantiles ascend: start at the last).
+      let a = from;
+      let z = width - 1;
+      while (a < z) {
+        const mid = (a + z) >>> 1;
+        if (at(mid) >= rank) z = mid;
+        else a = mid + 1;
+      }
+      from = a;
+      out[m][r] = binValue(a + lo);
+    }
+  });
+  return out;
+}
+
+/** One side's merged counts: per cycle its total and cumulative counts over `range` (as bootQuantiles). */
+interface Cumulative {
+  width: number;
+  lo: number;
+  n: number;
+  cum: Float64Array;
+  totals: Float64Array;
+  /** Merged over all cycles: cumulative counts per bin. */
+  merged: Float64Array;
+  total: number;
+}
+
+function cumulative(cycles: CycleHists, range: [number, number]): Cumulative {
+  const [lo, hi] = range;
+  const width = Math.max(1, hi - lo + 1);
+  const n = cycles.length;
+  const cum = new Float64Array(n * width);
+  const totals = new Float64Array(n);
+  const merged = new Float64Array(width);
+  for (let j = 0; j < n; j++) {
+    const c = cycles[j];
+    const row = j * width;
+    for (let i = 0; i < c.bins.length; i++) cum[row + c.bins[i] - lo] += c.counts[i];
+    for (let b = 1; b < width; b++) cum[row + b] += cum[row + b - 1];
+    totals[j] = cum[row + width - 1];
+    for (let b = 0; b < width; b++) merged[b] += cum[row + b];
+  }
+  let total = 0;
+  for (let j = 0; j < n; j++) total += totals[j];
+  return { width, lo, n, cum, totals, merged, total };
+}
+
+/** The first bin (index into the range) whose merged cumulative count reaches fraction p. */
+function binAt(c: Cumulative, p: number): number {
+  const rank = Math.max(1, Math.ceil(Math.min(1, Math.max(0, p)) * c.total));
+  let a = 0;
+  let z = c.width - 1;
+  while (a < z) {
+    const mid = (a + z) >>> 1;
+    if (c.merged[mid] >= rank) z = mid;
+    else a = mid + 1;
+  }
+  return a;
+}
+
+/**
+ * Per cycle, the linearised error of a side's p-quantile (Woodruff 1952; Francisco & Fuller
+ * 1991): the quantile's error is −(F̂(q) − p)/f(q), F̂ the merged fraction at or below q, a ratio
+ * of per-cycle counts whose cluster (cycle) variance is the same delta method as the mean's
+ * (slices.ts). f, the density at q, is estimated over Woodruff's window: the quantiles at
+ * p ± 2·se(F̂). Returns u_j / f per cycle (the caller differences the two sides'), or undefined
+ * when the side has no samples.
+ */
+function linearised(c: Cumulative, p: number): Float64Array | undefined {
+  if (c.total === 0) return undefined;
+  const b = binAt(c, p);
+  const F = c.merged[b] / c.total;
+  const perCycle = c.total / c.n;
+  const u = new Float64Array(c.n);
+  let ss = 0;
+  for (let j = 0; j < c.n; j++) {
+    u[j] = (c.cum[j * c.width + b] - F * c.totals[j]) / perCycle;
+    ss += u[j] * u[j];
+  }
+  const seF = Math.sqrt(ss / Math.max(1, c.n - 1) / c.n);
+  const h = Math.max(2 * seF, 1 / c.total);
+  let b1 = binAt(c, p - h);
+  let b2 = binAt(c, p + h);
+  if (b2 <= b1) {
+    b1 = Math.max(0, b - 1);
+    b2 = Math.min(c.width - 1, b + 1);
+  }
+  const dF = (c.merged[b2] - (b1 > 0 ? c.merged[b1 - 1] : 0)) / c.total;
+  const dq = binValue(b2 + c.lo + 0.5) - binValue(b1 + c.lo - 0.5);
+  const f = dF / dq;
+  if (!(f > 0)) return undefined;
+  for (let j = 0; j < c.n; j++) u[j] /= f;
+  return u;
+}
+
+/**
+ * Standard errors of candidate − baseline for every tail metric by Woodruff's linearisation over
+ * the paired cycles (`base[j]` and `cand[j]` ran in cycle j): per cycle z_j = e_B,j − e_A,j with
+ * e the sides' linearised errors, se = sd(z)/√N. Deterministic, one pass. NaN where a side has
+ * no samples.
+ */
+export function woodruffSe(base: CycleHists, cand: CycleHists): Record<TailMetric, number> {
+  const cb = cumulative(base, binRange([base]));
+  const cc = cumulative(cand, binRange([cand]));
+  const out = {} as Record<TailMetric, number>;
+  for (const [m, p] of TAIL_METRICS) {
+    const eb = linearised(cb, p);
+    const ec = linearised(cc, p);
+    if (!eb || !ec || eb.length !== ec.length || eb.length < 2) {
+      out[m] = Number.NaN;
+      continue;
+    }
+    let s = 0;
+    for (let j = 0; j < eb.length; j++) s += eb[j] - ec[j];
+    const mean = s / eb.length;
+    let ss = 0;
+    for (let j = 0; j < eb.length; j++) ss += (eb[j] - ec[j] - mean) ** 2;
+    out[m] = Math.sqrt(ss / (eb.length - 1) / eb.length);
+  }
+  return out;
+}

@@ -1,0 +1,66 @@
+/**
+ * The run's comparisons on data modelled on real runs (src/report/statistics/realistic.ts): a
+ * real run's heavy-tailed one_way distribution, a host that changes speed (mid-cycle too), stalls
+ * that hit the side running second twice as often. Per statistic: the unadjusted 95% interval's
+ * false-call rate on A/A runs and its coverage of a known shift, as docs/results.md ("Tails")
+ * reports them. Seeded: the counts are deterministic; the bounds are those a calibrated method
+ * meets with overwhelming probability at 1,000 runs (±3 binomial sd around 95% is 92.9–97.1%).
+ */
+import { describe, expect, it } from 'vitest';
+import { calibrateRealistic, describeModel } from '../../src/report/statistics/realistic.js';
+import { calibrateFamily } from '../../src/report/statistics/realistic-family.js';
+import { COMPARABLE_METRICS } from '../../src/report/types.js';
+
+const rate = (o: { called: number; n: number }) => o.called / o.n;
+const coverage = (o: { covered: number; n: number }) => o.covered / o.n;
+
+describe('calibration on the realistic model', { timeout: 900_000 }, () => {
+  it('the model is as heavy-tailed as the real run it is drawn from', () => {
+    // Real (default run, inline vs its A/A copy, 50 cycles): kurtosis of the paired Δ of slice
+    // means 10.1, the 3 worst cycles 70% of its variance, sd of the log ratio 0.59.
+    const d = describeModel(1, 20);
+    expect(d.kurtosis).toBeGreaterThan(6);
+    expect(d.worst3Share).toBeGreaterThan(0.5);
+    expect(d.sdLogDiff).toBeGreaterThan(0.4);
+    expect(d.sdLogDiff).toBeLessThan(1);
+  });
+
+  it('1,000 A/A runs: each statistic calls a difference 1–7% of the time (95% intervals, unadjusted)', () => {
+    const aa = calibrateRealistic({ runs: 1000, shiftNs: 0, seed: 21 });
+    for (const m of COMPARABLE_METRICS) {
+      expect(aa[m].n, m).toBe(1000);
+      expect(rate(aa[m]), m).toBeLessThanOrEqual(0.07);
+      expect(rate(aa[m]), m).toBeGreaterThanOrEqual(0.01); // a test that never fires has no power
+    }
+    // Uniform p-values under the null: a quarter of them below 0.25 (±5 binomial sd). p90 is
+    // conservative on this model (17.3% with this seed; docs/results.md): only its upper side.
+    for (const m of COMPARABLE_METRICS) {
+      const below = aa[m].p.filter((p) => p < 0.25).length / aa[m].p.length;
+      expect(below, m).toBeGreaterThan(m === 'p90' ? 0.12 : 0.18);
+      expect(below, m).toBeLessThan(0.32);
+    }
+  });
+
+  it('1,000 runs shifted by 2 µs (8.5% of the median): the interval holds the shift 93–97% of the time (mean: to 98%, p90: to 99%)', () => {
+    const shifted = calibrateRealistic({ runs: 1000, shiftNs: 2000, seed: 22 });
+    // The mean and p90 are conservative on this model (docs/results.md, "Tested coverage on
+    // realistic data": 97.2% and 98.1% with this seed): their upper bounds are the measured
+    // figures' plus 1.5 binomial sd, not the bar of 97%.
+    const upper: Partial<Record<(typeof COMPARABLE_METRICS)[number], number>> = { mean: 0.98, p90: 0.99 };
+    for (const m of COMPARABLE_METRICS) {
+      expect(coverage(shifted[m]), m).toBeGreaterThanOrEqual(0.93);
+      expect(coverage(shifted[m]), m).toBeLessThanOrEqual(upper[m] ?? 0.97);
+    }
+    // 2 µs on p50 (23.5 µs, a dense part of the distribution) is found most of the time.
+    expect(rate(shifted.p50)).toBeGreaterThan(0.2);
+  });
+
+  it('a run of 8 A/A copies: the family calls something in few runs, the unadjusted 95% rule in most', () => {
+    // 100 runs (seed 41): 4 with any call, 62 unadjusted (docs/results.md). 30 runs here: a
+    // broken adjustment (every test at 95%) would call in about 60% of them.
+    const f = calibrateFamily(30, 8, 41, 2);
+    expect(f.anyCall).toBeLessThanOrEqual(5);
+    expect(f.anyRaw).toBeGreaterThanOrEqual(10);
+    expect(f.tests.mean).toBe(30 * 8);
+  });
+});

@@ -1,0 +1,216 @@
+/**
+ * The run's family of tests (src/report/statistics/family.ts), the t distribution it needs
+ * (tdist.ts) and the slice histograms the tails are computed from (slice-hist.ts, tails.ts).
+ */
+import { describe, expect, it } from 'vitest';
+import { adjusted, adjustPoint, bhLevel, holmLevels } from '../../src/report/statistics/family.js';
+import { tCritical95 } from '../../src/report/statistics/interval.js';
+import { mulberry32 } from '../../src/report/statistics/prng.js';
+import { binOf, binValue, decodeBins, encodeBins } from '../../src/report/statistics/slice-hist.js';
+import { compareTails } from '../../src/report/statistics/tail-compare.js';
+import { bootQuantiles } from '../../src/report/statistics/tails.js';
+import { tCriticalTwoSided, tTwoSidedP } from '../../src/report/statistics/tdist.js';
+import type { Comparison } from '../../src/report/types.js';
+
+describe('t distribution', () => {
+  it('gives the 95% table of interval.ts back, and p-values that invert it', () => {
+    for (const df of [1, 2, 4, 9, 30, 49, 200]) {
+      expect(tCriticalTwoSided(0.05, df)).toBeCloseTo(tCritical95(df), 3);
+      expect(tTwoSidedP(tCritical95(df), df)).toBeCloseTo(0.05, 3);
+    }
+    expect(tTwoSidedP(0, 10)).toBeCloseTo(1, 10);
+    // Bonferroni over 8 at df 49 is wider than 95%, narrower than 99.9%.
+    const c = tCriticalTwoSided(0.05 / 8, 49);
+    expect(c).toBeGreaterThan(tCriticalTwoSided(0.05, 49));
+    expect(c).toBeLessThan(tCriticalTwoSided(0.001, 49));
+  });
+});
+
+describe('Holm and Benjamini-Hochberg', () => {
+  it('Holm: levels step down from alpha/m while rejected, then stay', () => {
+    // m = 4: thresholds 0.0125, 0.01667, 0.025, 0.05.
+    const l = holmLevels([0.001, 0.5, 0.015, 0.04]);
+    expect(l[0]).toBeCloseTo(0.0125);
+    expect(l[2]).toBeCloseTo(0.05 / 3); // 0.015 <= 0.01667: rejected at its step
+    expect(l[3]).toBeCloseTo(0.025); // 0.04 > 0.025: stops here
+    expect(l[1]).toBeCloseTo(0.025); // after the stop: the same level
+    expect(holmLevels([Number.NaN, 0.2])).toEqual([Number.NaN, 0.05]);
+  });
+
+  it('BH: rejects the largest k with p(k) <= k q / m', () => {
+    expect(bhLevel([0.01, 0.02, 0.03, 0.5])).toEqual({ rejected: 3, alpha: (3 * 0.05) / 4, m: 4 });
+    expect(bhLevel([0.2, 0.5]).rejected).toBe(0);
+    expect(bhLevel([0.2, 0.5]).alpha).toBeCloseTo(0.025);
+  });
+
+  const cmp = (diff: number, se: number, metric: Comparison['metric'] = 'mean'): Comparison => ({
+    stage: 'one_way',
+    metric,
+    baseline: 10_000,
+    value: 10_000 + diff,
+    diff,
+    ciLow: Number.NaN,
+    ciHigh: Number.NaN,
+    ratio: 1 + diff / 10_000,
+    verdict: 'within-noise',
+    method: 'test',
+    se,
+    df: 49,
+    p: tTwoSidedP(diff / se, 49),
+  });
+
+  it('an adjusted interval excludes 0 exactly when its test rejects at that level', () => {
+    const rnd = mulberry32(7);
+    for (let i = 0; i < 200; i++) {
+      const c = cmp((rnd() - 0.5) * 2000, 300);
+      const a = adjusted(c, 0.05 / 8, 'holm', 0);
+      expect(a.ciLow > 0 || a.ciHigh < 0).toBe(c.p! <= 0.05 / 8);
+      expect(a.level).toBeCloseTo(1 - 0.05 / 8);
+    }
+  });
+
+  it('the --threshold band: a resolved change smaller than the band is not called', () => {
+    // +400 ± ~120 ns on 10 µs: 4%, clearly nonzero; inside a 5% band, outside a 2% one.
+    const c = cmp(400, 60);
+    expect(adjusted(c, 0.05, 'holm', 0).verdict).toBe('regression');
+    expect(adjusted(c, 0.05, 'holm', 2).verdict).toBe('regression');
+    expect(adjusted(c, 0.05, 'holm', 5).verdict).toBe('within-noise');
+    expect(adjusted(c, 0.05, 'holm', 5).threshold).toBeCloseTo(500);
+    expect(adjusted(cmp(-400, 60), 0.05, 'holm', 2).verdict).toBe('improvement');
+  });
+
+  it('adjustPoint: one Holm family over the candidates, one BH family over all their tails', () => {
+    const strong = { label: 'a', comparison: [cmp(2000, 300), cmp(50, 300, 'p99')] };
+    const weak = Array.from({ length: 7 }, (_, i) => ({
+      label: `n${i}`,
+      comparison: [cmp(500, 300), cmp(30, 300, 'p99')],
+    }));
+    const out = adjustPoint([strong, ...weak], 0);
+    expect(out[0].comparison[0].verdict).toBe('regression');
+    expect(out[0].comparison[0].level).toBeCloseTo(1 - 0.05 / 8);
+    // 500/300: p ≈ 0.10, called by nothing; its interval is at the level where Holm stopped.
+    for (const w of out.slice(1)) {
+      expect(w.comparison[0].verdict).toBe('within-noise');
+      expect(w.comparison[0].level).toBeCloseTo(1 - 0.05 / 7);
+      expect(w.comparison[1].adjust).toBe('bh');
+      expect(w.comparison[1].level).toBeCloseTo(1 - 0.05 / 8); // BH with no rejection: q/m
+    }
+    // A single candidate: Holm is the plain 95% interval.
+    expect(adjustPoint([strong], 0)[0].comparison[0].level).toBeCloseTo(0.95);
+  });
+});
+
+describe('slice histograms', () => {
+  it('encode and decode the sparse bins', () => {
+    const bins = [1000, 1001, 1005, 1300];
+    const counts = [3, 17, 40, 1];
+    expect(encodeBins(bins, counts)).toBe('1000:3 1:17 4:40 295:1');
+    expect(decodeBins(encodeBins(bins, counts))).toEqual({ bins, counts });
+    expect(decodeBins('')).toEqual({ bins: [], counts: [] });
+    expect(decodeBins('12:x')).toBeUndefined();
+  });
+
+  it('bins hold a value within 0.55% of their representative value', () => {
+    for (const v of [1, 7, 1234, 98_765, 3e7]) expect(Math.abs(binValue(binOf(v)) / v - 1)).toBeLessThan(0.0055);
+  });
+
+  it('the quantiles of merged cycles are the pooled samples quantiles (to a bin), not averaged ones', () => {
+    const rnd = mulberry32(3);
+    // Cycles of very different sizes and scales: the average of per-cycle p99s is far off.
+    const samples: number[][] = Array.from({ length: 20 }, (_, j) => {
+      const n = j % 5 === 0 ? 20 : 500;
+      const scale = j % 5 === 0 ? 20 : 1;
+      return Array.from({ length: n }, () => 1000 * scale * Math.exp(rnd()));
+    });
+    const cycles = samples.map((xs) => {
+      const m = new Map<number, number>();
+      for (const x of xs) m.set(binOf(x), (m.get(binOf(x)) ?? 0) + 1);
+      const bins = [...m.keys()].sort((a, b) => a - b);
+      return { bins, counts: bins.map((b) => m.get(b)!) };
+    });
+    const all = samples.flat().sort((a, b) => a - b);
+    const lo = Math.min(...cycles.map((c) => c.bins[0]));
+    const hi = Math.max(...cycles.map((c) => c.bins[c.bins.length - 1]));
+    const q = bootQuantiles(cycles, [Int32Array.from(cycles.keys())], [lo, hi]);
+    for (const [m, p] of [
+      ['p50', 0.5],
+      ['p90', 0.9],
+      ['p99', 0.99],
+    ] as const) {
+      const exact = all[Math.ceil(p * all.length) - 1];
+      expect(Math.abs(q[m][0] / exact - 1), m).toBeLessThan(0.006);
+    }
+  });
+});
+
+describe('tail comparisons from slice cycles', () => {
+  /** A strategy of `trials` × `slices` slices of log-normal samples around `median` ns. */
+  const strategy = (label: string, median: number, seed: number) => {
+    const rnd = mulberry32(seed);
+    const trials = Array.from({ length: 5 }, (_, index) => {
+      const hist: string[] = [];
+      const count: number[] = [];
+      const mean: number[] = [];
+      for (let k = 0; k < 10; k++) {
+        const m = new Map<number, number>();
+        let sum = 0;
+        for (let i = 0; i < 300; i++) {
+          const x = median * Math.exp(0.3 * Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd()));
+          sum += x;
+          m.set(binOf(x), (m.get(binOf(x)) ?? 0) + 1);
+        }
+        const bins = [...m.keys()].sort((a, b) => a - b);
+        hist.push(
+          encodeBins(
+            bins,
+            bins.map((b) => m.get(b)!),
+          ),
+        );
+        count.push(300);
+        mean.push(sum / 300);
+      }
+      return {
+        index,
+        order: index,
+        durationNs: 1e9,
+        stages: {},
+        counters: {},
+        slices: { one_way: { count, mean, hist } },
+      };
+    });
+    return {
+      label,
+      name: label,
+      kind: 'builtin' as const,
+      options: {},
+      description: '',
+      trials,
+      merged: {},
+      counters: {},
+      rates: {},
+    };
+  };
+
+  it('compares merged quantiles over the 50 cycles, by Woodruff, and finds a 20% shift on every quantile', () => {
+    const base = strategy('base', 10_000, 1);
+    const slow = strategy('slow', 12_000, 2);
+    const same = strategy('same', 10_000, 3);
+    const tails = compareTails(base, slow, 'one_way')!;
+    expect(tails.map((c) => c.metric)).toEqual(['p50', 'p90', 'p99', 'p99_9']);
+    for (const c of tails) {
+      expect(c.method).toMatch(/Woodruff.*50 slice cycles/);
+      expect(c.df).toBe(49);
+      expect(c.ratio).toBeGreaterThan(1.1);
+      expect(c.ratio).toBeLessThan(1.3);
+    }
+    expect(tails.find((c) => c.metric === 'p50')!.verdict).toBe('regression');
+    // The same distribution: a small difference, an interval around it.
+    const p50 = compareTails(base, same, 'one_way')!.find((c) => c.metric === 'p50')!;
+    expect(Math.abs(p50.ratio - 1)).toBeLessThan(0.03);
+    expect(p50.se).toBeGreaterThan(0);
+    // A side against itself: no error at all.
+    expect(compareTails(base, base, 'one_way')!.every((c) => c.diff === 0 && c.se === 0)).toBe(true);
+    // A stage without binned slices: undefined (the caller pairs trials).
+    expect(compareTails(base, slow, 'work')).toBeUndefined();
+  });
+});
