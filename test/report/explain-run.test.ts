@@ -39,9 +39,11 @@ describe('--explain on a real run', () => {
       expect(x, s.label).toBeDefined();
       const counted = s.merged.one_way?.summary.count ?? 0;
       expect(counted).toBeGreaterThan(0);
-      // Every exchange the histogram holds ended in a measured phase: explained, or seen unexplained.
+      // Every exchange the histogram holds ended in a measured phase: explained, or seen unexplained;
+      // except at most one per trial end (one pair): the client read the phase as Measure, then its
+      // clock for the End record read past the trial's end, so the collector leaves it out.
       expect(x!.count).toBeLessThanOrEqual(counted);
-      expect(x!.count + x!.unexplained).toBeGreaterThanOrEqual(counted);
+      expect(x!.count + x!.unexplained).toBeGreaterThanOrEqual(counted - 1);
       // Those not explained began before the slice that ended them (on a busy host, a large share of few).
       expect(x!.count).toBeGreaterThan(0);
       for (const b of x!.buckets) {
