@@ -4,8 +4,8 @@ import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { strategyRef } from '../config/strategy-spec.js';
 import { timelineRecordsFor } from '../hw/timeline.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
-import { resolveTdf } from './tdf.js';
 import { sliceCount } from './round.js';
+import { resolveTdf } from './tdf.js';
 
 export interface PointParams {
   msg_size?: number;

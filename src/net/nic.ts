@@ -136,9 +136,7 @@ export class Nic {
     const i32 = ctx.i32; // the send completions' rings are MPSC: several CPUs may complete on one vector (./vectors.ts)
     for (let c = 0; c < ctx.nrCpus; c++) this.txc.push(new MpscRing(i32, regions[txcRegion(c)]));
     this.rxq = new RxQueues(i32, regions, links, ctx.nrCpus);
-    const deliver = (c: number, s: RxSource, n: number, f: number, now: number, b: number) =>
-      this.deliver(c, s, n, f, now, b);
-    this.gro = GRO_BY_DEFAULT[opts.profile] ? new Gro(i32, deliver) : null;
+    this.gro = GRO_BY_DEFAULT[opts.profile] ? new Gro(i32, this.deliver.bind(this)) : null;
   }
 
   /** Lay out the NIC words. Context: main thread, before workers start. */
