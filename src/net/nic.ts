@@ -178,27 +178,16 @@ export class Nic {
    *  the receiving CPU told to look at its NIC. With `txCpu` >= 0 the completion goes to that
    *  CPU's send vector (--nic-irq-cpus, ./vectors.ts). Context: the owner of CPU `c`. */
   posted(c: number, to: number, due: number, ipBytes: number, txCpu = -1): void {
-    if (txCpu >= 0 && txCpu !== c) {
-      this.postedTo(txCpu, to, due, ipBytes);
-      return;
-    }
-    const ring = this.txc[c];
-    const idx = ring.claim();
-    if (idx >= 0) {
-      putTime(this.ctx.i32, idx + EV_DUE, due);
-      this.ctx.i32[idx + EV_BYTES] = ipBytes;
-      ring.publish();
-    } else {
-      Atomics.add(this.ctx.i32, this.ctx.R.globalCounters + GlobalCounter.net_events_dropped, 1);
-    }
-    this.ctx.count(CpuCounter.nic_tx_packets);
-    this.flagCpu(to, CpuFlag.NicPost);
-    // Our own send-completion vector may fire for it: recompute at the next preemption point.
-    Atomics.or(this.ctx.i32, this.ctx.cw(c, CPU_FLAGS), CpuFlag.NicPost);
+    const own = txCpu < 0 || txCpu === c;
+    this.postCompletion(own ? c : txCpu, to, due, ipBytes);
+    // Our own send-completion vector may fire for it: recompute at the next preemption point;
+    // another CPU's vector: that CPU is told to look too.
+    if (own) Atomics.or(this.ctx.i32, this.ctx.cw(c, CPU_FLAGS), CpuFlag.NicPost);
+    else if (txCpu !== to) this.flagCpu(txCpu, CpuFlag.NicPost);
   }
 
-  /** posted() whose send completion is another CPU's vector: that CPU is told to look too. */
-  private postedTo(txCpu: number, to: number, due: number, ipBytes: number): void {
+  /** The send completion onto `txCpu`'s ring (dropped and counted when full); `to` told. */
+  private postCompletion(txCpu: number, to: number, due: number, ipBytes: number): void {
     const ring = this.txc[txCpu];
     const idx = ring.claim();
     if (idx >= 0) {
@@ -210,7 +199,6 @@ export class Nic {
     }
     this.ctx.count(CpuCounter.nic_tx_packets);
     this.flagCpu(to, CpuFlag.NicPost);
-    if (txCpu !== to) this.flagCpu(txCpu, CpuFlag.NicPost);
   }
 
   // =========================================================================================

@@ -187,30 +187,27 @@ export class InputPool {
    * run). Never allocates.
    */
   mix(bytes: Uint8Array, len: number = bytes.length): number {
-    const i32 = this.i32;
-    const b = this.base;
     const wait = this.lock.lock();
-    let seq = 0;
-    try {
-      blake2sUpdateShared(i32, this.u8, b + W.H, b + W.BUF, b + W.POS, b + W.LEN_LO, bytes, len);
-      seq = i32[b + W.MIXES];
-      i32[b + W.MIXES] = seq + 1;
-    } finally {
-      this.lock.unlock();
-    }
+    this.absorbLocked(bytes, len);
     this.lastWaitNs = wait;
-    this.lastSeq = seq >>> 0;
     return wait;
   }
 
   /**
    * mix_pool_bytes() under spin_trylock(&input_pool.lock): absorb as {@link mix} does when the lock
    * is free; when it is held, absorb nothing and return false (random.c's hard-IRQ mix before
-   * 4a61bf7f9b18: `if (!spin_trylock(&input_pool.lock)) return;`). The absorb below is mix()'s:
-   * keep the two in step. Context: any worker thread; never waits.
+   * 4a61bf7f9b18: `if (!spin_trylock(&input_pool.lock)) return;`). Context: any worker thread;
+   * never waits.
    */
   tryMix(bytes: Uint8Array, len: number = bytes.length): boolean {
     if (!this.lock.tryLock()) return false;
+    this.absorbLocked(bytes, len);
+    this.lastWaitNs = 0;
+    return true;
+  }
+
+  /** The absorb of mix() and tryMix(), then the unlock; sets `lastSeq`. Context: the lock held. */
+  private absorbLocked(bytes: Uint8Array, len: number): void {
     const i32 = this.i32;
     const b = this.base;
     let seq = 0;
@@ -221,9 +218,7 @@ export class InputPool {
     } finally {
       this.lock.unlock();
     }
-    this.lastWaitNs = 0;
     this.lastSeq = seq >>> 0;
-    return true;
   }
 
   /**
