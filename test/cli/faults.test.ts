@@ -188,10 +188,12 @@ describe('a faulty strategy fails the run: exit 1, one line saying where, partia
         // The run stopped at the fault, in the fixture's first trial: nothing ran after it.
         expect(faulty.trials, 'the faulty strategy finished no trial').toHaveLength(0);
         expect(inline.trials.length, 'inline did not go on to its 3 trials').toBeLessThan(3);
-        expect(inline.merged.one_way?.summary.count ?? 0).toBeGreaterThan(0);
+        // How many exchanges inline's 400 ms trial held is the host's business (a starved host can
+        // leave it none): its .hgrm is asserted when it holds any.
+        const exchanges = inline.merged.one_way?.summary.count ?? 0;
         expect(existsSync(join(out, 'report.html')), 'report.html').toBe(true);
         expect(existsSync(join(out, 'results.csv')), 'results.csv').toBe(true);
-        expect(existsSync(join(out, '0-inline-one_way.hgrm')), 'inline one_way .hgrm').toBe(true);
+        if (exchanges > 0) expect(existsSync(join(out, '0-inline-one_way.hgrm')), 'inline one_way .hgrm').toBe(true);
         expect(tmpLeftovers(out)).toEqual([]);
         console.log(
           `${c.name}: exit ${r.code} after ${r.ms} ms, ${endedAfterMs} ms after the fault: ${r.stderr.trim()}`,

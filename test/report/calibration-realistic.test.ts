@@ -4,7 +4,8 @@
  * that hit the side running second twice as often. Per statistic: the unadjusted 95% interval's
  * false-call rate on A/A runs and its coverage of a known shift, as docs/results.md ("Tails")
  * reports them. Seeded: the counts are deterministic; the bounds are those a calibrated method
- * meets with overwhelming probability at 1,000 runs (±3 binomial sd around 95% is 92.9–97.1%).
+ * meets with overwhelming probability at RUNS runs (±3 binomial sd around 95%: 92.1–97.9% at 500).
+ * docs/results.md reports the same at 1,000 runs; 500 keep the suite within its time.
  */
 import { describe, expect, it } from 'vitest';
 import { calibrateRealistic, describeModel } from '../../src/report/statistics/realistic.js';
@@ -12,6 +13,10 @@ import { calibrateFamily } from '../../src/report/statistics/realistic-family.js
 import { COMPARABLE_METRICS } from '../../src/report/types.js';
 
 const rate = (o: { called: number; n: number }) => o.called / o.n;
+/** Simulated runs per calibration. */
+const RUNS = 500;
+/** 3 binomial sd of a 95% coverage over RUNS runs. */
+const SD3 = 3 * Math.sqrt((0.95 * 0.05) / RUNS);
 const coverage = (o: { covered: number; n: number }) => o.covered / o.n;
 
 describe('calibration on the realistic model', { timeout: 900_000 }, () => {
@@ -25,14 +30,14 @@ describe('calibration on the realistic model', { timeout: 900_000 }, () => {
     expect(d.sdLogDiff).toBeLessThan(1);
   });
 
-  it('1,000 A/A runs: each statistic calls a difference 1–7% of the time (95% intervals, unadjusted)', () => {
-    const aa = calibrateRealistic({ runs: 1000, shiftNs: 0, seed: 21 });
+  it(`${RUNS} A/A runs: each statistic calls a difference 1–8% of the time (95% intervals, unadjusted)`, () => {
+    const aa = calibrateRealistic({ runs: RUNS, shiftNs: 0, seed: 21 });
     for (const m of COMPARABLE_METRICS) {
-      expect(aa[m].n, m).toBe(1000);
-      expect(rate(aa[m]), m).toBeLessThanOrEqual(0.07);
+      expect(aa[m].n, m).toBe(RUNS);
+      expect(rate(aa[m]), m).toBeLessThanOrEqual(0.05 + SD3);
       expect(rate(aa[m]), m).toBeGreaterThanOrEqual(0.01); // a test that never fires has no power
     }
-    // Uniform p-values under the null: a quarter of them below 0.25 (±5 binomial sd). p90 is
+    // Uniform p-values under the null: a quarter of them below 0.25 (±3.5 binomial sd at 500). p90 is
     // conservative on this model (17.3% with this seed; docs/results.md): only its upper side.
     for (const m of COMPARABLE_METRICS) {
       const below = aa[m].p.filter((p) => p < 0.25).length / aa[m].p.length;
@@ -41,15 +46,15 @@ describe('calibration on the realistic model', { timeout: 900_000 }, () => {
     }
   });
 
-  it('1,000 runs shifted by 2 µs (8.5% of the median): the interval holds the shift 93–97% of the time (mean: to 98%, p90: to 99%)', () => {
-    const shifted = calibrateRealistic({ runs: 1000, shiftNs: 2000, seed: 22 });
+  it(`${RUNS} runs shifted by 2 µs (8.5% of the median): the interval holds the shift 95% ± 3 binomial sd of the time (mean: to 98%, p90: to 99%)`, () => {
+    const shifted = calibrateRealistic({ runs: RUNS, shiftNs: 2000, seed: 22 });
     // The mean and p90 are conservative on this model (docs/results.md, "Tested coverage on
     // realistic data": 97.2% and 98.1% with this seed): their upper bounds are the measured
     // figures' plus 1.5 binomial sd, not the bar of 97%.
     const upper: Partial<Record<(typeof COMPARABLE_METRICS)[number], number>> = { mean: 0.98, p90: 0.99 };
     for (const m of COMPARABLE_METRICS) {
-      expect(coverage(shifted[m]), m).toBeGreaterThanOrEqual(0.93);
-      expect(coverage(shifted[m]), m).toBeLessThanOrEqual(upper[m] ?? 0.97);
+      expect(coverage(shifted[m]), m).toBeGreaterThanOrEqual(0.95 - SD3);
+      expect(coverage(shifted[m]), m).toBeLessThanOrEqual(Math.max(upper[m] ?? 0, 0.95 + SD3));
     }
     // 2 µs on p50 (23.5 µs, a dense part of the distribution) is found most of the time.
     expect(rate(shifted.p50)).toBeGreaterThan(0.2);
