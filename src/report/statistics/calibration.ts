@@ -26,7 +26,7 @@
 import type { ComparableMetric } from '../types.js';
 import { COMPARABLE_METRICS } from '../types.js';
 import { compare } from './interval.js';
-import { mulberry32 } from './prng.js';
+import { mulberry32, normalOf } from './prng.js';
 import { compareSlices, type SlicePair } from './slices.js';
 import { withinFloor } from './stats.js';
 
@@ -90,18 +90,7 @@ function trialSummary(xs: Float64Array): Record<ComparableMetric, number> {
  */
 export function calibrate(opts: CalibrationOptions): Record<ComparableMetric, MetricCalibration> {
   const rnd = mulberry32(opts.seed);
-  let spare = Number.NaN; // Box-Muller makes normals in pairs: keep the second
-  const normal = (): number => {
-    if (!Number.isNaN(spare)) {
-      const z = spare;
-      spare = Number.NaN;
-      return z;
-    }
-    const r = Math.sqrt(-2 * Math.log(1 - rnd()));
-    const a = 2 * Math.PI * rnd();
-    spare = r * Math.sin(a);
-    return r * Math.cos(a);
-  };
+  const normal = normalOf(rnd);
   const median = opts.medianNs ?? 6_000;
   const driftNs = opts.driftNs ?? 0.2 * median;
   const jitter = opts.jitter ?? 0.02;

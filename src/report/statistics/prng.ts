@@ -3,6 +3,25 @@
  * known answer (calibration.ts) and the tests' synthetic results (test/fixtures/synthetic.ts).
  * Not for anything measured.
  */
+/**
+ * Standard normal draws from `rnd` by Box-Muller, which makes them in pairs: the second of each
+ * pair is kept for the next call. Context: a simulation's own thread; never allocates per call.
+ */
+export function normalOf(rnd: () => number): () => number {
+  let spare = Number.NaN;
+  return () => {
+    if (!Number.isNaN(spare)) {
+      const z = spare;
+      spare = Number.NaN;
+      return z;
+    }
+    const r = Math.sqrt(-2 * Math.log(1 - rnd()));
+    const a = 2 * Math.PI * rnd();
+    spare = r * Math.sin(a);
+    return r * Math.cos(a);
+  };
+}
+
 export function mulberry32(seed: number): () => number {
   let a = seed >>> 0;
   return () => {

@@ -10,17 +10,10 @@ import type { ComparableMetric, Comparison } from '../types.js';
 import { adjustPoint } from './family.js';
 import { intervalOf } from './interval.js';
 import { mulberry32 } from './prng.js';
-import { MODEL_DEFAULTS, sampler } from './realistic.js';
+import { MODEL_DEFAULTS, type SideSlice, sampler, sideSlice } from './realistic.js';
 import { BINS_PER_OCTAVE } from './slice-hist.js';
 import { compareSlices } from './slices.js';
 import { binRange, bootQuantiles, type CycleHists, TAIL_METRICS, woodruffSe } from './tails.js';
-
-interface SideSlice {
-  count: number;
-  mean: number;
-  bins: number[];
-  counts: number[];
-}
 
 export interface FamilyCalibration {
   runs: number;
@@ -44,30 +37,8 @@ export function calibrateFamily(
   const { normal, quantile } = sampler(rnd);
   const o = MODEL_DEFAULTS;
   const scratch = new Int32Array(BINS_PER_OCTAVE * 48);
-  const slice = (factor: number, stalled: boolean): SideSlice => {
-    const n = Math.max(1, Math.round(o.samples * (stalled ? 0.05 + 0.25 * rnd() : 0.7 + 0.3 * rnd())));
-    const slow = stalled ? 3 * 3 ** rnd() : 1;
-    let sum = 0;
-    let lo = scratch.length;
-    let hi = 0;
-    for (let i = 0; i < n; i++) {
-      const v = o.medianNs * quantile(rnd()) * factor * slow;
-      sum += v;
-      const b = Math.min(scratch.length - 1, Math.max(0, Math.round(BINS_PER_OCTAVE * Math.log2(v))));
-      scratch[b]++;
-      if (b < lo) lo = b;
-      if (b > hi) hi = b;
-    }
-    const bins: number[] = [];
-    const counts: number[] = [];
-    for (let b = lo; b <= hi; b++) {
-      if (scratch[b] === 0) continue;
-      bins.push(b);
-      counts.push(scratch[b]);
-      scratch[b] = 0;
-    }
-    return { count: n, mean: sum / n, bins, counts };
-  };
+  const slice = (factor: number, stalled: boolean): SideSlice =>
+    sideSlice(rnd, quantile, scratch, o, factor, stalled, 0);
   const zero = () => ({ mean: 0, p50: 0, p90: 0, p99: 0, p99_9: 0 });
   const out: FamilyCalibration = { runs, anyCall: 0, anyRaw: 0, called: zero(), tests: zero() };
   const k = candidates + 1;

@@ -30,7 +30,7 @@
  */
 import type { ComparableMetric } from '../types.js';
 import { intervalOf } from './interval.js';
-import { mulberry32 } from './prng.js';
+import { mulberry32, normalOf } from './prng.js';
 import { BINS_PER_OCTAVE } from './slice-hist.js';
 import { compareSlices, type SlicePair } from './slices.js';
 import { binRange, bootQuantiles, type CycleHists, TAIL_METRICS, woodruffSe } from './tails.js';
@@ -104,7 +104,7 @@ export interface StatCalibration {
   p: number[];
 }
 
-interface SideSlice {
+export interface SideSlice {
   count: number;
   mean: number;
   bins: number[];
@@ -118,18 +118,7 @@ interface RunData {
 }
 
 export function sampler(rnd: () => number) {
-  let spare = Number.NaN;
-  const normal = (): number => {
-    if (!Number.isNaN(spare)) {
-      const z = spare;
-      spare = Number.NaN;
-      return z;
-    }
-    const r = Math.sqrt(-2 * Math.log(1 - rnd()));
-    const a = 2 * Math.PI * rnd();
-    spare = r * Math.sin(a);
-    return r * Math.cos(a);
-  };
+  const normal = normalOf(rnd);
   const logQ = REAL_QUANTILES.map(([, v]) => Math.log(v));
   const quantile = (u: number): number => {
     let a = 0;
@@ -146,6 +135,44 @@ export function sampler(rnd: () => number) {
   return { normal, quantile };
 }
 
+/**
+ * One side's slice of the model: its sample count (a stalled slice keeps 5-30%, each sample 3-9x
+ * slower), each sample drawn from the real run's quantiles × `factor` + `shift`, binned into
+ * `scratch` (left zeroed). Context: a simulation; allocates the slice's bins.
+ */
+export function sideSlice(
+  rnd: () => number,
+  quantile: (u: number) => number,
+  scratch: Int32Array,
+  o: { samples: number; medianNs: number },
+  factor: number,
+  stalled: boolean,
+  shift: number,
+): SideSlice {
+  const n = Math.max(1, Math.round(o.samples * (stalled ? 0.05 + 0.25 * rnd() : 0.7 + 0.3 * rnd())));
+  const slow = stalled ? 3 * 3 ** rnd() : 1;
+  let sum = 0;
+  let lo = scratch.length;
+  let hi = 0;
+  for (let i = 0; i < n; i++) {
+    const v = o.medianNs * quantile(rnd()) * factor * slow + shift;
+    sum += v;
+    const b = Math.min(scratch.length - 1, Math.max(0, Math.round(BINS_PER_OCTAVE * Math.log2(v))));
+    scratch[b]++;
+    if (b < lo) lo = b;
+    if (b > hi) hi = b;
+  }
+  const bins: number[] = [];
+  const counts: number[] = [];
+  for (let b = lo; b <= hi; b++) {
+    if (scratch[b] === 0) continue;
+    bins.push(b);
+    counts.push(scratch[b]);
+    scratch[b] = 0;
+  }
+  return { count: n, mean: sum / n, bins, counts };
+}
+
 /** Simulate one run (see the top of the file). */
 export function simulateRun(rnd: () => number, o: Required<Omit<RealisticOptions, 'runs' | 'seed'>>): RunData {
   const { normal, quantile } = sampler(rnd);
@@ -153,30 +180,8 @@ export function simulateRun(rnd: () => number, o: Required<Omit<RealisticOptions
   const cand: SideSlice[] = [];
   let level = rnd() < 0.5 ? 1 : 1.16;
   const scratch = new Int32Array(BINS_PER_OCTAVE * 48); // bins up to 2^48 ns
-  const slice = (factor: number, stalled: boolean, shift: number): SideSlice => {
-    const n = Math.max(1, Math.round(o.samples * (stalled ? 0.05 + 0.25 * rnd() : 0.7 + 0.3 * rnd())));
-    const slow = stalled ? 3 * 3 ** rnd() : 1;
-    let sum = 0;
-    let lo = scratch.length;
-    let hi = 0;
-    for (let i = 0; i < n; i++) {
-      const v = o.medianNs * quantile(rnd()) * factor * slow + shift;
-      sum += v;
-      const b = Math.min(scratch.length - 1, Math.max(0, Math.round(BINS_PER_OCTAVE * Math.log2(v))));
-      scratch[b]++;
-      if (b < lo) lo = b;
-      if (b > hi) hi = b;
-    }
-    const bins: number[] = [];
-    const counts: number[] = [];
-    for (let b = lo; b <= hi; b++) {
-      if (scratch[b] === 0) continue;
-      bins.push(b);
-      counts.push(scratch[b]);
-      scratch[b] = 0;
-    }
-    return { count: n, mean: sum / n, bins, counts };
-  };
+  const slice = (factor: number, stalled: boolean, shift: number): SideSlice =>
+    sideSlice(rnd, quantile, scratch, o, factor, stalled, shift);
   for (let j = 0; j < o.trials * o.slices; j++) {
     const shared = Math.exp(0.25 * normal());
     const flip = rnd() < 0.1;
