@@ -33,8 +33,10 @@
  *   sum folded to 16 bits, packet.ts csumFold16) when the sender computes checksums in software; then the payload words.
  * ACK ring "net:ack<i>.<d>" (SpscRing): ACKs for link (i, d)'s data, produced by NET_RX on the
  *   data's receiving CPU, consumed by NAPI on the data's sending CPU. Record: due lo, hi, bytes.
- * Send-completion ring "net:txc<c>" (SpscRing): one record (due lo, hi, bytes) per packet CPU c
- *   put on the wire; producer = tasks on CPU c and its NET_RX (ACKs), all on the CPU's owner;
+ * Send-completion ring "net:txc<c>" (MpscRing): one record (due lo, hi, bytes) per packet whose
+ *   send completion CPU c's vector raises; producers = the senders of those packets (tasks and
+ *   NET_RX's ACKs on any CPU: with --nic-irq-cpus several CPUs complete on one vector, ./vectors.ts),
+ *   each claiming a slot by the ring's compareExchange and publishing it (src/shm/ring.ts);
  *   consumer = NAPI on CPU c.
  * Link words "net:link<i>.<d>" (one line):
  *   L_POLLED  O of the receiving CPU (Atomics.store after the packet is processed); Atomics.load
