@@ -119,7 +119,13 @@ describe('verdict directions across HZ and CPU counts (tiny size)', () => {
     // than half were served (a starved kworker, as cpu-hog.ts calls it), the median request
     // waited past the window's end.
     const medianWait = (q: Requests) => (q.timed * 2 > q.interrupts ? q.p50 : Number.POSITIVE_INFINITY);
-    expect(medianWait(unbound), hog.out()).toBeLessThan(medianWait(bound));
+    const served = (q: Requests) => (q.interrupts > 0 ? q.timed / q.interrupts : 0);
+    if (medianWait(unbound) < Number.POSITIVE_INFINITY)
+      expect(medianWait(unbound), hog.out()).toBeLessThan(medianWait(bound));
+    // Both medians past the window's end (a host loaded far beyond its cores: the unbound worker's
+    // thread waited for a host core too): the one that served a larger share of its requests in
+    // the window waited less at the median, so the direction is still read, from the shares.
+    else expect(served(unbound), hog.out()).toBeGreaterThan(served(bound));
 
     if (!ENTROPY_AT.some((e) => e.hz === hz && e.cpus === cpus)) return;
     const entropy = run('entropy', { hz, cpus });
