@@ -3,6 +3,7 @@
  * (tdist.ts) and the slice histograms the tails are computed from (slice-hist.ts, tails.ts).
  */
 import { describe, expect, it } from 'vitest';
+import { fmtDelta } from '../../src/report/run/format-cells.js';
 import { adjusted, adjustPoint, bhLevel, holmLevels } from '../../src/report/statistics/family.js';
 import { tCritical95 } from '../../src/report/statistics/interval.js';
 import { mulberry32 } from '../../src/report/statistics/prng.js';
@@ -145,7 +146,7 @@ describe('slice histograms', () => {
 
 describe('tail comparisons from slice cycles', () => {
   /** A strategy of `trials` × `slices` slices of log-normal samples around `median` ns. */
-  const strategy = (label: string, median: number, seed: number) => {
+  const strategy = (label: string, median: number, seed: number, perSlice = 300) => {
     const rnd = mulberry32(seed);
     const trials = Array.from({ length: 5 }, (_, index) => {
       const hist: string[] = [];
@@ -154,7 +155,7 @@ describe('tail comparisons from slice cycles', () => {
       for (let k = 0; k < 10; k++) {
         const m = new Map<number, number>();
         let sum = 0;
-        for (let i = 0; i < 300; i++) {
+        for (let i = 0; i < perSlice; i++) {
           const x = median * Math.exp(0.3 * Math.sqrt(-2 * Math.log(1 - rnd())) * Math.cos(2 * Math.PI * rnd()));
           sum += x;
           m.set(binOf(x), (m.get(binOf(x)) ?? 0) + 1);
@@ -166,8 +167,8 @@ describe('tail comparisons from slice cycles', () => {
             bins.map((b) => m.get(b)!),
           ),
         );
-        count.push(300);
-        mean.push(sum / 300);
+        count.push(perSlice);
+        mean.push(sum / perSlice);
       }
       return {
         index,
@@ -208,9 +209,25 @@ describe('tail comparisons from slice cycles', () => {
     const p50 = compareTails(base, same, 'one_way')!.find((c) => c.metric === 'p50')!;
     expect(Math.abs(p50.ratio - 1)).toBeLessThan(0.03);
     expect(p50.se).toBeGreaterThan(0);
-    // A side against itself: no error at all.
-    expect(compareTails(base, base, 'one_way')!.every((c) => c.diff === 0 && c.se === 0)).toBe(true);
+    // A side against itself: no spread between cycles, so no interval and no call.
+    const self = compareTails(base, base, 'one_way')!;
+    expect(self.every((c) => c.diff === 0 && Number.isNaN(c.ciLow) && c.verdict === 'within-noise')).toBe(true);
     // A stage without binned slices: undefined (the caller pairs trials).
     expect(compareTails(base, slow, 'work')).toBeUndefined();
+  });
+
+  it('gives no interval, and calls nothing, for a quantile with fewer than 10 samples beyond it on a side', () => {
+    // 5 trials × 10 cycles × 10 samples = 500 a side: p90 has 50 beyond it, p99 5, p99.9 0.5.
+    const base = strategy('base', 10_000, 11, 10);
+    const slow = strategy('slow', 30_000, 12, 10);
+    const byMetric = Object.fromEntries(compareTails(base, slow, 'one_way')!.map((c) => [c.metric, c]));
+    expect(byMetric.p90.verdict).toBe('regression');
+    expect(byMetric.p90.se).toBeGreaterThan(0);
+    for (const m of ['p99', 'p99_9']) {
+      expect(Number.isNaN(byMetric[m].ciLow), m).toBe(true);
+      expect(byMetric[m].verdict, m).toBe('within-noise');
+      expect(byMetric[m].method, m).toMatch(/fewer than 10 samples beyond/);
+      expect(fmtDelta(byMetric[m]), m).toMatch(/\[no CI: too few samples\]$/);
+    }
   });
 });

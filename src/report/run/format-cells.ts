@@ -2,6 +2,7 @@
  * How the summary table writes its numbers and verdicts: µs, rates, Δs with their interval, the
  * marker a comparison earns. Pure; shared by the terminal table, report.html and the notes.
  */
+import { NO_TAIL_INTERVAL } from '../statistics/tail-compare.js';
 import type { Comparison } from '../types.js';
 
 export type Marker = 'worse' | 'better' | '~' | 'baseline' | 'noise floor' | '';
@@ -25,7 +26,8 @@ export function fmtRate(x: number | undefined): string {
 /** "+1.23 [+0.40, +2.06]" in µs; without an interval, says so. */
 export function fmtDelta(c: Comparison): string {
   const d = fmtSignedUs(c.diff);
-  if (!Number.isFinite(c.ciLow) || !Number.isFinite(c.ciHigh)) return `${d} [no CI: n<2]`;
+  if (!Number.isFinite(c.ciLow) || !Number.isFinite(c.ciHigh))
+    return `${d} [no CI: ${c.method.startsWith(NO_TAIL_INTERVAL) ? 'too few samples' : 'n<2'}]`;
   return `${d} [${fmtSignedUs(c.ciLow)}, ${fmtSignedUs(c.ciHigh)}]`;
 }
 

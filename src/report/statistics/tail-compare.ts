@@ -6,7 +6,18 @@
  */
 import type { Comparison, StageName, StrategyResult } from '../types.js';
 import { type CompareOptions, intervalOf } from './interval.js';
-import { binRange, bootQuantiles, type CycleHists, cyclesOf, TAIL_METRICS, woodruffSe } from './tails.js';
+import {
+  binRange,
+  bootQuantiles,
+  type CycleHists,
+  cyclesOf,
+  MIN_SAMPLES_BEYOND_QUANTILE,
+  TAIL_METRICS,
+  woodruffSe,
+} from './tails.js';
+
+/** How a tail comparison's method begins when the quantile cannot be given an interval. */
+export const NO_TAIL_INTERVAL = 'no interval';
 
 /** The merged histogram's quantiles of all cycles (when the merged summary is absent). */
 function pointQuantiles(cycles: CycleHists): Record<string, number> {
@@ -45,8 +56,10 @@ export function compareTails(
       se,
       opts.better ?? 'lower',
       (df, t) =>
-        `merged histograms' ${metric}, se by Woodruff's linearisation over ${n} slice cycles: ` +
-        `diff ± t·se, df=${df}, t=${Number.isFinite(t) ? t.toFixed(3) : '-'}`,
+        Number.isNaN(se) && n >= 2
+          ? `${NO_TAIL_INTERVAL}: fewer than ${MIN_SAMPLES_BEYOND_QUANTILE} samples beyond the ${metric} on a side, or no spread between its ${n} slice cycles`
+          : `merged histograms' ${metric}, se by Woodruff's linearisation over ${n} slice cycles: ` +
+            `diff ± t·se, df=${df}, t=${Number.isFinite(t) ? t.toFixed(3) : '-'}`,
     );
     return { stage, metric, ...rest };
   });

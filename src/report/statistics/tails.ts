@@ -228,6 +228,13 @@ export function woodruffSe(base: CycleHists, cand: CycleHists): Record<TailMetri
   const cc = cumulative(cand, binRange([cand]));
   const out = {} as Record<TailMetric, number>;
   for (const [m, p] of TAIL_METRICS) {
+    // Too few samples beyond the quantile on a side: it is that side's largest few samples, the
+    // linearised errors collapse to ~0 and the interval to a point (a 16-CPU run with ~1000
+    // exchanges called p99.9 "better" by [-852, -852]). Not estimable: no interval, no call.
+    if (!tailEstimable(cb.total, p) || !tailEstimable(cc.total, p)) {
+      out[m] = Number.NaN;
+      continue;
+    }
     const eb = linearised(cb, p);
     const ec = linearised(cc, p);
     if (!eb || !ec || eb.length !== ec.length || eb.length < 2) {
@@ -239,7 +246,20 @@ export function woodruffSe(base: CycleHists, cand: CycleHists): Record<TailMetri
     const mean = s / eb.length;
     let ss = 0;
     for (let j = 0; j < eb.length; j++) ss += (eb[j] - ec[j] - mean) ** 2;
-    out[m] = Math.sqrt(ss / (eb.length - 1) / eb.length);
+    const se = Math.sqrt(ss / (eb.length - 1) / eb.length);
+    out[m] = se > 0 ? se : Number.NaN; // no spread between cycles at all: nothing to judge by
   }
   return out;
+}
+
+/**
+ * Samples a side must have beyond a quantile for its interval: total · (1 − p) ≥ this. Ten is
+ * the usual floor for a normal approximation to a binomial count (n·p ≥ 10), here the count of
+ * samples above the quantile, which is what Woodruff's interval is built on.
+ */
+export const MIN_SAMPLES_BEYOND_QUANTILE = 10;
+
+/** Whether a side of `total` samples has enough beyond its p-quantile for an interval. */
+export function tailEstimable(total: number, p: number): boolean {
+  return total * (1 - p) >= MIN_SAMPLES_BEYOND_QUANTILE;
 }
