@@ -149,6 +149,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       `bars (issue 27): family-wise ≤ 10%: ${done >= 100 ? (anyCall / done <= 0.1 ? 'met' : 'NOT met') : `not judged (${done} runs < 100)`}`,
     );
   };
+  let calibration: RunResults['meta']['calibration'] | undefined;
   for (let i = 0; i < runs; i++) {
     if (Date.now() - t0 > maxMs) {
       say(`--max-minutes ${values['max-minutes']} reached: stopping after ${i} of ${runs} runs`);
@@ -170,7 +171,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     });
     let r: RunResults;
     try {
-      r = await runExperiment(config, { command: ['bench:aa'] });
+      // The host calibration of the first run is reused (as bench:twin does): it only describes the
+      // host in each run's report, and measuring it again would cost every run seconds.
+      r = await runExperiment(config, { command: ['bench:aa'], ...(calibration ? { calibration } : {}) });
+      calibration ??= r.meta.calibration;
     } catch (e) {
       say(`run ${i + 1}: failed: ${(e as Error).message}; not counted`);
       continue;
