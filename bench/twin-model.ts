@@ -95,8 +95,16 @@ export function modelWaits(q: ModelQuestion): number[] {
     }
     if (k >= q.wakeups) waits.push(at - wake);
     const end = at + q.workNs;
-    // The waker's work; a tick inside it charges it as the kernel's would.
-    for (; tick < end; tick += tickNs) locked(() => rqs.tickLocked(0, tick));
+    // The waker's work; a tick inside it charges it as the kernel's would. The waker is the
+    // kworker's task, charged by the work it reports (--kthread-charge work, the default), so the
+    // work is reported as the driver's job reports it: in parts, up to each tick and at its end.
+    let reported = at;
+    for (; tick < end; tick += tickNs) {
+      rqs.addWork(waker, tick - reported);
+      reported = tick;
+      locked(() => rqs.tickLocked(0, tick));
+    }
+    rqs.addWork(waker, end - reported);
     Atomics.store(i32, rqs.tw(waker, T_STATE), TaskState.Sleeping);
     schedule(end);
     lastEnd = end;

@@ -52,7 +52,12 @@ interface HostSide {
   runs: number;
 }
 
-async function labTcp(profile: KernelName, hz: number, trigger: number): Promise<LabSide | { none: string }> {
+async function labTcp(
+  profile: KernelName,
+  hz: number,
+  trigger: number,
+  tdf: number,
+): Promise<LabSide | { none: string }> {
   const config = resolveConfig({
     flags: {
       outDir: null,
@@ -64,6 +69,7 @@ async function labTcp(profile: KernelName, hz: number, trigger: number): Promise
       warmupMs: '300ms',
       control: false,
       fastPool: { trigger },
+      tdf,
     } as never,
     cwd: process.cwd(),
   });
@@ -109,12 +115,18 @@ const us = (ns: number) => `${(ns / 1e3).toFixed(2)} µs`;
 const pct = (d: number, base: number) => `${d >= 0 ? '+' : ''}${((100 * d) / base).toFixed(1)}%`;
 
 /** Question (d): rows for each trigger, and the notes under them. */
-export async function tcpTwin(host: HostRun, iters: number, profile: KernelName, hz: number): Promise<string[]> {
+export async function tcpTwin(
+  host: HostRun,
+  iters: number,
+  profile: KernelName,
+  hz: number,
+  tdf = 1,
+): Promise<string[]> {
   const body: string[][] = [];
   const notes: string[] = [];
   for (const trigger of TRIGGERS) {
     process.stderr.write(`(d) trigger ${trigger}: lab...   \r`);
-    const lab = await labTcp(profile, hz, trigger);
+    const lab = await labTcp(profile, hz, trigger, tdf);
     if ('none' in lab) {
       notes.push(`  (d) trigger ${trigger}: lab: ${lab.none}`);
       continue;

@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import type { KernelName as KernelProfileName } from '../kernel/profiles.js';
 import { DEFAULT_KERNEL } from '../kernel/profiles.js';
+import { DEFAULT_KTHREAD_CHARGE } from '../kernel/sched/rq.js';
 import { IDLE_POLICIES } from '../machine/cpuidle.js';
 import type { KthreadHosting as KthreadHostingName } from '../machine/options.js';
 import {
@@ -303,6 +304,7 @@ export function machineDefaults(cpus: number = DEFAULTS.cpus): MachineOptions {
     fastPool: { ...DEFAULTS.fastPool },
     tracing: DEFAULTS.tracing,
     hostStalls: { mode: DEFAULTS.hostStalls, steal: DEFAULTS.hostSteal },
+    kthreadCharge: DEFAULT_KTHREAD_CHARGE,
     watchdogMs: defaultWatchdogMs(cpus),
     seed: MACHINE_DEFAULT_SEED,
     irq: { rate: DEFAULTS.irq.rate, pattern: DEFAULTS.irq.pattern, burstSize: DEFAULTS.irq.burstSize, cpus: all },

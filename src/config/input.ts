@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { DeferlabError } from '../errors.js';
 import { MAX_SCALE, MIN_SCALE, parseIrqTraceMap } from '../irq/trace-file.js';
+import { KTHREAD_CHARGES, type KthreadCharge } from '../kernel/sched/rq.js';
 import { SOFTIRQ_DEFER_VALUES, type SoftirqDefer } from '../kernel/softirq.js';
 import { NIC_PROFILES, type NicProfileName } from '../net/profiles.js';
 import {
@@ -149,6 +150,8 @@ export interface PartialConfig {
   tdf?: NumberInput | 'auto';
   /** Explain each exchange's latency by cause (the timeline rings read after every slice). */
   explain?: boolean;
+  /** How kthreads are charged: `work` (their work items only, the default model) or `wall` (src/kernel/sched/rq.ts). */
+  kthreadCharge?: KthreadCharge;
 }
 
 /**
@@ -375,6 +378,7 @@ const CONFIG_SHAPE = {
   tdf: field(tdfInput).optional(),
   softirqDefer: z.enum(SOFTIRQ_DEFER_VALUES, { error: oneOf(SOFTIRQ_DEFER_VALUES) }).optional(),
   explain: z.boolean({ error: 'must be true or false' }).optional(),
+  kthreadCharge: z.enum(KTHREAD_CHARGES, { error: oneOf(KTHREAD_CHARGES) }).optional(),
 };
 
 export const partialConfigSchema = z.strictObject(CONFIG_SHAPE);

@@ -23,6 +23,15 @@ export const LAB_FLAGS = [
     default: 'charged to the running task',
   },
   {
+    flag: '--kthread-charge',
+    path: 'kthreadCharge',
+    value: 'MODE',
+    example: 'wall',
+    help: "what the scheduler charges a kthread (kworker, unbound worker, ksoftirqd) for: work, only the time its deferred job or softirq pass ran (a model: the lab's own switch and worker loop cost 50-80 µs a run where the kernel's cost ~2 µs, and beside a nice -20 task every µs charged costs 87 µs of waiting; docs/twin.md); wall, every µs its thread held the CPU",
+    accepts: 'work, wall',
+    default: 'work',
+  },
+  {
     flag: '--tdf',
     path: 'tdf',
     value: 'N|auto',

@@ -10,6 +10,7 @@
 import { resolve as resolvePath } from 'node:path';
 import type { IrqTraceConfig } from '../irq/replay.js';
 import { kernelProfile } from '../kernel/profiles.js';
+import { DEFAULT_KTHREAD_CHARGE, type KthreadCharge } from '../kernel/sched/rq.js';
 import type { NicOptions } from '../net/profiles.js';
 import { DEFAULT_THRESHOLD_PCT } from '../report/statistics/family.js';
 import type { StageName } from '../report/types.js';
@@ -165,6 +166,8 @@ export interface ResolvedConfig {
   readonly timeline: TimelineConfig | null;
   /** `--explain`: each exchange's critical path by cause (src/report/explain/); absent: off. */
   readonly explain?: boolean;
+  /** `--kthread-charge`: kthreads charged their work items only (the default model) or their wall time. */
+  readonly kthreadCharge: KthreadCharge;
 }
 
 export interface TimelineConfig {
@@ -406,5 +409,6 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     timeline: m.timeline ? { windowMs: m.timelineWindowMs ?? DEFAULTS.timelineWindowMs } : null,
     tdf: m.tdf ?? DEFAULTS.tdf,
     ...(m.explain ? { explain: true } : {}),
+    kthreadCharge: m.kthreadCharge ?? DEFAULT_KTHREAD_CHARGE,
   } satisfies ResolvedConfig);
 }

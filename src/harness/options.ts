@@ -45,6 +45,7 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     fastPool: { trigger: params.trigger ?? config.fastPool.trigger, variant: config.fastPool.variant },
     tracing: config.tracing,
     hostStalls: { mode: config.hostStalls, steal: config.hostSteal },
+    kthreadCharge: config.kthreadCharge,
     // Rings for --timeline's window and --explain's slice (emulated ms: N host ms each at TDF N).
     ...(config.timeline || config.explain ? { timelineRecords: ringRecords(config) } : {}),
     watchdogMs: config.watchdogMs,

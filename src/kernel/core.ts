@@ -52,7 +52,9 @@ export const sched: Mechanism = {
   init(m) {
     const rqs = RunQueues.of(m.i32, m.f64, m.R, m.cpus, m.lockSpins, m.fair, m.hz);
     for (let c = 0; c < m.cpus; c++) rqs.initCpu(c);
-    for (const t of m.plan.tasks) rqs.initTask(t.id, t.cpu, t.policy, t.nice, t.rtPrio);
+    const workOnly = (kind: string) =>
+      m.kthreadCharge === 'work' && (kind === 'kworker' || kind === 'unbound' || kind === 'ksoftirqd');
+    for (const t of m.plan.tasks) rqs.initTask(t.id, t.cpu, t.policy, t.nice, t.rtPrio, workOnly(t.kind));
   },
 };
 

@@ -17,6 +17,7 @@ import type { Objects } from './objects.js';
 import type { KernelProfile } from './profiles.js';
 import type { Scheduler } from './sched/core.js';
 import type { FairPolicyName } from './sched/fair.js';
+import type { KthreadCharge } from './sched/rq.js';
 import type { Softirqs } from './softirq.js';
 
 /** What a mechanism sizes its regions by. */
@@ -39,6 +40,8 @@ export interface KernelMemory {
   readonly hz: number;
   readonly lockSpins: number;
   readonly fair: FairPolicyName;
+  /** How kthreads are charged (`--kthread-charge`, KTHREAD_CHARGES in src/kernel/sched/rq.ts). */
+  readonly kthreadCharge: KthreadCharge;
   /** Int32 words of the region block that starts at `base` (a ring is initialised to its block). */
   words(base: number): number;
   /** A per-CPU counter summed over CPUs (racy). */

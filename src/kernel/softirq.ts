@@ -232,7 +232,10 @@ export class KsoftirqdTask implements HostedTask {
     for (;;) {
       if (!rt.poll() || rt.isStopping()) return;
       if (Atomics.load(rt.i32, this.pending) !== 0) {
+        // The pass is what ksoftirqd is charged under --kthread-charge work (rq.ts).
+        const t0 = rt.ctx.now();
         this.softirqs.doSoftirq(true);
+        rt.sched.rqs.addWork(this.id, rt.ctx.now() - t0);
         continue;
       }
       if (rt.sched.sleepCurrent(this.recheck)) return;

@@ -33,7 +33,7 @@ export class WorkerTask implements HostedTask {
       if (!rt.poll() || rt.isStopping()) return;
       const id = workqueues.pop(this.pool);
       if (id >= 0) {
-        workqueues.run(id);
+        workqueues.run(id); // its deferred job reports what it is charged (driver.ts, runDeferred)
         rt.count(CpuCounter.works_run);
         continue;
       }

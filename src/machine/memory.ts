@@ -43,7 +43,7 @@ import { assertLayoutSound, RECORD_FIELDS } from '../hw/layout-fields.js';
 import { initTimelineRing } from '../hw/timeline.js';
 import type { KernelMemory } from '../kernel/mechanism.js';
 import { initKernel, kernelBusy, kernelRecords, kernelRegions } from '../kernel/registry.js';
-import { RunQueues } from '../kernel/sched/rq.js';
+import { DEFAULT_KTHREAD_CHARGE, RunQueues } from '../kernel/sched/rq.js';
 import { initRandom, randomRegions } from '../random/driver.js';
 import { FAST_POOL_FIELDS, type FastPool } from '../random/fastpool.js';
 import { InputPool } from '../random/inputpool.js';
@@ -117,6 +117,7 @@ export class MachineMemory {
       hz: opts.hz,
       lockSpins: opts.lockSpins,
       fair: fairPolicyOf(opts),
+      kthreadCharge: opts.kthreadCharge ?? DEFAULT_KTHREAD_CHARGE,
       words: (base) => sizes.get(base) ?? 0,
       count: (name) => {
         const k = CpuCounter[name];
@@ -198,6 +199,11 @@ export class MachineMemory {
   /** Ticks at which `task` was running (its CPU share in slices). */
   ticks(task: number): number {
     return this.rqs.ticks(task);
+  }
+
+  /** The run time the scheduler has charged `task` (sum_exec_runtime, ns; racy). */
+  sumExec(task: number): number {
+    return this.rqs.sumExec(task);
   }
 
   /** Clock (ns since the run's epoch) at which the input pool first reached 256 bits, or -1. */

@@ -7,6 +7,7 @@ import type { Topology } from '../hw/board.js';
 import type { IrqTracePlan } from '../irq/trace-file.js';
 import { type KernelName, kernelProfile } from '../kernel/profiles.js';
 import type { FairPolicyName } from '../kernel/sched/fair.js';
+import type { KthreadCharge } from '../kernel/sched/rq.js';
 import type { PayloadOptions } from '../random/driver.js';
 import type { FastPoolVariant } from '../random/fastpool.js';
 import type { NotifyPolicy } from '../shm/doorbell.js';
@@ -67,6 +68,8 @@ export interface MachineOptions {
   softirqDefer?: boolean;
   /** Where bound kthreads (kworker/n, ksoftirqd/n) run: their own threads, or their CPU's thread. */
   kthreads?: KthreadHosting;
+  /** How kthreads are charged (`--kthread-charge`, src/kernel/sched/rq.ts); default DEFAULT_KTHREAD_CHARGE (work). */
+  kthreadCharge?: KthreadCharge;
   /** The fair class's policy (src/kernel/sched/fair.ts); default: the kernel profile's (fairPolicyOf). */
   sched?: FairPolicyName;
   fastPool: { trigger: number; variant: FastPoolVariant };

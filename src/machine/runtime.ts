@@ -171,7 +171,9 @@ export class Runtime {
     this.irqWorks = this.part(irqWorkMechanism);
     this.softirqs.open(Softirq.NetTx, () => this.workload.netTx?.(this));
     this.softirqs.open(Softirq.NetRx, () => this.workload.netRx?.(this));
-    this.driver = new RandomDriver(ctx, opts.fastPool.variant, opts.payload, opts.lockSpins);
+    this.driver = new RandomDriver(ctx, opts.fastPool.variant, opts.payload, opts.lockSpins, (task, ns) =>
+      rqs.addWork(task, ns),
+    );
     this.facade = kernelFacade(base, (cpu) => this.irqBacklog(cpu), this.built);
     this.objects.facade = this.facade;
     this.driver.facade = this.facade;

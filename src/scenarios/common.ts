@@ -164,7 +164,7 @@ export function strategy(point: PointResult | undefined, label: string): Strateg
 export function stageValue(
   s: StrategyResult | undefined,
   stage: StageName,
-  key: 'mean' | 'p50' | 'p99' | 'p99_9' | 'max',
+  key: 'mean' | 'p50' | 'p90' | 'p99' | 'p99_9' | 'max',
 ): number {
   const v = s?.merged[stage]?.summary[key];
   return typeof v === 'number' ? v : Number.NaN;

@@ -139,6 +139,8 @@ export interface Requests {
   untimed: number;
   /** Runs of the work that started in the window (work items). */
   started: number;
+  /** Of all runs, those on another CPU than the one that queued the work (mixes_remote). */
+  remote: number;
   p50: number;
   p99: number;
   max: number;
@@ -151,6 +153,7 @@ export function requests(s: StrategyResult | undefined): Requests {
     slow: s?.counters.requests_slow ?? 0,
     untimed: s?.counters.requests_untimed ?? 0,
     started: s?.merged.handoff_to_start?.summary.count ?? 0,
+    remote: s?.counters.mixes_remote ?? 0,
     p50: stageValue(s, 'request_to_start', 'p50'),
     p99: stageValue(s, 'request_to_start', 'p99'),
     max: stageValue(s, 'request_to_start', 'max'),

@@ -68,6 +68,7 @@ describe('defaults', () => {
       tracing: true,
       hostStalls: 'keep',
       hostSteal: false,
+      kthreadCharge: 'work',
       outDir: join(cwd, 'deferlab-results', '20250102-030405'),
       sweep: null,
       control: null,

@@ -60,6 +60,13 @@ export const T_TICKS = 8;
  *  while a sleeping task's vruntime is relative to the min_vruntime of the CPU it left
  *  (migrate_task_rq_fair) until its enqueue on the new CPU adds that CPU's (ENQUEUE_MIGRATED). */
 export const T_MIGRATED = 9;
+/** I: 1 when update_curr() charges the task only the work it reports ({@link T_WORK_NS}: a
+ *  kthread under `--kthread-charge work`, rq.ts KTHREAD_CHARGES), 0 when it charges wall time. */
+export const T_CHARGE = 10;
+/** Atomics (no lock): ns of work the task's thread ran and update_curr() has not yet charged.
+ *  Writer: the thread running the task, Atomics.add after each work item (RunQueues.addWork);
+ *  reader: update_curr() under the task's CPU's rq lock, Atomics.exchange to 0 (any thread). */
+export const T_WORK_NS = 11;
 
 export const TASK_F64 = 8;
 export const TF_VRUNTIME = 0; // L rq lock: virtual runtime (ns, weighted)

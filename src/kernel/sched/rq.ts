@@ -46,6 +46,7 @@ import {
   RQ_QUEUE,
   RQ_RT_THROTTLED,
   RQ_WORDS,
+  T_CHARGE,
   T_CPU,
   T_NICE,
   T_POLICY,
@@ -55,6 +56,7 @@ import {
   T_TICKS,
   T_WAKEUPS,
   T_WEIGHT,
+  T_WORK_NS,
   TASK_F64,
   TASK_WORDS,
   TF_EXEC_START,
@@ -88,6 +90,25 @@ function fairPolicy(name: FairPolicyName, q: RqView, p: FairParams): FairPolicy 
  * {@link RunQueues.switchedIn} starts its clock.
  */
 export const NOT_YET_RUNNING = Number.POSITIVE_INFINITY;
+
+/**
+ * How a kthread (kworker, unbound worker, ksoftirqd) is charged by update_curr() (`--kthread-charge`):
+ *   - `work`: only the time its work items and softirq passes ran (T_WORK_NS), a documented
+ *     model, the default. The kernel charges a kworker its whole run (the switch, worker_thread's
+ *     loop, process_one_work, then the work): about 2 µs beside 20 µs of work here (bench:twin
+ *     (b): a same-CPU switch 1.9–2.8 µs). The lab's own run of those paths costs 50–80 µs on this
+ *     host (cold JavaScript: measured per phase, docs/twin.md), and beside a nice −20 task every
+ *     µs charged costs the kworker 87 µs of waiting (EEVDF's lag, CFS's vruntime), so charging
+ *     them made the lab's kworker wait 3–60 times what its own rules give (docs/twin.md). Leaving
+ *     them out errs by the kernel's ~2 µs instead.
+ *   - `wall`: the wall time it held the CPU, as for every other task (the lab before this model).
+ */
+export const KTHREAD_CHARGES = ['work', 'wall'] as const;
+export type KthreadCharge = (typeof KTHREAD_CHARGES)[number];
+export const DEFAULT_KTHREAD_CHARGE: KthreadCharge = 'work';
+
+/** The most one report of work adds (RunQueues.addWork): T_WORK_NS is an Int32 of ns. */
+const MAX_WORK_REPORT_NS = 1 << 30;
 
 /** A real-time task's share of its CPU in {@link RunQueues.loadWeight}: more than any nice level's weight (nice -20 is 88761). */
 export const RT_LOAD_WEIGHT = 1 << 20;
@@ -150,7 +171,7 @@ export class RunQueues extends RqView {
   }
 
   /** Initialise a task's words. Context: main thread, before workers start. */
-  initTask(task: number, cpu: number, policy: SchedPolicy, nice: number, rtPrio: number): void {
+  initTask(task: number, cpu: number, policy: SchedPolicy, nice: number, rtPrio: number, workOnly = false): void {
     const i32 = this.v.i32;
     i32.fill(0, this.tw(task, 0), this.tw(task, TASK_WORDS));
     this.v.f64.fill(0, this.tf(task, 0), this.tf(task, TASK_F64));
@@ -160,6 +181,17 @@ export class RunQueues extends RqView {
     i32[this.tw(task, T_NICE)] = nice;
     i32[this.tw(task, T_RT_PRIO)] = rtPrio;
     i32[this.tw(task, T_WEIGHT)] = niceToWeight(nice);
+    i32[this.tw(task, T_CHARGE)] = workOnly ? 1 : 0;
+  }
+
+  /**
+   * The thread running `task` ran `ns` of its work (a work item, a softirq pass): what
+   * update_curr() charges a task charged by work only (T_CHARGE). Context: the thread running
+   * `task`, no lock (Atomics: update_curr() takes it under the rq lock from any thread).
+   */
+  addWork(task: number, ns: number): void {
+    if (this.v.i32[this.tw(task, T_CHARGE)] === 0 || !(ns > 0)) return;
+    Atomics.add(this.v.i32, this.tw(task, T_WORK_NS), Math.min(Math.round(ns), MAX_WORK_REPORT_NS));
   }
 
   /** Initialise CPU `cpu`'s run queue with its idle task current. Context: main thread. */
@@ -237,9 +269,13 @@ export class RunQueues extends RqView {
     const t = i32[this.rq(cpu) + RQ_CURR];
     const pol = i32[this.tw(t, T_POLICY)];
     if (pol === SchedPolicy.Idle) return false;
-    const delta = now - f64[this.tf(t, TF_EXEC_START)];
-    if (delta <= 0) return false;
+    const wall = now - f64[this.tf(t, TF_EXEC_START)];
+    if (wall <= 0) return false;
     f64[this.tf(t, TF_EXEC_START)] = now;
+    // A task charged by its work (T_CHARGE: a kthread under --kthread-charge work) is charged
+    // what it reported since the last charge, not the wall time (KTHREAD_CHARGES).
+    const delta = i32[this.tw(t, T_CHARGE)] === 0 ? wall : Atomics.exchange(i32, this.tw(t, T_WORK_NS), 0);
+    if (delta <= 0) return false;
     f64[this.tf(t, TF_SUM_EXEC)] += delta;
     if (pol === SchedPolicy.Normal) return this.fair.charge(cpu, t, delta);
     f64[this.cf(cpu, CPUF_RT_TIME)] += delta;
@@ -425,6 +461,10 @@ export class RunQueues extends RqView {
   }
   ticks(task: number): number {
     return this.v.i32[this.tw(task, T_TICKS)];
+  }
+  /** sum_exec_runtime: what update_curr() has charged `task` (ns; racy outside the rq lock). */
+  sumExec(task: number): number {
+    return this.v.f64[this.tf(task, TF_SUM_EXEC)];
   }
 }
 

@@ -69,8 +69,17 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
       : typeof o.idle === 'string'
         ? `idle ${o.idle}`
         : '';
+  // --kthread-charge (absent in results from before it): `work` is a model, and says so.
+  const charge =
+    o.kthreadCharge === 'work'
+      ? ', charged their work only (model)'
+      : o.kthreadCharge === 'wall'
+        ? ', charged wall time'
+        : '';
   const kthreads =
-    typeof o.kthreads === 'string' ? `kthreads on ${o.kthreads === 'cpu' ? 'CPU threads' : 'own threads'}` : '';
+    typeof o.kthreads === 'string'
+      ? `kthreads on ${o.kthreads === 'cpu' ? 'CPU threads' : 'own threads'}${charge}`
+      : '';
   const machine = [
     cpus !== undefined ? `${plural(cpus, 'CPU')}${nodesText(o, results)}` : '',
     hz !== undefined ? `HZ ${hz}` : '',
