@@ -150,23 +150,31 @@ async function hostHz(): Promise<{ hz: number | undefined; how: string }> {
 }
 
 /**
- * The lab profile nearest a kernel release: EEVDF from 6.6 (the lab's 6.9), CFS with the
- * ksoftirqd rule in 6.1–6.5 (6.1), older CFS (5.15).
+ * The lab profile nearest a kernel release: EEVDF with delayed dequeue from 6.12 (the lab's
+ * 6.18), EEVDF from 6.6 (6.9), CFS with the ksoftirqd rule in 6.1–6.5 (6.1), older CFS (5.15).
  */
 export function nearestProfile(rel: string): { profile: KernelName; sched: 'eevdf' | 'cfs' } {
-  const m = /^(\d+)\.(\d+)/.exec(rel);
-  const [major, minor] = m ? [Number(m[1]), Number(m[2])] : [0, 0];
-  const v = major * 1000 + minor;
+  const v = releaseNumber(rel);
+  if (v >= 6012) return { profile: '6.18', sched: 'eevdf' };
   if (v >= 6006) return { profile: '6.9', sched: 'eevdf' };
   if (v >= 6001) return { profile: '6.1', sched: 'cfs' };
   return { profile: '5.15', sched: 'cfs' };
 }
 
-/** What the host's kernel has that the 6.9 profile does not (fair.c; docs/twin.md). */
-function kernelDifferences(rel: string): string | undefined {
+/** `6.18.44-fc` → 6018 (major · 1000 + minor); 0 when it does not parse. */
+function releaseNumber(rel: string): number {
   const m = /^(\d+)\.(\d+)/.exec(rel);
-  if (!m || Number(m[1]) !== 6 || Number(m[2]) < 12) return undefined;
-  return 'this kernel is past 6.11: DELAY_DEQUEUE, PREEMPT_SHORT and PLACE_REL_DEADLINE (6.12) and a 0.70 ms base slice (2025) are not in the 6.9 profile';
+  return m ? Number(m[1]) * 1000 + Number(m[2]) : 0;
+}
+
+/** What the host's kernel has that its nearest profile does not (fair.c; docs/twin.md). */
+function kernelDifferences(rel: string): string | undefined {
+  const v = releaseNumber(rel);
+  if (v >= 6019)
+    return 'this kernel is newer than the 6.18 profile (the fair class as in 6.18.2): later changes are not modelled';
+  if (v >= 6012 && v < 6017)
+    return 'this kernel is 6.12-6.16: the 6.18 profile protects slices as 6.17 does (vprot), where these had did_preempt_short(), and 6.12.0-6.14 a 0.75 ms base slice';
+  return undefined;
 }
 
 /** Compile bench/c/twin.c; undefined (and the reason) without a working compiler. */
@@ -307,6 +315,13 @@ async function labShare(lab: Lab, a: number, b: number): Promise<Share> {
   }
 }
 
+/** The fake clock's waits (sorted, ns) as a distribution. */
+function modelDist(waits: number[]): Dist {
+  const at = (f: number) => waits[Math.min(waits.length - 1, Math.floor(f * (waits.length - 1)))];
+  const prompt = waits.filter((w) => w <= PROMPT_NS).length / waits.length;
+  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1), n: waits.length, prompt };
+}
+
 // ---- the table -----------------------------------------------------------------------------
 
 const fmt = (ns: number) =>
@@ -319,6 +334,8 @@ interface Row {
   lab: Answer;
   /** (a): the lab's scheduler rules alone on a fake clock (bench/twin-model.ts). */
   model?: Answer;
+  /** (a): the 6.9 profile's rules alone, beside a host whose nearest profile is 6.18. */
+  older?: Answer;
 }
 
 const share = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(0)}%` : '-');
@@ -395,6 +412,32 @@ function render(rows: Row[], shares: { question: string; host: Share; lab: Share
     '  time, no host): what the running lab adds beyond these is its time accounting (docs/twin.md).',
     ...modelLines,
   );
+  const older = rows.filter((r) => r.older);
+  if (older.length)
+    lines.push(
+      '',
+      "  The 6.9 profile's rules alone (no delayed dequeue, RUN_TO_PARITY by the deadline at the pick, a",
+      '  0.75 ms base slice): what the kernel changes since 6.11 do to the same question.',
+      ...table(
+        [
+          'question',
+          'host ≤0.5ms',
+          'host p99',
+          '6.9 ≤0.5ms',
+          '6.9 p50',
+          '6.9 p90',
+          '6.9 p99',
+          '6.9 max',
+          '6.9/host p99',
+        ],
+        older.map((r) => {
+          const m = r.older as Answer;
+          const h = distCells(r.host);
+          const both = !('none' in r.host) && !('none' in m);
+          return [r.question, h[0], h[3], ...distCells(m), both ? ratio((m as Dist).p99, (r.host as Dist).p99) : '-'];
+        }),
+      ),
+    );
   const notes: string[] = [];
   for (const r of rows) {
     if ('none' in r.host) notes.push(`  ${r.question}: host: ${r.host.none}`);
@@ -458,20 +501,23 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       process.stderr.write(`${q}: lab... \r`);
       const withUnbound = c.n === 1 && c.nice === -20;
       const r = await labHogs(lab, o, c.n, c.nice, withUnbound);
-      const waits = modelWaits({
-        kernel: lab.profile,
-        hz: lab.hz,
-        cpus: LAB_CPUS,
-        hogs: c.n,
-        nice: c.nice,
-        periodNs: T * 1000,
-        workNs: W * 1000,
-        wakeups: o.iters,
-      });
-      const at = (f: number) => waits[Math.min(waits.length - 1, Math.floor(f * (waits.length - 1)))];
-      const prompt = waits.filter((w) => w <= PROMPT_NS).length / waits.length;
-      const model = { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1), n: waits.length, prompt };
-      rows.push({ question: q, host: h, lab: labDist(r, BOUND), model });
+      const rules = (kernel: KernelName): Dist =>
+        modelDist(
+          modelWaits({
+            kernel,
+            hz: lab.hz,
+            cpus: LAB_CPUS,
+            hogs: c.n,
+            nice: c.nice,
+            periodNs: T * 1000,
+            workNs: W * 1000,
+            wakeups: o.iters,
+          }),
+        );
+      const model = rules(lab.profile);
+      // The rules of the profile before delayed dequeue too, when the host's is a later one.
+      const older = lab.profile === '6.18' ? rules('6.9') : undefined;
+      rows.push({ question: q, host: h, lab: labDist(r, BOUND), model, ...(older ? { older } : {}) });
       if (withUnbound) unboundLab = labDist(r, UNBOUND);
     }
     process.stderr.write('(b), (c)...                 \r');

@@ -1,6 +1,6 @@
 /**
  * Kernel profiles: what differs between the kernels the seeds ran, selected at boot
- * (`--kernel 5.15|6.1|6.9`). Each setting names its source; the kernel facts themselves are
+ * (`--kernel 5.15|6.1|6.9|6.18`). Each setting names its source; the kernel facts themselves are
  * quoted in docs/architecture.md ("Kernel profiles") from the kernel sources.
  *
  *   5.15  seed 000's regression: linux-stable 5.15, bisected to the backport 4a61bf7f9b18 of
@@ -10,14 +10,19 @@
  *         Still CFS and still the ksoftirqd rule (6.1.y keeps it); no WQ_BH.
  *   6.9   EEVDF (6.6+), no ksoftirqd rule (6.5+), WQ_BH workqueues (Tejun Heo's "workqueue:
  *         Implement BH workqueues", 6.9). The lab's model before profiles existed.
+ *   6.18  the kernel of this project's host (Linux 6.18; bench:twin measures it): EEVDF with
+ *         delayed dequeue and DELAY_ZERO (6.12), a 0.70 ms base slice (6.15), RUN_TO_PARITY by
+ *         slice protection with update_curr()'s resched once it is over (6.17): eevdf.ts,
+ *         EEVDF_6_18, from the 6.18.2 source. Softirqs and workqueues as 6.9.
  * random.c's trigger is 1024 in all three ("random: schedule mix_interrupt_randomness() less
  * often", 534d2eaf1970, 5.19-rc3, backported to the stable branches in June 2022, before seed
  * 000's thread); the bisected 5.15 backport used 64, which the scenarios run beside it.
  */
+import type { FairPolicyName } from './sched/fair.js';
 import type { SoftirqRules } from './softirq.js';
 
 /** The kernel profiles, newest first, declared once (the CLI, the config and `deferlab list` read them). */
-export const KERNEL_NAMES = ['6.9', '6.1', '5.15'] as const;
+export const KERNEL_NAMES = ['6.18', '6.9', '6.1', '5.15'] as const;
 export type KernelName = (typeof KERNEL_NAMES)[number];
 /** The default kernel: 6.9, the model the lab had before profiles (EEVDF, WQ_BH). */
 export const DEFAULT_KERNEL: KernelName = '6.9';
@@ -26,8 +31,8 @@ export interface KernelProfile {
   readonly name: KernelName;
   /** One line for `deferlab list` and setup lines. */
   readonly summary: string;
-  /** The fair-class policy: CFS (kernel/sched/fair.c up to 6.5) or EEVDF (6.6+). */
-  readonly sched: 'cfs' | 'eevdf';
+  /** The fair-class policy: CFS (kernel/sched/fair.c up to 6.5), EEVDF as in 6.6–6.11, or as in 6.18. */
+  readonly sched: FairPolicyName;
   readonly softirq: SoftirqRules;
   /** random.c's mix trigger (interrupts per hand-off). */
   readonly trigger: number;
@@ -73,6 +78,15 @@ export const KERNEL_PROFILES: Readonly<Record<KernelName, KernelProfile>> = {
     softirq: { ksoftirqdDefers: true },
     trigger: 1024,
     wqBh: false,
+  },
+  '6.18': {
+    name: '6.18',
+    summary:
+      '6.18 (the host kernel bench:twin measures): EEVDF with delayed dequeue (6.12), a 0.70 ms base slice, slice protection (6.17); softirqs and WQ_BH as 6.9',
+    sched: 'eevdf-6.18',
+    softirq: { ksoftirqdDefers: false },
+    trigger: 1024,
+    wqBh: true,
   },
   '6.9': {
     name: '6.9',

@@ -5,6 +5,7 @@
  */
 
 import { C_JIFFIES, SchedPolicy, TaskState } from '../../src/hw/layout.js';
+import type { FairPolicyName } from '../../src/kernel/sched/fair.js';
 import { T_STATE, T_WAKEUPS } from '../../src/kernel/sched/rq.js';
 import { MachineMemory } from '../../src/machine/memory.js';
 import type { MachineOptions } from '../../src/machine/options.js';
@@ -99,7 +100,7 @@ export interface WakeCycle {
  * Ticks every 1/hz; a task picked at a tick or a wake-up runs from there.
  */
 export function hogAndWaker(o: {
-  sched: 'eevdf' | 'cfs';
+  sched: FairPolicyName;
   hz: number;
   handoffNs: number;
   periodNs: number;

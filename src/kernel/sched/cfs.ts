@@ -259,4 +259,11 @@ export class CfsPolicy implements FairPolicy {
     if (delta < 0) return false;
     return delta > ideal; // vruntime against wall-clock ideal_runtime: as the kernel compares them
   }
+
+  /** CFS has no delayed dequeue: a sleeping task always leaves the queue. */
+  delaySleep(_cpu: number, _task: number): boolean {
+    return false;
+  }
+  finishDelayed(_cpu: number, _task: number): void {}
+  requeueDelayed(_cpu: number, _task: number): void {}
 }

@@ -53,9 +53,13 @@ export function tickNsec(hz: number): number {
   return Math.floor((1_000_000_000 + Math.floor(hz / 2)) / hz);
 }
 
-/** The fair-class policies a machine can run (MachineOptions.sched). */
-export type FairPolicyName = 'eevdf' | 'cfs';
-export const FAIR_POLICIES: readonly FairPolicyName[] = ['eevdf', 'cfs'];
+/**
+ * The fair-class policies a machine can run (MachineOptions.sched): EEVDF as in 6.6–6.11
+ * (`eevdf`), EEVDF as in 6.18 with delayed dequeue and slice protection (`eevdf-6.18`), CFS as in
+ * 5.15 (`cfs`).
+ */
+export type FairPolicyName = 'eevdf' | 'eevdf-6.18' | 'cfs';
+export const FAIR_POLICIES: readonly FairPolicyName[] = ['eevdf', 'eevdf-6.18', 'cfs'];
 
 /** What a policy's constants depend on: the emulated machine's CPUs and HZ. */
 export interface FairParams {
@@ -91,6 +95,16 @@ export interface FairPolicy {
   wakeupPreempt(cpu: number, curr: number, woken: number): boolean;
   /** The tick's check on the running normal `curr`, after it was charged (CFS check_preempt_tick). */
   tickPreempt(cpu: number, curr: number): boolean;
+  /**
+   * dequeue_entity()'s DELAY_DEQUEUE test (6.12+): keep the normal `task`, going to sleep on
+   * `cpu`, on the queue as delayed instead of dequeuing it. False for policies without it.
+   */
+  delaySleep(cpu: number, task: number): boolean;
+  /** The delayed `task` was picked and is reaped: its lag saved as dequeue_entity() does, then
+   *  finish_delayed_dequeue_entity() (DELAY_ZERO: positive lag dropped). Still in the queue. */
+  finishDelayed(cpu: number, task: number): void;
+  /** requeue_delayed_entity(): the delayed `task` was woken where it is queued (DELAY_ZERO). */
+  requeueDelayed(cpu: number, task: number): void;
 }
 
 export interface SchedViews {

@@ -67,6 +67,10 @@ export const T_CHARGE = 10;
  *  Writer: the thread running the task, Atomics.add after each work item (RunQueues.addWork);
  *  reader: update_curr() under the task's CPU's rq lock, Atomics.exchange to 0 (any thread). */
 export const T_WORK_NS = 11;
+/** L rq lock: 1 while the task sleeps but stays on its CPU's queue, competing until it is
+ *  eligible (6.12+ DELAY_DEQUEUE, eevdf.ts; `se->sched_delayed`), 0 otherwise. Written by the
+ *  CPU's owner at schedule() (set) and pick (reaped), and by a waker under the lock (requeued). */
+export const T_DELAYED = 12;
 
 export const TASK_F64 = 8;
 export const TF_VRUNTIME = 0; // L rq lock: virtual runtime (ns, weighted)
@@ -76,3 +80,4 @@ export const TF_EXEC_START = 3; // L rq lock: clock when it last started running
 export const TF_SUM_EXEC = 4; // L rq lock: total runtime (ns)
 export const TF_RR_LEFT = 5; // L rq lock: round-robin time left in the slice (ns)
 export const TF_PREV_SUM_EXEC = 6; // L rq lock: CFS prev_sum_exec_runtime: TF_SUM_EXEC when last picked
+export const TF_VPROT = 7; // L rq lock: EEVDF 6.17+ se->vprot: the vruntime up to which a picked task is protected (set_protect_slice)

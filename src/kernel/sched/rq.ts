@@ -30,7 +30,7 @@
 import { CPUF_RT_PERIOD, CPUF_RT_TIME, SchedPolicy, TaskState } from '../../hw/layout.js';
 import { ShmLock } from '../../shm/lock.js';
 import { CfsPolicy } from './cfs.js';
-import { EevdfPolicy } from './eevdf.js';
+import { EEVDF_6_9, EEVDF_6_18, EevdfPolicy } from './eevdf.js';
 import {
   type FairParams,
   type FairPolicy,
@@ -48,6 +48,7 @@ import {
   RQ_WORDS,
   T_CHARGE,
   T_CPU,
+  T_DELAYED,
   T_NICE,
   T_POLICY,
   T_RT_PRIO,
@@ -78,7 +79,9 @@ export const RT_RUNTIME_NS = 950_000_000;
 function fairPolicy(name: FairPolicyName, q: RqView, p: FairParams): FairPolicy {
   switch (name) {
     case 'eevdf':
-      return new EevdfPolicy(q, p);
+      return new EevdfPolicy(q, p, EEVDF_6_9);
+    case 'eevdf-6.18':
+      return new EevdfPolicy(q, p, EEVDF_6_18);
     case 'cfs':
       return new CfsPolicy(q, p);
   }
@@ -235,11 +238,17 @@ export class RunQueues extends RqView {
 
   /** Remove a task from `cpu`'s queue; the policy saves what it keeps of a normal one. */
   dequeue(cpu: number, task: number): void {
+    if (this.indexOf(cpu, task) < 0) return;
+    if (this.isNormal(task)) this.fair.dequeue(cpu, task);
+    this.unqueue(cpu, task);
+  }
+
+  /** Take `task` out of `cpu`'s queue (membership only: the policy has done its part). */
+  private unqueue(cpu: number, task: number): void {
     const i32 = this.v.i32;
     const b = this.rq(cpu);
     const idx = this.indexOf(cpu, task);
     if (idx < 0) return;
-    if (this.isNormal(task)) this.fair.dequeue(cpu, task);
     const n = i32[b + RQ_LEN];
     for (let i = idx; i < n - 1; i++) i32[b + RQ_QUEUE + i] = i32[b + RQ_QUEUE + i + 1];
     i32[b + RQ_LEN] = n - 1;
@@ -330,12 +339,23 @@ export class RunQueues extends RqView {
     return best;
   }
 
-  /** pick_next_task(): RT, then fair, then the idle task (id == cpu). */
+  /**
+   * pick_next_task(): RT, then fair, then the idle task (id == cpu). A delayed task the fair class
+   * picks is reaped and the pick made again (pick_next_entity(): `if (se->sched_delayed) {
+   * dequeue_entities(rq, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED); return NULL; }`, then `goto again`).
+   */
   pickNext(cpu: number): number {
     const rt = this.pickRt(cpu);
     if (rt >= 0) return rt;
-    const f = this.fair.pick(cpu);
-    return f >= 0 ? f : cpu;
+    const i32 = this.v.i32;
+    for (;;) {
+      const f = this.fair.pick(cpu);
+      if (f < 0) return cpu;
+      if (i32[this.tw(f, T_DELAYED)] === 0) return f;
+      i32[this.tw(f, T_DELAYED)] = 0;
+      this.fair.finishDelayed(cpu, f);
+      this.unqueue(cpu, f);
+    }
   }
 
   /**
@@ -377,7 +397,15 @@ export class RunQueues extends RqView {
       return 0;
     }
     const first = i32[this.tw(task, T_WAKEUPS)]++ === 0;
-    if (this.queued(cpu, task)) return 1; // it had not yet left the queue: just keep running
+    if (this.queued(cpu, task)) {
+      if (i32[this.tw(task, T_DELAYED)] === 0) return 1; // it had not yet left the queue: just keep running
+      // ttwu_runnable() of a delayed task: requeue_delayed_entity(), then wakeup_preempt(), whose
+      // update_curr() now runs with the task queued (nr_queued ≥ 2: it may resched on its own).
+      i32[this.tw(task, T_DELAYED)] = 0;
+      this.fair.requeueDelayed(cpu, task);
+      const resched = this.updateCurr(cpu, now) && this.nrRunning(cpu) > 1;
+      return resched || this.shouldPreempt(cpu, task, currNeedsResched) ? 2 : 1;
+    }
     this.updateCurr(cpu, now);
     this.enqueue(cpu, task, first);
     return this.shouldPreempt(cpu, task, currNeedsResched) ? 2 : 1;
@@ -410,7 +438,9 @@ export class RunQueues extends RqView {
       i32[this.tw(prev, T_POLICY)] !== SchedPolicy.Idle &&
       Atomics.load(i32, this.tw(prev, T_STATE)) !== TaskState.Runnable
     ) {
-      this.dequeue(cpu, prev);
+      // 6.12+ DELAY_DEQUEUE: a sleeper that is not eligible stays queued, delayed (eevdf.ts).
+      if (this.isNormal(prev) && this.fair.delaySleep(cpu, prev)) i32[this.tw(prev, T_DELAYED)] = 1;
+      else this.dequeue(cpu, prev);
     }
     const next = this.pickNext(cpu);
     if (next !== prev) {
