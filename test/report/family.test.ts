@@ -231,3 +231,21 @@ describe('tail comparisons from slice cycles', () => {
     }
   });
 });
+
+describe('the density window of a tail interval (tails.ts)', () => {
+  it('is Hall and Sheather’s bandwidth, over the standard normal quantile', async () => {
+    const { normalQuantile } = await import('../../src/report/statistics/tdist.js');
+    const { hallSheatherBandwidth } = await import('../../src/report/statistics/tails.js');
+    // Φ⁻¹ at a few points (tables of the normal distribution).
+    expect(normalQuantile(0.5)).toBe(0);
+    expect(normalQuantile(0.975)).toBeCloseTo(1.959964, 5);
+    expect(normalQuantile(0.9)).toBeCloseTo(1.281552, 5);
+    expect(normalQuantile(0.001)).toBeCloseTo(-3.090232, 5);
+    expect(Number.isNaN(normalQuantile(1))).toBe(true);
+    // n^(−1/3) z^(2/3) (1.5 φ(0)² / 1)^(1/3) at the median of 1000 samples: 0.0972.
+    expect(hallSheatherBandwidth(1000, 0.5)).toBeCloseTo(0.0972, 4);
+    // Narrower further into the tail, and with more samples.
+    expect(hallSheatherBandwidth(1000, 0.99)).toBeLessThan(hallSheatherBandwidth(1000, 0.9));
+    expect(hallSheatherBandwidth(8000, 0.9)).toBeCloseTo(hallSheatherBandwidth(1000, 0.9) / 2, 6);
+  });
+});

@@ -65,7 +65,12 @@ export interface EevdfRules {
 }
 
 /** 6.6–6.11 (the 6.9 profile): features.h of 6.9, PLACE_LAG and RUN_TO_PARITY. */
-export const EEVDF_6_9: EevdfRules = { name: 'eevdf', baseSliceNs: BASE_SLICE_NS, parity: 'stash', delayDequeue: false };
+export const EEVDF_6_9: EevdfRules = {
+  name: 'eevdf',
+  baseSliceNs: BASE_SLICE_NS,
+  parity: 'stash',
+  delayDequeue: false,
+};
 /** 6.18 (features.h of 6.18.2: PLACE_LAG, RUN_TO_PARITY, PREEMPT_SHORT, DELAY_DEQUEUE, DELAY_ZERO). */
 export const EEVDF_6_18: EevdfRules = {
   name: 'eevdf-6.18',

@@ -19,6 +19,7 @@
  */
 import type { StageName, StrategyResult } from '../types.js';
 import { binValue, decodeBins } from './slice-hist.js';
+import { normalQuantile } from './tdist.js';
 
 /** The quantiles compared, as fractions, in COMPARABLE_METRICS' order after the mean. */
 export const TAIL_METRICS = [
@@ -183,12 +184,28 @@ function binAt(c: Cumulative, p: number): number {
 }
 
 /**
+ * Hall and Sheather's bandwidth for estimating the density at a p-quantile from n samples (Hall &
+ * Sheather, "On the distribution of a studentized quantile", JRSS B 50, 1988; the default of
+ * Koenker's quantreg, "hs"): h = n^(−1/3) · z_(0.975)^(2/3) · (1.5 φ(Φ⁻¹(p))² / (2 Φ⁻¹(p)² + 1))^(1/3).
+ */
+export function hallSheatherBandwidth(n: number, p: number): number {
+  const z = normalQuantile(p);
+  const phi = Math.exp(-0.5 * z * z) / Math.sqrt(2 * Math.PI);
+  return n ** (-1 / 3) * Z_975 ** (2 / 3) * ((1.5 * phi * phi) / (2 * z * z + 1)) ** (1 / 3);
+}
+const Z_975 = normalQuantile(0.975);
+
+/**
  * Per cycle, the linearised error of a side's p-quantile (Woodruff 1952; Francisco & Fuller
  * 1991): the quantile's error is −(F̂(q) − p)/f(q), F̂ the merged fraction at or below q, a ratio
  * of per-cycle counts whose cluster (cycle) variance is the same delta method as the mean's
- * (slices.ts). f, the density at q, is estimated over Woodruff's window: the quantiles at
- * p ± 2·se(F̂). Returns u_j / f per cycle (the caller differences the two sides'), or undefined
- * when the side has no samples.
+ * (slices.ts). f, the density at q, is the merged histogram's ΔF/Δq over the quantiles at p ± h,
+ * h Hall and Sheather's bandwidth for the side's sample count (at least one sample's share). Until
+ * 2026-12-03 h was Woodruff's 2·se(F̂), about twice as wide at p50 and p90 here: since the
+ * quantile function is convex in the tail, a wider window underestimates f there, and p90's
+ * intervals covered 98.1% where 95% was meant (docs/results.md, "Tested coverage"). Returns
+ * u_j / f per cycle (the caller differences the two sides'), or undefined when the side has no
+ * samples.
  */
 function linearised(c: Cumulative, p: number): Float64Array | undefined {
   if (c.total === 0) return undefined;
@@ -196,13 +213,8 @@ function linearised(c: Cumulative, p: number): Float64Array | undefined {
   const F = c.merged[b] / c.total;
   const perCycle = c.total / c.n;
   const u = new Float64Array(c.n);
-  let ss = 0;
-  for (let j = 0; j < c.n; j++) {
-    u[j] = (c.cum[j * c.width + b] - F * c.totals[j]) / perCycle;
-    ss += u[j] * u[j];
-  }
-  const seF = Math.sqrt(ss / Math.max(1, c.n - 1) / c.n);
-  const h = Math.max(2 * seF, 1 / c.total);
+  for (let j = 0; j < c.n; j++) u[j] = (c.cum[j * c.width + b] - F * c.totals[j]) / perCycle;
+  const h = Math.max(hallSheatherBandwidth(c.total, p), 1 / c.total);
   let b1 = binAt(c, p - h);
   let b2 = binAt(c, p + h);
   if (b2 <= b1) {

@@ -89,3 +89,36 @@ export function tCriticalTwoSided(alpha: number, df: number): number {
   }
   return (lo + hi) / 2;
 }
+
+/**
+ * The standard normal quantile Φ⁻¹(p), p in (0, 1): Peter J. Acklam's rational approximation
+ * ("An algorithm for computing the inverse normal cumulative distribution function", 2003;
+ * relative error below 1.15e-9), without the refinement step. NaN outside (0, 1).
+ */
+export function normalQuantile(p: number): number {
+  if (!(p > 0 && p < 1)) return Number.NaN;
+  const lower = 0.02425;
+  if (p < lower || p > 1 - lower) {
+    const q = Math.sqrt(-2 * Math.log(p < lower ? p : 1 - p));
+    const x =
+      (((((-7.784894002430293e-3 * q - 3.223964580411365e-1) * q - 2.400758277161838) * q - 2.549732539343734) * q +
+        4.374664141464968) *
+        q +
+        2.938163982698783) /
+      ((((7.784695709041462e-3 * q + 3.224671290700398e-1) * q + 2.445134137142996) * q + 3.754408661907416) * q + 1);
+    return p < lower ? x : -x;
+  }
+  const q = p - 0.5;
+  const r = q * q;
+  return (
+    ((((((-3.969683028665376e1 * r + 2.209460984245205e2) * r - 2.759285104469687e2) * r + 1.38357751867269e2) * r -
+      3.066479806614716e1) *
+      r +
+      2.506628277459239) *
+      q) /
+    (((((-5.447609879822406e1 * r + 1.615858368580409e2) * r - 1.556989798598866e2) * r + 6.680131188771972e1) * r -
+      1.328068155288572e1) *
+      r +
+      1)
+  );
+}
