@@ -82,7 +82,7 @@ export const KERNEL_PROFILES: Readonly<Record<KernelName, KernelProfile>> = {
   '6.18': {
     name: '6.18',
     summary:
-      '6.18 (the host kernel bench:twin measures): EEVDF with delayed dequeue (6.12), a 0.70 ms base slice, slice protection (6.17); softirqs and WQ_BH as 6.9',
+      '6.18: EEVDF with delayed dequeue (6.12), a 0.70 ms base slice, slice protection (6.17); softirqs and WQ_BH as 6.9; bench:twin checks it against a 6.12+ host kernel',
     sched: 'eevdf-6.18',
     softirq: { ksoftirqdDefers: false },
     trigger: 1024,
