@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CSUM_WASM, WasmCsum } from '../../src/net/csum-wasm.js';
+import { CSUM_WASM, MAX_VIEWS, WASM_MIN_WORDS, WasmCsum } from '../../src/net/csum-wasm.js';
 import {
   copyOut,
   csumFold16,
@@ -94,7 +94,7 @@ describe('csum_partial in WebAssembly SIMD', () => {
     expect(new WasmCsum().wasm).toBe(true);
   });
 
-  it('equals csumWords for every length 0..67 words and for full slots, with the slot view reused', () => {
+  it('equals csumWords for every length 0..67 words and for full slots, with cached views reused', () => {
     const r = rng(99);
     const cap = 16380; // IPoIB CM's 65520-byte payload
     const { u8, i32 } = buffer(4 * (cap + 64), () => r() & 0xff);
@@ -110,6 +110,37 @@ describe('csum_partial in WebAssembly SIMD', () => {
     // All ones: the widest lanes (no 64-bit lane can overflow at 2^14 words).
     i32.fill(-1);
     expect(w.words(i32, 0, cap, cap)).toBe(cap * 0xffffffff);
+  });
+
+  it("copies only a short packet's own words into the module, not its whole slot", () => {
+    const cap = 16380;
+    const { i32 } = buffer(4 * (cap + 64), () => 7);
+    const w = new WasmCsum();
+    w.memory.fill(-5);
+    const n = WASM_MIN_WORDS + 9; // summed by the module, its last 1 word in JavaScript
+    expect(w.words(i32, 16, n, cap)).toBe(csumWords(i32, 16, n, 0));
+    const n4 = n & ~3;
+    expect(w.memory[n4 - 1]).toBe(0x07070707);
+    expect(w.memory[n4]).toBe(-5); // a whole-slot copy would have written 0x07070707 here
+    expect(w.memory[cap - 1]).toBe(-5);
+  });
+
+  it('sums short payloads in JavaScript and keeps its cache of views bounded', () => {
+    const r = rng(5);
+    const cap = 16380;
+    const { i32 } = buffer(4 * (cap + 64), () => r() & 0xff);
+    const w = new WasmCsum();
+    w.memory.fill(-5);
+    expect(w.words(i32, 16, WASM_MIN_WORDS - 1, cap)).toBe(csumWords(i32, 16, WASM_MIN_WORDS - 1, 0));
+    expect(w.memory[0]).toBe(-5);
+    expect(w.cachedViews).toBe(0);
+    for (let k = 0; k < MAX_VIEWS + 50; k++) {
+      const p = 16 + (k % 40);
+      const n = WASM_MIN_WORDS + 4 * Math.floor(k / 40);
+      expect(w.words(i32, p, n, cap)).toBe(csumWords(i32, p, n, 0));
+    }
+    expect(w.cachedViews).toBeGreaterThan(0);
+    expect(w.cachedViews).toBeLessThanOrEqual(MAX_VIEWS);
   });
 });
 
