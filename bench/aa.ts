@@ -20,12 +20,16 @@
  * Options: --runs N (100), --copies N (4 A/A copies per run), --trials N (5), --duration TIME
  * (1s), --warmup TIME (300ms), --slice TIME (100ms), --threshold PCT (deferlab run's default),
  * --seed N (first run's; run i uses seed+i), --max-minutes M (start no run after M minutes: on a
- * busy host, as many runs as the time allows; the summary says how many ran). The issue's bars: family-wise ≤ 10% of runs; each
+ * busy host, as many runs as the time allows; the summary says how many ran), --save DIR (each
+ * completed run's results as DIR/run-N.json, readable by readResultsFile, so a method can be
+ * tried again on the same runs without running them again). The issue's bars: family-wise ≤ 10% of runs; each
  * per-test rate 2–8% (unadjusted: a test that never fires has no power either).
  *
  * Nothing here asserts: it measures and prints.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { resolveConfig } from '../src/config/schema.js';
@@ -84,6 +88,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       threshold: { type: 'string' },
       seed: { type: 'string' },
       'max-minutes': { type: 'string' },
+      save: { type: 'string' },
     },
   });
   const maxMs = values['max-minutes'] !== undefined ? Number(values['max-minutes']) * 60_000 : Number.POSITIVE_INFINITY;
@@ -182,6 +187,10 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     if (r.status !== 'completed') {
       say(`run ${i + 1}: ${r.status}${r.error ? `: ${r.error.message}` : ''}; not counted`);
       continue;
+    }
+    if (values.save !== undefined) {
+      mkdirSync(values.save, { recursive: true });
+      writeFileSync(join(values.save, `run-${i + 1}.json`), `${JSON.stringify(r)}\n`);
     }
     const c0 = performance.now();
     withComparisons(r); // what the run's comparisons cost, timed again on its data
