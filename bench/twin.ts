@@ -3,7 +3,7 @@
  * asked of it (bench/c/twin.c, compiled here with `cc -O2 -pthread`) and of the lab at the
  * profile nearest the host's kernel, side by side with the ratio lab/host (issue 24, docs/twin.md).
  *
- * Run: npm run bench:twin [-- --iters N] [--period-us T] [--work-us W] [--tdf N]
+ * Run: npm run bench:twin [-- --iters N] [--period-us T] [--work-us W] [--tdf N] [--hogs thread|cpu]
  *
  *  (a) N busy threads (N = 0, 1, 2) at nice -20 and at nice 0 pinned to CPU 0, and a nice-0
  *      waker pinned to CPU 0 that sleeps to an absolute deadline every T (clock_nanosleep) and
@@ -32,7 +32,7 @@ import { machineDefaults } from '../src/config/defaults.js';
 import { resolveConfig } from '../src/config/schema.js';
 import { runExperiment } from '../src/harness/run.js';
 import { type KernelName, kernelProfile } from '../src/kernel/profiles.js';
-import type { AppTaskSpec, MachineOptions } from '../src/machine/options.js';
+import { type AppTaskSpec, DEFAULT_HOGS, HOG_HOSTINGS, type HogHosting, type MachineOptions } from '../src/machine/options.js';
 import type { Calibration, RunResults } from '../src/report/types.js';
 import { specs, stageValue, strategy } from '../src/scenarios/common.js';
 import { cpuHogPreset, requests } from '../src/scenarios/cpu-hog.js';
@@ -84,6 +84,8 @@ interface Options {
   workUs: number;
   /** The lab side's time dilation factor (`--tdf`, src/harness/tdf.ts): 1, none. */
   tdf: number;
+  /** Where the lab's hogs run (`--hogs`, src/machine/options.ts HOG_HOSTINGS): their own threads or CPU 0's. */
+  hogs: HogHosting;
 }
 
 /** Bad input: one line, exit 2. */
@@ -93,16 +95,23 @@ function usage(problem: string): never {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { iters: 1000, periodUs: 5000, workUs: 20, tdf: 1 };
-  const ranges: Record<string, [keyof Options, number, number]> = {
+  const o: Options = { iters: 1000, periodUs: 5000, workUs: 20, tdf: 1, hogs: DEFAULT_HOGS };
+  const ranges: Record<string, [Exclude<keyof Options, 'hogs'>, number, number]> = {
     '--iters': ['iters', 10, 100_000],
     '--period-us': ['periodUs', 100, 1_000_000],
     '--work-us': ['workUs', 0, 100_000],
     '--tdf': ['tdf', 1, 16],
   };
   for (let i = 0; i < argv.length; i += 2) {
+    if (argv[i] === '--hogs') {
+      const v = argv[i + 1];
+      if (!(HOG_HOSTINGS as readonly string[]).includes(v))
+        usage(`--hogs must be one of ${HOG_HOSTINGS.join(', ')} (got ${v})`);
+      o.hogs = v as HogHosting;
+      continue;
+    }
     const r = ranges[argv[i]];
-    if (!r) usage(`unknown option ${argv[i]} (options: ${Object.keys(ranges).join(', ')})`);
+    if (!r) usage(`unknown option ${argv[i]} (options: ${[...Object.keys(ranges), '--hogs'].join(', ')})`);
     const v = Number(argv[i + 1]);
     const [key, lo, hi] = r;
     if (!Number.isInteger(v) || v < lo || v > hi)
@@ -242,6 +251,7 @@ async function labHogs(lab: Lab, o: Options, n: number, nice: number, unbound: b
         hz: lab.hz,
         kernel: lab.profile,
         tdf: o.tdf,
+        hogs: o.hogs,
         trials: 1,
         trialMs: `${Math.round((o.iters * o.periodUs) / 1000)}ms`,
         warmupMs: `${LAB_WARMUP_MS}ms`,
@@ -281,11 +291,12 @@ function labDist(r: RunResults, label: string): Answer {
 }
 
 /** Ticks a nice-`a` hog and a nice-`b` spinner get on CPU 0 of the lab over SHARE_MS (Machine API). */
-async function labShare(lab: Lab, a: number, b: number): Promise<Share> {
+async function labShare(lab: Lab, a: number, b: number, hogs: HogHosting): Promise<Share> {
   const opts: MachineOptions = {
     ...machineDefaults(LAB_CPUS),
     hz: lab.hz,
     kernel: lab.profile,
+    hogs,
     // Idle CPU 1 halts: polling it would spin beside CPU 0's two busy threads on a small host.
     idle: { policy: 'halt', maxPollNs: 0 },
     irq: { rate: 0, pattern: 'constant', burstSize: 1, cpus: [] },
@@ -469,7 +480,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     `host: Linux ${rel}, ${sched === 'eevdf' ? 'EEVDF' : 'CFS'}; HZ ${hz ?? 'unknown'} (${how}); ${availableParallelism()} cores; load ${load0.map((x) => x.toFixed(2)).join(' ')}`,
   );
   out(
-    `lab: profile ${profile} (${kernelProfile(profile).summary}), ${LAB_CPUS} CPUs, HZ ${labHz}${hz === undefined ? ' (host HZ unknown: the lab default)' : ''}${o.tdf > 1 ? `, TDF ${o.tdf} for (a), (c) and (d) (--tdf: the lab's clock at host time / ${o.tdf})` : ''}`,
+    `lab: profile ${profile} (${kernelProfile(profile).summary}), ${LAB_CPUS} CPUs, HZ ${labHz}${hz === undefined ? ' (host HZ unknown: the lab default)' : ''}${o.tdf > 1 ? `, TDF ${o.tdf} for (a), (c) and (d) (--tdf: the lab's clock at host time / ${o.tdf})` : ''}, hogs on ${o.hogs === 'cpu' ? "CPU 0's thread (--hogs cpu: a same-thread switch)" : 'threads of their own (--hogs thread: a host hand-off per switch)'}`,
   );
   const diff = kernelDifferences(rel);
   if (diff) out(`note: ${diff}`);
@@ -552,12 +563,12 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       {
         question: '(b) share nice 0 : nice 0',
         host: shareOf(host(['share', 0, 0, SHARE_MS])),
-        lab: await labShare(lab, 0, 0),
+        lab: await labShare(lab, 0, 0, o.hogs),
       },
       {
         question: '(b) share nice -20 : nice 0',
         host: shareOf(host(['share', -20, 0, SHARE_MS])),
-        lab: await labShare(lab, -20, 0),
+        lab: await labShare(lab, -20, 0, o.hogs),
       },
     ];
     process.stderr.write('                            \r');

@@ -15,9 +15,10 @@ import type { KernelName as KernelProfileName } from '../kernel/profiles.js';
 import { DEFAULT_KERNEL } from '../kernel/profiles.js';
 import { DEFAULT_KTHREAD_CHARGE } from '../kernel/sched/rq.js';
 import { IDLE_POLICIES } from '../machine/cpuidle.js';
-import type { KthreadHosting as KthreadHostingName } from '../machine/options.js';
+import type { HogHosting as HogHostingName, KthreadHosting as KthreadHostingName } from '../machine/options.js';
 import {
   DEFAULT_IDLE,
+  DEFAULT_HOGS,
   DEFAULT_KTHREADS,
   defaultTopology,
   type MachineOptions,
@@ -126,6 +127,8 @@ export { HOST_STALL_MODES, type HostStallMode } from '../machine/host-stall.js';
 // the kernel profiles (src/kernel/profiles.ts), random.c's fast_mix variants: `64` is the SipHash
 // permutation, `32` the hsiphash one (src/random/fastpool.ts).
 export {
+  HOG_HOSTINGS as HOG_HOSTING_NAMES,
+  type HogHosting as HogHostingName,
   KTHREAD_HOSTINGS as KTHREAD_HOSTING_NAMES,
   type KthreadHosting as KthreadHostingName,
 } from '../machine/options.js';
@@ -230,6 +233,7 @@ export const DEFAULTS = deepFreeze({
   lockSpins: 200,
   idle: 'auto' as IdlePolicy,
   kthreads: DEFAULT_KTHREADS as KthreadHostingName,
+  hogs: DEFAULT_HOGS as HogHostingName,
   kernel: DEFAULT_KERNEL as KernelProfileName,
   watchdogMs: 2000,
   tracing: true,
@@ -300,6 +304,7 @@ export function machineDefaults(cpus: number = DEFAULTS.cpus): MachineOptions {
     lockSpins: DEFAULTS.lockSpins,
     idle: { ...DEFAULT_IDLE, policy: autoIdle(cpus) },
     kthreads: DEFAULTS.kthreads,
+    hogs: DEFAULTS.hogs,
     kernel: DEFAULTS.kernel,
     fastPool: { ...DEFAULTS.fastPool },
     tracing: DEFAULTS.tracing,

@@ -7,7 +7,7 @@
  * be set in a config file.
  */
 import { DEFAULT_KERNEL, KERNEL_NAMES } from '../kernel/profiles.js';
-import { DEFAULT_KTHREADS, KTHREAD_HOSTINGS } from '../machine/options.js';
+import { DEFAULT_HOGS, DEFAULT_KTHREADS, HOG_HOSTINGS, KTHREAD_HOSTINGS } from '../machine/options.js';
 import { DEFAULT_NIC, NIC_PROFILES } from '../net/profiles.js';
 import { FAST_POOL_VARIANTS } from '../random/fastpool.js';
 import { NOTIFY_POLICIES } from '../shm/doorbell.js';
@@ -372,6 +372,15 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     help: "where kworker/n and ksoftirqd/n run: thread (threads of their own: every switch into one is a host futex wake) or cpu (on CPU n's thread: a same-thread switch)",
     accepts: KTHREAD_HOSTINGS.join(', '),
     default: DEFAULT_KTHREADS,
+  },
+  {
+    flag: '--hogs',
+    path: 'hogs',
+    value: 'HOSTING',
+    example: 'cpu',
+    help: "where a scenario's CPU hogs run: thread (threads of their own, as stress --cpu is a process: taking the CPU from one is a host futex wake) or cpu (on their CPU's thread: a same-thread switch)",
+    accepts: HOG_HOSTINGS.join(', '),
+    default: DEFAULT_HOGS,
   },
   {
     flag: '--kernel',

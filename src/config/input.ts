@@ -26,6 +26,8 @@ import {
   type IrqPattern,
   KERNEL_PROFILE_NAMES,
   type KernelProfileName,
+  HOG_HOSTING_NAMES,
+  type HogHostingName,
   KTHREAD_HOSTING_NAMES,
   type KthreadHostingName,
   LIMITS,
@@ -121,6 +123,8 @@ export interface PartialConfig {
   lockSpins?: NumberInput;
   idle?: IdlePolicy;
   kthreads?: KthreadHostingName;
+  /** Where hogs and spinners run: their own threads or their CPU's (src/machine/options.ts, HOG_HOSTINGS). */
+  hogs?: HogHostingName;
   kernel?: KernelProfileName;
   /** The 5.15/6.1 ksoftirqd rule on or off whatever the kernel profile says (default: the profile's). */
   softirqDefer?: SoftirqDefer;
@@ -361,6 +365,7 @@ const CONFIG_SHAPE = {
   lockSpins: field(integerIn(LIMITS.lockSpins.min, LIMITS.lockSpins.max)).optional(),
   idle: z.enum(IDLE_POLICY_NAMES, { error: oneOf(IDLE_POLICY_NAMES) }).optional(),
   kthreads: z.enum(KTHREAD_HOSTING_NAMES, { error: oneOf(KTHREAD_HOSTING_NAMES) }).optional(),
+  hogs: z.enum(HOG_HOSTING_NAMES, { error: oneOf(HOG_HOSTING_NAMES) }).optional(),
   kernel: z.enum(KERNEL_PROFILE_NAMES, { error: oneOf(KERNEL_PROFILE_NAMES) }).optional(),
   watchdogMs: field(durationMsIn(LIMITS.watchdogMs.min, LIMITS.watchdogMs.max)).optional(),
   tracing: z.boolean({ error: 'must be true or false' }).optional(),

@@ -35,6 +35,7 @@ import {
   type IdlePolicy,
   type IrqPattern,
   type KernelProfileName,
+  type HogHostingName,
   type KthreadHostingName,
   machineDefaults,
   type NotifyPolicy,
@@ -133,6 +134,8 @@ export interface ResolvedConfig {
   /** How long an idle CPU polls before it sleeps, in ns. */
   readonly idle: IdlePolicy;
   readonly kthreads: KthreadHostingName;
+  /** `--hogs`: hogs and spinners on threads of their own (the default) or on their CPU's thread. */
+  readonly hogs: HogHostingName;
   readonly kernel: KernelProfileName;
   /** Time dilation factor, or `auto` (src/harness/tdf.ts resolves it before the run); absent: 1. */
   readonly tdf?: number | 'auto';
@@ -394,6 +397,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     lockSpins: m.lockSpins ?? DEFAULTS.lockSpins,
     idle: m.idle ?? DEFAULTS.idle,
     kthreads: m.kthreads ?? DEFAULTS.kthreads,
+    hogs: m.hogs ?? DEFAULTS.hogs,
     softirqDefer: m.softirqDefer ? m.softirqDefer === 'on' : null,
     kernel,
     watchdogMs: m.watchdogMs ?? defaultWatchdogMs(cpus),

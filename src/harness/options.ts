@@ -39,6 +39,7 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
       policy: config.idle === 'auto' ? autoIdle(cpus) : config.idle,
     },
     kthreads: config.kthreads,
+    hogs: config.hogs,
     kernel: config.kernel,
     // --softirq-defer only when given (absent: the kernel profile's rule, src/machine/runtime.ts).
     ...(config.softirqDefer !== null ? { softirqDefer: config.softirqDefer } : {}),

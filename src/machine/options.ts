@@ -42,6 +42,17 @@ export const KTHREAD_HOSTINGS = ['thread', 'cpu'] as const;
 export type KthreadHosting = (typeof KTHREAD_HOSTINGS)[number];
 export const DEFAULT_KTHREADS: KthreadHosting = 'cpu';
 
+/**
+ * Hogs and spinners (`stress --cpu`, the cpu-hog scenario's and bench:twin's) as threads of their
+ * own or on their CPU's thread. `thread`, the default, makes taking the CPU from a hog or losing
+ * it to one a real host hand-off (a futex wake: 5-70 µs on this VM, where the kernel's switch
+ * costs ~2 µs); `cpu` makes it a same-thread switch (~0.6 µs), as `--kthreads cpu` does for
+ * kthreads. A conclusion that holds under both does not rest on the host's wake-up cost.
+ */
+export const HOG_HOSTINGS = ['thread', 'cpu'] as const;
+export type HogHosting = (typeof HOG_HOSTINGS)[number];
+export const DEFAULT_HOGS: HogHosting = 'thread';
+
 /** The default idle policy (see docs/architecture.md, "Idle", for the measurement behind it). */
 export const DEFAULT_IDLE: IdleOptions = { policy: 'haltpoll', maxPollNs: HALTPOLL_MAX_NS };
 
@@ -68,6 +79,8 @@ export interface MachineOptions {
   softirqDefer?: boolean;
   /** Where bound kthreads (kworker/n, ksoftirqd/n) run: their own threads, or their CPU's thread. */
   kthreads?: KthreadHosting;
+  /** Where hogs and spinners run: their own threads (the default) or their CPU's thread (HOG_HOSTINGS). */
+  hogs?: HogHosting;
   /** How kthreads are charged (`--kthread-charge`, src/kernel/sched/rq.ts); default DEFAULT_KTHREAD_CHARGE (work). */
   kthreadCharge?: KthreadCharge;
   /** The fair class's policy (src/kernel/sched/fair.ts); default: the kernel profile's (fairPolicyOf). */

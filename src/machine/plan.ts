@@ -20,7 +20,7 @@ import type { MachinePlan as BoardPlan, TaskPlan as BoardTask, PoolPlan, ThreadP
 import { SchedPolicy } from '../hw/layout.js';
 import { bhPool, boundPool } from '../kernel/workqueue.js';
 import { workloadOf } from '../workloads/index.js';
-import { type AppTaskSpec, DEFAULT_KTHREADS, type MachineOptions } from './options.js';
+import { type AppTaskSpec, DEFAULT_HOGS, DEFAULT_KTHREADS, type MachineOptions } from './options.js';
 
 export type { PoolPlan, TaskKind, ThreadPlan } from '../hw/board.js';
 /** The board of a machine whose application tasks are the workloads' (AppTaskSpec). */
@@ -72,7 +72,11 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
     // A hog is a process of its own (`stress --cpu`): its own thread, so that losing the CPU to
     // it or taking the CPU from it is a real hand-off. qperf's client and server live on their
     // CPU's thread: switching between idle and them costs what a same-CPU switch costs.
-    if (app.kind === 'hog' || app.kind === 'spinner') hogTasks.push(spec);
+    // With `hogs: 'cpu'` it is hosted on its CPU's thread instead: a same-thread switch.
+    if (app.kind === 'hog' || app.kind === 'spinner') {
+      if ((o.hogs ?? DEFAULT_HOGS) === 'cpu') add(spec, app.cpu);
+      else hogTasks.push(spec);
+    }
     // A task the scheduler places (--app-cpus) runs wherever it is put: a thread of its own, as
     // an unbound worker is, starting on the CPU its fork placement gave it.
     else if ((app.kind === 'tcp_client' || app.kind === 'tcp_server') && app.allowed)

@@ -62,6 +62,7 @@ describe('defaults', () => {
       lockSpins: 200,
       idle: 'auto',
       kthreads: 'cpu',
+      hogs: 'thread',
       kernel: '6.9',
       softirqDefer: null,
       watchdogMs: 2000,

@@ -1,7 +1,8 @@
 /**
  * Task hosting: with `kthreads: 'cpu'` the bound kworkers and ksoftirqd run on their CPU's
  * thread (a same-thread switch) instead of threads of their own; unbound workers and hogs stay
- * threads. Work handed to a hosted kworker still runs exactly once, in task context.
+ * threads. Work handed to a hosted kworker still runs exactly once, in task context. With `hogs:
+ * 'cpu'` a hog runs on its CPU's thread too, and still yields the CPU to the work queued beside it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { planMachineTasks } from '../../src/machine/plan.js';
@@ -50,4 +51,42 @@ describe('kthread hosting', () => {
     expect(c.kthread_switches).toBeGreaterThan(0);
     expect(c.mixes_duplicate).toBe(0);
   });
+
+  it("puts a hog on its CPU's thread with hogs cpu, and on a thread of its own by default", () => {
+    const hog = { kind: 'hog', cpu: 1, policy: 'normal', nice: 0, rtPrio: 0 } as const;
+    for (const hosting of ['cpu', 'thread', undefined] as const) {
+      const plan = planMachineTasks(
+        options({ cpus: 2, ...(hosting ? { hogs: hosting } : {}), workload: { kind: 'custom', tasks: [hog] } }),
+      );
+      const t = plan.tasks.find((x) => x.name === 'hog/1');
+      expect(t, 'the hog is planned').toBeDefined();
+      if (hosting === 'cpu') expect(t!.thread).toBe(1);
+      else expect(plan.threads[t!.thread].kind).toBe('kthread');
+    }
+  });
+
+  it('a hog hosted on the CPU thread runs, and the kworker beside it still runs every item once', async () => {
+    m = await Machine.boot(
+      options({
+        cpus: 2,
+        hogs: 'cpu',
+        idle: { policy: 'halt', maxPollNs: 0 },
+        irq: { rate: 1000, pattern: 'constant', burstSize: 1, cpus: [0] },
+        workload: { kind: 'custom', tasks: [{ kind: 'hog', cpu: 0, policy: 'normal', nice: 0, rtPrio: 0 }] },
+        payload: { kind: 'driver_work', workNs: 20_000 },
+        strategies: [builtin('workqueue', { wq: 'system' })],
+      }),
+    );
+    m.setActiveStrategy(0);
+    const machine = m;
+    const hog = m.plan.tasks.find((t) => t.name === 'hog/0')!;
+    expect(hog.thread).toBe(0);
+    await runUntil(m, '40 work items run', () => machine.counters().works_run >= 40);
+    await runUntil(m, 'the hog charged CPU time', () => machine.sumExec(hog.id) > 0);
+    await drain(m);
+    const c = m.counters();
+    expect(c.works_run).toBe(c.works_queued);
+    expect(c.mixes_duplicate).toBe(0);
+    expect(c.kthread_switches).toBeGreaterThan(0);
+  }, 120_000);
 });

@@ -86,6 +86,8 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
     kernel,
     idle,
     kthreads,
+    // --hogs cpu (not the default): said, since a hog's switches are then same-thread ones.
+    o.hogs === 'cpu' ? 'hogs on CPU threads' : '',
     tdfText(results.meta),
   ].filter(Boolean);
   if (machine.length) parts.push(machine.join(', '));
