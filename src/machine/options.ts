@@ -44,14 +44,17 @@ export const DEFAULT_KTHREADS: KthreadHosting = 'cpu';
 
 /**
  * Hogs and spinners (`stress --cpu`, the cpu-hog scenario's and bench:twin's) as threads of their
- * own or on their CPU's thread. `thread`, the default, makes taking the CPU from a hog or losing
- * it to one a real host hand-off (a futex wake: 5-70 µs on this VM, where the kernel's switch
- * costs ~2 µs); `cpu` makes it a same-thread switch (~0.6 µs), as `--kthreads cpu` does for
- * kthreads. A conclusion that holds under both does not rest on the host's wake-up cost.
+ * own or on their CPU's thread. `thread` makes taking the CPU from a hog or losing it to one a
+ * host hand-off (a futex wake: 5-70 µs on this VM, where the kernel's switch costs ~2 µs); `cpu`,
+ * the default since 2026-12-03, makes it a same-thread switch (~0.6 µs), as `--kthreads cpu` does
+ * for kthreads. Why the default moved: bench:twin's waker beside one nice-0 hog, on the host's
+ * kernel p50 22 µs, took the lab 200 µs with hogs on threads and 30 µs on the CPU thread (p99 64
+ * µs on the host; 1.42 ms and 102 µs): the hand-off, not a scheduler rule, made the difference
+ * (docs/twin.md). A conclusion that holds under both does not rest on the host's wake-up cost.
  */
 export const HOG_HOSTINGS = ['thread', 'cpu'] as const;
 export type HogHosting = (typeof HOG_HOSTINGS)[number];
-export const DEFAULT_HOGS: HogHosting = 'thread';
+export const DEFAULT_HOGS: HogHosting = 'cpu';
 
 /** The default idle policy (see docs/architecture.md, "Idle", for the measurement behind it). */
 export const DEFAULT_IDLE: IdleOptions = { policy: 'haltpoll', maxPollNs: HALTPOLL_MAX_NS };

@@ -69,10 +69,10 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
       app,
       startsOnPhase: app.kind !== 'tcp_server',
     };
-    // A hog is a process of its own (`stress --cpu`): its own thread, so that losing the CPU to
-    // it or taking the CPU from it is a real hand-off. qperf's client and server live on their
-    // CPU's thread: switching between idle and them costs what a same-CPU switch costs.
-    // With `hogs: 'cpu'` it is hosted on its CPU's thread instead: a same-thread switch.
+    // A hog is a process of its own (`stress --cpu`). With `hogs: 'cpu'` (the default) it lives
+    // on its CPU's thread, as qperf's client and server do: taking the CPU from it costs a
+    // same-CPU switch. With `hogs: 'thread'` it is a thread of its own, and losing the CPU to it
+    // or taking the CPU from it is a host hand-off (options.ts, HOG_HOSTINGS: why the default).
     if (app.kind === 'hog' || app.kind === 'spinner') {
       if ((o.hogs ?? DEFAULT_HOGS) === 'cpu') add(spec, app.cpu);
       else hogTasks.push(spec);

@@ -97,7 +97,8 @@ export const cpuHogPreset = {
     hz: 1000,
     // Seed 004 is an August 2024 net-next patch (~6.11): the nearest profile is 6.9 (EEVDF).
     kernel: '6.9',
-    // Idle CPUs halt: the hog is a spinning thread of its own, so with idle CPUs polling too the
+    // Idle CPUs halt: the hog spins (on CPU 0's thread by default, --hogs; measured below when it
+    // was a thread of its own), so with idle CPUs polling too the
     // spinning threads fill a 2-core host (--idle auto counts emulated CPUs, not the hog) and the
     // unbound worker's thread waits for a host time slice. Measured here (2 trials of 1 s, host
     // load ~8 from others): the unbound worker's requests over 1 ms were 9.7% (nice -20) and 45.3%

@@ -263,7 +263,7 @@ const SCENARIO_HONOURS: [string, string[], Record<string, unknown>][] = [
     { lockSpins: 10, idle: 'halt', kthreads: 'cpu', watchdogMs: 5000 },
   ],
   ['cpu-hog', ['--host-stalls', 'drop', '--host-steal'], { hostStalls: 'drop', hostSteal: true }],
-  ['cpu-hog', ['--hogs', 'cpu'], { hogs: 'cpu' }],
+  ['cpu-hog', ['--hogs', 'thread'], { hogs: 'thread' }],
   ['cpu-hog', ['--no-output'], { outDir: null }],
   ['entropy', [], { sweep: { param: 'irq_rate', values: [200, 2000, 20000] }, workload: { kind: 'irq_only' } }],
   ['entropy', ['--sweep', 'irq_rate:5k'], { sweep: { param: 'irq_rate', values: [5000] } }],

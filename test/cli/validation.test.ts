@@ -417,7 +417,7 @@ const FILE_RULES: [string, string, string, string][] = [
     '{"cpu": 4}',
     'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, nodes, hz, trialMs, ' +
       'warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
-      'lockSpins, idle, kthreads, kernel, watchdogMs, tracing, hostStalls, hostSteal, outDir, sweep, control, until, maxTimeMs, wide, ' +
+      'lockSpins, idle, kthreads, hogs, kernel, watchdogMs, tracing, hostStalls, hostSteal, outDir, sweep, control, until, maxTimeMs, wide, ' +
       'threshold, timeline, timelineWindowMs, tdf, softirqDefer, explain, kthreadCharge',
   ],
   [

@@ -62,7 +62,7 @@ describe('defaults', () => {
       lockSpins: 200,
       idle: 'auto',
       kthreads: 'cpu',
-      hogs: 'thread',
+      hogs: 'cpu',
       kernel: '6.9',
       softirqDefer: null,
       watchdogMs: 2000,

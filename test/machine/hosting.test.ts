@@ -52,7 +52,7 @@ describe('kthread hosting', () => {
     expect(c.mixes_duplicate).toBe(0);
   });
 
-  it("puts a hog on its CPU's thread with hogs cpu, and on a thread of its own by default", () => {
+  it("puts a hog on its CPU's thread with hogs cpu (the default), and on a thread of its own with hogs thread", () => {
     const hog = { kind: 'hog', cpu: 1, policy: 'normal', nice: 0, rtPrio: 0 } as const;
     for (const hosting of ['cpu', 'thread', undefined] as const) {
       const plan = planMachineTasks(
@@ -60,7 +60,7 @@ describe('kthread hosting', () => {
       );
       const t = plan.tasks.find((x) => x.name === 'hog/1');
       expect(t, 'the hog is planned').toBeDefined();
-      if (hosting === 'cpu') expect(t!.thread).toBe(1);
+      if (hosting !== 'thread') expect(t!.thread).toBe(1);
       else expect(plan.threads[t!.thread].kind).toBe('kthread');
     }
   });

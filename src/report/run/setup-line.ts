@@ -86,8 +86,9 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
     kernel,
     idle,
     kthreads,
-    // --hogs cpu (not the default): said, since a hog's switches are then same-thread ones.
-    o.hogs === 'cpu' ? 'hogs on CPU threads' : '',
+    // --hogs, where a custom workload (cpu-hog's, bench:twin's) may have hogs: how a switch to or
+    // from one is made (a same-thread switch, or a host hand-off).
+    custom && typeof o.hogs === 'string' ? `hogs on ${o.hogs === 'cpu' ? 'CPU threads' : 'own threads'}` : '',
     tdfText(results.meta),
   ].filter(Boolean);
   if (machine.length) parts.push(machine.join(', '));
