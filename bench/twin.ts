@@ -537,16 +537,20 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     rows.push({
       question: '(b) switch, 2 tasks 1 CPU',
       host: pp,
-      lab: cal
-        ? {
-            p50: cal.handoffP50Ns,
-            p90: Number.NaN,
-            p99: cal.handoffP99Ns,
-            max: Number.NaN,
-            n: cal.roundTrips,
-            prompt: Number.NaN,
-          }
-        : { none: 'no calibration' },
+      // How the lab switches two tasks of one CPU: with hogs on the CPU's thread (--hogs cpu), a
+      // same-thread switch through the scheduler; with hogs on threads, a host hand-off.
+      lab: !cal
+        ? { none: 'no calibration' }
+        : o.hogs === 'cpu'
+          ? { p50: cal.sameThreadSwitchNs, p90: Number.NaN, p99: Number.NaN, max: Number.NaN, n: 0, prompt: Number.NaN }
+          : {
+              p50: cal.handoffP50Ns,
+              p90: Number.NaN,
+              p99: cal.handoffP99Ns,
+              max: Number.NaN,
+              n: cal.roundTrips,
+              prompt: Number.NaN,
+            },
     });
     rows.push({
       question: '(c) wake-up CPU 0 → CPU 1',
@@ -575,8 +579,11 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     out();
     for (const l of render(rows, shares)) out(l);
     out();
-    out('  (b) switch, lab: its calibrated host hand-off between two threads (the lab switches tasks by handing');
-    out('      the CPU from one host thread to another); no max measured. (c) lab: the unbound worker of');
+    out(
+      o.hogs === 'cpu'
+        ? "  (b) switch, lab: its calibrated same-thread switch (two tasks hosted on one CPU's thread, through the\n      scheduler: how --hogs cpu switches a hog); one figure, no p99. (c) lab: the unbound worker of"
+        : '  (b) switch, lab: its calibrated host hand-off between two threads (the lab switches tasks by handing\n      the CPU from one host thread to another: --hogs thread); no max measured. (c) lab: the unbound worker of',
+    );
     out("      (a) 1 hog nice -20, woken on idle CPU 1 from CPU 0's interrupt (interrupt → work start).");
     out(`  Weight ratio nice -20 : nice 0 is 88761 : 1024 = 86.68 : 1. lab/host: the lab's figure over the host's.`);
     out();
