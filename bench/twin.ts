@@ -32,7 +32,13 @@ import { machineDefaults } from '../src/config/defaults.js';
 import { resolveConfig } from '../src/config/schema.js';
 import { runExperiment } from '../src/harness/run.js';
 import { type KernelName, kernelProfile } from '../src/kernel/profiles.js';
-import { type AppTaskSpec, DEFAULT_HOGS, HOG_HOSTINGS, type HogHosting, type MachineOptions } from '../src/machine/options.js';
+import {
+  type AppTaskSpec,
+  DEFAULT_HOGS,
+  HOG_HOSTINGS,
+  type HogHosting,
+  type MachineOptions,
+} from '../src/machine/options.js';
 import type { Calibration, RunResults } from '../src/report/types.js';
 import { specs, stageValue, strategy } from '../src/scenarios/common.js';
 import { cpuHogPreset, requests } from '../src/scenarios/cpu-hog.js';
@@ -355,6 +361,19 @@ function distCells(a: Answer): string[] {
   return 'none' in a ? ['-', '-', '-', '-', '-'] : [share(a.prompt), fmt(a.p50), fmt(a.p90), fmt(a.p99), fmt(a.max)];
 }
 
+/** The host's cells beside a fake-clock answer's, and the answer/host ratio of a statistic ('-' unless both are there). */
+function besideHost(
+  host: Answer,
+  rules: Answer,
+): { host: string[]; rules: string[]; ratio: (k: 'p50' | 'p99') => string } {
+  const both = !('none' in host) && !('none' in rules);
+  return {
+    host: distCells(host),
+    rules: distCells(rules),
+    ratio: (k) => (both ? ratio((rules as Dist)[k], (host as Dist)[k]) : '-'),
+  };
+}
+
 function render(rows: Row[], shares: { question: string; host: Share; lab: Share }[]): string[] {
   const body = rows.map((r) => [
     r.question,
@@ -403,18 +422,8 @@ function render(rows: Row[], shares: { question: string; host: Share; lab: Share
       'rules/host p99',
     ],
     modelled.map((r) => {
-      const m = r.model as Answer;
-      const both = !('none' in r.host) && !('none' in m);
-      const h = distCells(r.host);
-      return [
-        r.question,
-        h[0],
-        h[1],
-        h[3],
-        ...distCells(m),
-        both ? ratio((m as Dist).p50, (r.host as Dist).p50) : '-',
-        both ? ratio((m as Dist).p99, (r.host as Dist).p99) : '-',
-      ];
+      const b = besideHost(r.host, r.model as Answer);
+      return [r.question, b.host[0], b.host[1], b.host[3], ...b.rules, b.ratio('p50'), b.ratio('p99')];
     }),
   );
   lines.push(
@@ -442,10 +451,8 @@ function render(rows: Row[], shares: { question: string; host: Share; lab: Share
           '6.9/host p99',
         ],
         older.map((r) => {
-          const m = r.older as Answer;
-          const h = distCells(r.host);
-          const both = !('none' in r.host) && !('none' in m);
-          return [r.question, h[0], h[3], ...distCells(m), both ? ratio((m as Dist).p99, (r.host as Dist).p99) : '-'];
+          const b = besideHost(r.host, r.older as Answer);
+          return [r.question, b.host[0], b.host[3], ...b.rules, b.ratio('p99')];
         }),
       ),
     );

@@ -17,8 +17,8 @@ import { DEFAULT_KTHREAD_CHARGE } from '../kernel/sched/rq.js';
 import { IDLE_POLICIES } from '../machine/cpuidle.js';
 import type { HogHosting as HogHostingName, KthreadHosting as KthreadHostingName } from '../machine/options.js';
 import {
-  DEFAULT_IDLE,
   DEFAULT_HOGS,
+  DEFAULT_IDLE,
   DEFAULT_KTHREADS,
   defaultTopology,
   type MachineOptions,

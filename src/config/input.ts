@@ -16,7 +16,9 @@ import { NIC_PROFILES, type NicProfileName } from '../net/profiles.js';
 import {
   FAST_MIX_VARIANTS,
   type FastMixVariant,
+  HOG_HOSTING_NAMES,
   HOST_STALL_MODES,
+  type HogHostingName,
   type HostStallMode,
   HZ_VALUES,
   type Hz,
@@ -26,8 +28,6 @@ import {
   type IrqPattern,
   KERNEL_PROFILE_NAMES,
   type KernelProfileName,
-  HOG_HOSTING_NAMES,
-  type HogHostingName,
   KTHREAD_HOSTING_NAMES,
   type KthreadHostingName,
   LIMITS,

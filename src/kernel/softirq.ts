@@ -232,10 +232,13 @@ export class KsoftirqdTask implements HostedTask {
     for (;;) {
       if (!rt.poll() || rt.isStopping()) return;
       if (Atomics.load(rt.i32, this.pending) !== 0) {
-        // The pass is what ksoftirqd is charged under --kthread-charge work (rq.ts).
-        const t0 = rt.ctx.now();
+        // The pass is what ksoftirqd is charged under --kthread-charge work (rq.ts); the clock is
+        // read for it only then.
+        const rqs = rt.sched.rqs;
+        const byWork = rqs.chargedByWork(this.id);
+        const t0 = byWork ? rt.ctx.now() : 0;
         this.softirqs.doSoftirq(true);
-        rt.sched.rqs.addWork(this.id, rt.ctx.now() - t0);
+        if (byWork) rqs.addWork(this.id, rt.ctx.now() - t0);
         continue;
       }
       if (rt.sched.sleepCurrent(this.recheck)) return;

@@ -297,8 +297,10 @@ export class RandomDriver {
     // what the host took inside its loop (a host stall before the loop, while the job timed its
     // requests, would otherwise be charged as work: seen, 3.4 ms). The lab's bookkeeping after
     // the payload (counters, trace, timeline) is not charged.
-    const tPayload = ctx.now();
-    if (ctx.hardirq === 0 && ctx.softirq === 0) {
+    const inTask = ctx.hardirq === 0 && ctx.softirq === 0;
+    // Read only when someone uses it (a mix in the hard IRQ with tracing off reads no clock here).
+    const tPayload = inTask || ctx.tracer.on ? ctx.now() : t0;
+    if (inTask) {
       const ran = tPayload - t0 - stolen;
       this.reportWork(ctx.task, this.driverWorkNs > 0 ? Math.min(ran, this.driverWorkNs) : ran);
     }

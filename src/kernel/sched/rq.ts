@@ -27,7 +27,7 @@
  * Every function here runs under the CPU's rq lock unless it says otherwise.
  * Context: whichever thread calls (the CPU's owner, or a remote waker); never allocates.
  */
-import { CPUF_RT_PERIOD, CPUF_RT_TIME, SchedPolicy, TaskState } from '../../hw/layout.js';
+import { CPUF_RT_TIME, SchedPolicy, TaskState } from '../../hw/layout.js';
 import { ShmLock } from '../../shm/lock.js';
 import { CfsPolicy } from './cfs.js';
 import { EEVDF_6_9, EEVDF_6_18, EevdfPolicy } from './eevdf.js';
@@ -64,16 +64,14 @@ import {
   TF_RR_LEFT,
   TF_SUM_EXEC,
 } from './layout.js';
+import { pickRt, RR_TIMESLICE_NS, rtPeriod } from './rt.js';
 
 // The scheduler's words (src/kernel/sched/layout.ts), re-exported: the registry reads the records'
 // constants from this module (src/kernel/registry.ts).
 export * from './layout.js';
 
-/** RR_TIMESLICE: 100 ms. */
-export const RR_TIMESLICE_NS = 100_000_000;
-/** sched_rt_period_us / sched_rt_runtime_us: RT tasks get at most 95% of each second. */
-export const RT_PERIOD_NS = 1_000_000_000;
-export const RT_RUNTIME_NS = 950_000_000;
+// The real-time class (kernel/sched/rt.c): its constants, throttling and pick (./rt.ts).
+export { RR_TIMESLICE_NS, RT_PERIOD_NS, RT_RUNTIME_NS } from './rt.js';
 
 /** The fair policy called `name`, over the queues `q`. */
 function fairPolicy(name: FairPolicyName, q: RqView, p: FairParams): FairPolicy {
@@ -193,8 +191,13 @@ export class RunQueues extends RqView {
    * `task`, no lock (Atomics: update_curr() takes it under the rq lock from any thread).
    */
   addWork(task: number, ns: number): void {
-    if (this.v.i32[this.tw(task, T_CHARGE)] === 0 || !(ns > 0)) return;
+    if (!this.chargedByWork(task) || !(ns > 0)) return;
     Atomics.add(this.v.i32, this.tw(task, T_WORK_NS), Math.min(Math.round(ns), MAX_WORK_REPORT_NS));
+  }
+
+  /** Whether update_curr() charges `task` only the work it reports (T_CHARGE, written once at init). */
+  chargedByWork(task: number): boolean {
+    return this.v.i32[this.tw(task, T_CHARGE)] !== 0;
   }
 
   /** Initialise CPU `cpu`'s run queue with its idle task current. Context: main thread. */
@@ -300,52 +303,13 @@ export class RunQueues extends RqView {
     return false;
   }
 
-  /** RT throttling bookkeeping at a tick: true when the throttle state changed. */
-  private rtPeriod(cpu: number, now: number): boolean {
-    const f64 = this.v.f64;
-    const i32 = this.v.i32;
-    const b = this.rq(cpu);
-    let changed = false;
-    if (now - f64[this.cf(cpu, CPUF_RT_PERIOD)] >= RT_PERIOD_NS) {
-      f64[this.cf(cpu, CPUF_RT_PERIOD)] = now;
-      f64[this.cf(cpu, CPUF_RT_TIME)] = 0;
-      if (i32[b + RQ_RT_THROTTLED]) changed = true;
-      i32[b + RQ_RT_THROTTLED] = 0;
-    } else if (!i32[b + RQ_RT_THROTTLED] && f64[this.cf(cpu, CPUF_RT_TIME)] > RT_RUNTIME_NS) {
-      i32[b + RQ_RT_THROTTLED] = 1;
-      changed = true;
-    }
-    return changed;
-  }
-
-  /** Highest-priority runnable RT task (first in queue order among equals), or -1. */
-  private pickRt(cpu: number): number {
-    const i32 = this.v.i32;
-    const b = this.rq(cpu);
-    if (i32[b + RQ_RT_THROTTLED]) return -1;
-    const n = i32[b + RQ_LEN];
-    let best = -1;
-    let bestPrio = 0;
-    for (let i = 0; i < n; i++) {
-      const t = i32[b + RQ_QUEUE + i];
-      const pol = i32[this.tw(t, T_POLICY)];
-      if (pol !== SchedPolicy.Fifo && pol !== SchedPolicy.RoundRobin) continue;
-      const p = i32[this.tw(t, T_RT_PRIO)];
-      if (p > bestPrio) {
-        bestPrio = p;
-        best = t;
-      }
-    }
-    return best;
-  }
-
   /**
    * pick_next_task(): RT, then fair, then the idle task (id == cpu). A delayed task the fair class
    * picks is reaped and the pick made again (pick_next_entity(): `if (se->sched_delayed) {
    * dequeue_entities(rq, se, DEQUEUE_SLEEP | DEQUEUE_DELAYED); return NULL; }`, then `goto again`).
    */
   pickNext(cpu: number): number {
-    const rt = this.pickRt(cpu);
+    const rt = pickRt(this, cpu);
     if (rt >= 0) return rt;
     const i32 = this.v.i32;
     for (;;) {
@@ -419,7 +383,7 @@ export class RunQueues extends RqView {
     const curr = this.curr(cpu);
     this.v.i32[this.tw(curr, T_TICKS)]++;
     const expired = this.updateCurr(cpu, now);
-    const throttleChanged = this.rtPeriod(cpu, now);
+    const throttleChanged = rtPeriod(this, cpu, now);
     const fairTick = this.isNormal(curr) && this.fair.tickPreempt(cpu, curr);
     return throttleChanged || ((expired || fairTick) && this.nrRunning(cpu) > 1);
   }
