@@ -172,3 +172,42 @@ describe('seed 004 on EEVDF 6.18, worked from the 6.18.2 source (docs/twin.md)',
     expect(Math.max(...waits('eevdf'))).toBeGreaterThan(4 * MS);
   });
 });
+
+describe("EEVDF: the wake-up's update_curr() reschedules a running task past its slice", () => {
+  // Two nice −20 hogs and a nice-0 task on CPU 0 of 2 CPUs at HZ 250, worked by hand. The hogs are
+  // queued at 0 with V = 0; the first picked, X, has deadline 0 + slice · 1024 / 88761 (16.2 µs
+  // for 6.18's 1.4 ms slice, 17.3 µs for 6.9's 1.5 ms): it reaches it after 1.4 (1.5) ms of run.
+  // The woken task, placed at V with no lag, has deadline V + slice: it never preempts a hog. But
+  // the wake-up's update_curr() (enqueue_entity(), then check_preempt_wakeup_fair()) reschedules
+  // X once it is past its deadline (6.6–6.11 update_deadline(): `if (cfs_rq->nr_running > 1)
+  // resched_curr()`) or its protection (6.18: `if (resched || !protect_slice(curr))`), and the
+  // pick gives the CPU to the other hog Y (at 0, left of V = (vX + 0) / 2, the earliest
+  // deadline). The host's kernel does this (ftrace on the host: a wake-up switching hog to hog,
+  // docs/twin.md); without it the lab's hogs changed places at ticks only.
+  const setup = (sched: 'eevdf' | 'eevdf-6.18') => {
+    const q = cpu0Queue({ sched, cpus: 2, hz: 250 });
+    const { rqs, run, a, b, c: w } = q;
+    run(a, SchedPolicy.Normal, -20, 0, 0, true);
+    run(b, SchedPolicy.Normal, -20, 0, 0, true);
+    const x = q.schedule(0);
+    const y = x === a ? b : a;
+    rqs.initTask(w, 0, SchedPolicy.Normal, 0, 0);
+    q.k.mem.i32[rqs.tw(w, T_WAKEUPS)] = 1;
+    return { ...q, x, y, w };
+  };
+
+  for (const sched of ['eevdf-6.18', 'eevdf'] as const) {
+    it(`${sched}: woken 2 ms into X's run, the CPU is rescheduled and the other hog runs`, () => {
+      const { wake, schedule, x, y, w } = setup(sched);
+      expect(x).toBeGreaterThanOrEqual(0);
+      expect(wake(w, 2 * MS)).toBe(2);
+      expect(schedule(2 * MS)).toBe(y);
+    });
+
+    it(`${sched}: woken 1 ms into X's run (inside its slice), nothing is rescheduled`, () => {
+      const { wake, rqs, x, w } = setup(sched);
+      expect(wake(w, 1 * MS)).toBe(1);
+      expect(rqs.curr(0)).toBe(x);
+    });
+  }
+});

@@ -241,6 +241,11 @@ export class CfsPolicy implements FairPolicy {
     return true;
   }
 
+  /** 5.15's update_curr() reschedules nothing: preemption at wake-up is check_preempt_wakeup's alone. */
+  wakeResched(_cpu: number, _curr: number, _expired: boolean, _queuedBefore: number): boolean {
+    return false;
+  }
+
   /** entity_tick → check_preempt_tick (only with more than one normal task queued). */
   tickPreempt(cpu: number, curr: number): boolean {
     if (this.nrRunning(cpu) <= 1) return false;

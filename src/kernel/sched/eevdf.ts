@@ -249,6 +249,22 @@ export class EevdfPolicy implements FairPolicy {
     return this.pick(cpu) === woken;
   }
 
+  /**
+   * update_curr() in the wake-up path reschedules the running task even when the woken one does
+   * not preempt it; the pick may then choose a third task (a second hog beside the running one).
+   * 6.6–6.11: update_deadline() gave `curr` a new deadline and `if (cfs_rq->nr_running > 1)
+   * resched_curr()`, in enqueue_entity()'s call, before the woken task is counted; the second
+   * call (check_preempt_wakeup_fair's) finds the deadline renewed. 6.18: `if (cfs_rq->nr_queued
+   * == 1) return; if (resched || !protect_slice(curr)) resched_curr_lazy(rq);` in the second call
+   * at the latest, with the woken task queued: a `curr` past its protection is rescheduled.
+   * (PREEMPT_LAZY's lazy flag is honoured on return to user space: at once for a task there.)
+   */
+  wakeResched(_cpu: number, curr: number, expired: boolean, queuedBefore: number): boolean {
+    if (this.rules.parity === 'stash') return expired && queuedBefore > 1;
+    const q = this.q;
+    return expired || !(q.f64[q.tf(curr, TF_VPROT)] > q.vruntime(curr));
+  }
+
   /** No tick check of its own: the deadline check is in update_curr (charge). */
   tickPreempt(_cpu: number, _curr: number): boolean {
     return false;

@@ -370,8 +370,13 @@ export class RunQueues extends RqView {
       const resched = this.updateCurr(cpu, now) && this.nrRunning(cpu) > 1;
       return resched || this.shouldPreempt(cpu, task, currNeedsResched) ? 2 : 1;
     }
-    this.updateCurr(cpu, now);
+    const expired = this.updateCurr(cpu, now);
+    const queuedBefore = this.nrRunning(cpu);
     this.enqueue(cpu, task, first);
+    const curr = this.curr(cpu);
+    // The wake-up's update_curr() may reschedule a running normal task on its own (eevdf.ts,
+    // wakeResched): the pick then runs even when the woken task does not preempt.
+    if (this.isNormal(curr) && this.fair.wakeResched(cpu, curr, expired, queuedBefore)) return 2;
     return this.shouldPreempt(cpu, task, currNeedsResched) ? 2 : 1;
   }
 
