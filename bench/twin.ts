@@ -4,13 +4,17 @@
  * profile nearest the host's kernel, side by side with the ratio lab/host (issue 24, docs/twin.md).
  *
  * Run: npm run bench:twin [-- --iters N] [--period-us T] [--work-us W] [--tdf N] [--hogs thread|cpu]
+ *                         [--waker-cpu host|work]
  *
  *  (a) N busy threads (N = 0, 1, 2) at nice -20 and at nice 0 pinned to CPU 0, and a nice-0
  *      waker pinned to CPU 0 that sleeps to an absolute deadline every T (clock_nanosleep) and
  *      then works W: its wake-up lateness p50/p99/max. The lab: `deferlab scenario cpu-hog`'s
  *      machine (src/scenarios/cpu-hog.ts) with N hogs, interrupts on CPU 0 at 1/T each queuing
- *      W of driver work to the bound kworker (nice 0, system_wq): every request's wait until its
- *      work starts (request_to_start).
+ *      driver work to the bound kworker (nice 0, system_wq): every request's wait until its
+ *      work starts (request_to_start). The waker's CPU per wake-up is more than W on the host (its
+ *      system calls: ~40 µs for W = 20 µs here), and under EEVDF a waker's lag, so its waits,
+ *      depend on it: with `--waker-cpu host` (the default) the lab's work item and the rules'
+ *      waker run for what the host's waker used per wake-up (twin.c's run=), with `work` for W.
  *  (b) two threads on CPU 0 handing a futex word back and forth (one switch), and two busy
  *      threads' shares of CPU 0 (CPU time). The lab: its switch between two tasks' threads is a
  *      host hand-off (its calibration's figure, not an emulated cost); the shares are the ticks a
@@ -92,6 +96,8 @@ interface Options {
   tdf: number;
   /** Where the lab's hogs run (`--hogs`, src/machine/options.ts HOG_HOSTINGS): their own threads or CPU 0's. */
   hogs: HogHosting;
+  /** (a)'s work per wake-up on the lab's side: the host waker's measured CPU per wake-up, or W. */
+  wakerCpu: 'host' | 'work';
 }
 
 /** Bad input: one line, exit 2. */
@@ -101,8 +107,8 @@ function usage(problem: string): never {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { iters: 1000, periodUs: 5000, workUs: 20, tdf: 1, hogs: DEFAULT_HOGS };
-  const ranges: Record<string, [Exclude<keyof Options, 'hogs'>, number, number]> = {
+  const o: Options = { iters: 1000, periodUs: 5000, workUs: 20, tdf: 1, hogs: DEFAULT_HOGS, wakerCpu: 'host' };
+  const ranges: Record<string, [Exclude<keyof Options, 'hogs' | 'wakerCpu'>, number, number]> = {
     '--iters': ['iters', 10, 100_000],
     '--period-us': ['periodUs', 100, 1_000_000],
     '--work-us': ['workUs', 0, 100_000],
@@ -116,8 +122,15 @@ function parseArgs(argv: string[]): Options {
       o.hogs = v as HogHosting;
       continue;
     }
+    if (argv[i] === '--waker-cpu') {
+      const v = argv[i + 1];
+      if (v !== 'host' && v !== 'work') usage(`--waker-cpu must be host or work (got ${v})`);
+      o.wakerCpu = v;
+      continue;
+    }
     const r = ranges[argv[i]];
-    if (!r) usage(`unknown option ${argv[i]} (options: ${[...Object.keys(ranges), '--hogs'].join(', ')})`);
+    if (!r)
+      usage(`unknown option ${argv[i]} (options: ${[...Object.keys(ranges), '--hogs', '--waker-cpu'].join(', ')})`);
     const v = Number(argv[i + 1]);
     const [key, lo, hi] = r;
     if (!Number.isInteger(v) || v < lo || v > hi)
@@ -247,7 +260,14 @@ function hogs(n: number, nice: number): AppTaskSpec[] {
  * The cpu-hog scenario's machine (its preset: idle halt, tracing, the driver's payload) with `n`
  * hogs at `nice` on CPU 0 and interrupts at 1/T on CPU 0: one trial of iters · T per strategy.
  */
-async function labHogs(lab: Lab, o: Options, n: number, nice: number, unbound: boolean): Promise<RunResults> {
+async function labHogs(
+  lab: Lab,
+  o: Options,
+  n: number,
+  nice: number,
+  unbound: boolean,
+  workNs: number,
+): Promise<RunResults> {
   const config = resolveConfig({
     preset: {
       name: 'bench:twin',
@@ -280,7 +300,7 @@ async function labHogs(lab: Lab, o: Options, n: number, nice: number, unbound: b
       ...m,
       workload: n > 0 ? { kind: 'custom', tasks: hogs(n, nice) } : { kind: 'irq_only' },
       // requests_slow counts the requests that waited past PROMPT_NS (the prompt share).
-      payload: { kind: 'driver_work', workNs: o.workUs * 1000, slowNs: PROMPT_NS },
+      payload: { kind: 'driver_work', workNs, slowNs: PROMPT_NS },
       irq: { ...m.irq, cpus: [0] },
     }),
   });
@@ -512,13 +532,18 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       { n: 2, nice: 0 },
     ];
     let unboundLab: Answer = { none: 'not run' };
+    const wakerRuns: string[] = [];
     for (const c of cases) {
       const q = c.n === 0 ? '(a) no hog' : `(a) ${c.n} hog${c.n > 1 ? 's' : ''} nice ${c.nice}`;
       process.stderr.write(`${q}: host...\r`);
-      const h = hostDist(host(['hogs', c.n, c.nice, T, W, o.iters]));
+      const hr = host(['hogs', c.n, c.nice, T, W, o.iters]);
+      const h = hostDist(hr);
+      const hostRun = 'values' in hr && hr.values.run > 0 ? hr.values.run : undefined;
+      const workNs = o.wakerCpu === 'host' && hostRun !== undefined ? hostRun : W * 1000;
+      wakerRuns.push(`${q.slice(4)} ${hostRun !== undefined ? fmt(hostRun) : 'n/a'}`);
       process.stderr.write(`${q}: lab... \r`);
       const withUnbound = c.n === 1 && c.nice === -20;
-      const r = await labHogs(lab, o, c.n, c.nice, withUnbound);
+      const r = await labHogs(lab, o, c.n, c.nice, withUnbound, workNs);
       const rules = (kernel: KernelName): Dist =>
         modelDist(
           modelWaits({
@@ -528,7 +553,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
             hogs: c.n,
             nice: c.nice,
             periodNs: T * 1000,
-            workNs: W * 1000,
+            workNs,
             wakeups: o.iters,
           }),
         );
@@ -592,6 +617,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         : '  (b) switch, lab: its calibrated host hand-off between two threads (the lab switches tasks by handing\n      the CPU from one host thread to another: --hogs thread); no max measured. (c) lab: the unbound worker of',
     );
     out("      (a) 1 hog nice -20, woken on idle CPU 1 from CPU 0's interrupt (interrupt → work start).");
+    out(
+      `  (a) the host's waker used per wake-up (CPU time: ${W} µs of work and its system calls): ${wakerRuns.join(', ')};`,
+    );
+    out(
+      o.wakerCpu === 'host'
+        ? "      the lab's work item and the rules' waker ran as long (--waker-cpu host; `work`: W alone)."
+        : `      the lab's work item and the rules' waker ran W = ${W} µs (--waker-cpu work).`,
+    );
     out(`  Weight ratio nice -20 : nice 0 is 88761 : 1024 = 86.68 : 1. lab/host: the lab's figure over the host's.`);
     out();
     for (const l of await tcpTwin(host, o.iters, lab.profile, lab.hz, o.tdf)) out(l);

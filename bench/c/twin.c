@@ -8,7 +8,8 @@
  * Run:   ./twin hogs N NICE PERIOD_US WORK_US ITERS   (a) N busy threads at NICE on CPU 0 and a
  *                                                         nice-0 waker on CPU 0 that sleeps to an
  *                                                         absolute deadline every PERIOD_US, then
- *                                                         works WORK_US: its wake-up lateness
+ *                                                         works WORK_US: its wake-up lateness, and
+ *                                                         its CPU time per wake-up (run=)
  *        ./twin pingpong ITERS                         (b) two threads on CPU 0 hand a futex word
  *                                                         back and forth: one switch (round trip / 2)
  *        ./twin share NICE_A NICE_B MS                 (b) two busy threads on CPU 0 for MS ms:
@@ -180,6 +181,9 @@ static int cmd_hogs(int n, int nice, i64 period, i64 work, int iters)
 	if (!late)
 		die("malloc");
 	int missed = 0;
+	/* The waker's own CPU time over the loop (CLOCK_THREAD_CPUTIME_ID: its work and its system
+	 * calls' kernel time, clock_nanosleep's entry and return): what one wake-up costs the CPU. */
+	i64 cpu_start = thread_cpu_ns();
 	i64 deadline = now_ns() + period;
 	for (int k = 0; k < iters; k++) {
 		struct timespec ts = {deadline / 1000000000LL, deadline % 1000000000LL};
@@ -197,11 +201,12 @@ static int cmd_hogs(int n, int nice, i64 period, i64 work, int iters)
 			missed++;
 		}
 	}
+	i64 run = (thread_cpu_ns() - cpu_start) / iters;
 	atomic_store(&stop_hogs, 1);
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	summary("", late, iters);
-	printf(" missed=%d\n", missed);
+	printf(" missed=%d run=%lld\n", missed, (long long)run);
 	free(late);
 	return 0;
 }
