@@ -183,7 +183,9 @@ describe("EEVDF: the wake-up's update_curr() reschedules a running task past its
   // resched_curr()`) or its protection (6.18: `if (resched || !protect_slice(curr))`), and the
   // pick gives the CPU to the other hog Y (at 0, left of V = (vX + 0) / 2, the earliest
   // deadline). The host's kernel does this (ftrace on the host: a wake-up switching hog to hog,
-  // docs/twin.md); without it the lab's hogs changed places at ticks only.
+  // docs/twin.md); without it the lab's hogs changed places at ticks only. Only enqueue_entity()'s
+  // call counts, before the woken task is queued: beside a lone hog nothing is rescheduled (the
+  // second call, check_preempt_wakeup_fair()'s, sees delta_exec 0 on the wake-up's one clock).
   const setup = (sched: 'eevdf' | 'eevdf-6.18') => {
     const q = cpu0Queue({ sched, cpus: 2, hz: 250 });
     const { rqs, run, a, b, c: w } = q;
@@ -202,6 +204,17 @@ describe("EEVDF: the wake-up's update_curr() reschedules a running task past its
       expect(x).toBeGreaterThanOrEqual(0);
       expect(wake(w, 2 * MS)).toBe(2);
       expect(schedule(2 * MS)).toBe(y);
+    });
+
+    it(`${sched}: beside one hog, woken 2 ms into its run, nothing is rescheduled`, () => {
+      const q = cpu0Queue({ sched, cpus: 2, hz: 250 });
+      const { rqs, run, a: hog, c: w } = q;
+      run(hog, SchedPolicy.Normal, -20, 0, 0, true);
+      expect(q.schedule(0)).toBe(hog);
+      rqs.initTask(w, 0, SchedPolicy.Normal, 0, 0);
+      q.k.mem.i32[rqs.tw(w, T_WAKEUPS)] = 1;
+      expect(q.wake(w, 2 * MS)).toBe(1);
+      expect(rqs.curr(0)).toBe(hog);
     });
 
     it(`${sched}: woken 1 ms into X's run (inside its slice), nothing is rescheduled`, () => {

@@ -252,15 +252,20 @@ export class EevdfPolicy implements FairPolicy {
   /**
    * update_curr() in the wake-up path reschedules the running task even when the woken one does
    * not preempt it; the pick may then choose a third task (a second hog beside the running one).
-   * 6.6–6.11: update_deadline() gave `curr` a new deadline and `if (cfs_rq->nr_running > 1)
-   * resched_curr()`, in enqueue_entity()'s call, before the woken task is counted; the second
-   * call (check_preempt_wakeup_fair's) finds the deadline renewed. 6.18: `if (cfs_rq->nr_queued
-   * == 1) return; if (resched || !protect_slice(curr)) resched_curr_lazy(rq);` in the second call
-   * at the latest, with the woken task queued: a `curr` past its protection is rescheduled.
-   * (PREEMPT_LAZY's lazy flag is honoured on return to user space: at once for a task there.)
+   * Only enqueue_entity()'s call can: it runs before the woken task is counted (`queuedBefore`),
+   * and check_preempt_wakeup_fair()'s second call finds `delta_exec <= 0` and returns at once (the
+   * rq clock is read once per wake-up, update_rq_clock() in ttwu, and the first call moved
+   * exec_start to it). So a lone running task is never rescheduled this way. 6.6–6.11:
+   * update_deadline() gave `curr` a new deadline and `if (cfs_rq->nr_running > 1)
+   * resched_curr()`. 6.18: `if (cfs_rq->nr_queued == 1) return; if (resched ||
+   * !protect_slice(curr)) resched_curr_lazy(rq);` (PREEMPT_LAZY's flag is honoured on the return
+   * to user space: at once for a task there). ftrace on the host (6.18, docs/twin.md) shows both
+   * halves: beside two hogs a wake-up that switches hog to hog; beside one, wake-ups of a task
+   * that was dequeued set no need-resched flag.
    */
   wakeResched(_cpu: number, curr: number, expired: boolean, queuedBefore: number): boolean {
-    if (this.rules.parity === 'stash') return expired && queuedBefore > 1;
+    if (queuedBefore <= 1) return false;
+    if (this.rules.parity === 'stash') return expired;
     const q = this.q;
     return expired || !(q.f64[q.tf(curr, TF_VPROT)] > q.vruntime(curr));
   }
