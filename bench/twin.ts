@@ -302,7 +302,8 @@ async function labHogs(
     adjust: (m: MachineOptions): MachineOptions => ({
       ...m,
       workload: n > 0 ? { kind: 'custom', tasks: hogs(n, nice) } : { kind: 'irq_only' },
-      // requests_slow counts the requests that waited past PROMPT_NS (the prompt share).
+      // requests_slow counts the requests that waited past PROMPT_NS (cpu-hog's counter; the
+      // prompt share printed here is per run, from handoff_to_start: labDist).
       payload: { kind: 'driver_work', workNs, slowNs: PROMPT_NS },
       irq: { ...m.irq, cpus: [0] },
     }),
@@ -329,7 +330,7 @@ function labDist(r: RunResults, label: string): Answer {
   }
   // decodeHistogram decodes into a plain-JS histogram (its useWebAssembly false): a JsHistogram.
   const h = decodeHistogram(st.histogram, `${label} handoff_to_start`) as JsHistogram;
-  const top = h.countsArrayIndex(PROMPT_NS);
+  const top = h.countsArrayIndex(PROMPT_NS); // the bucket holding 500 µs: at the histogram's precision
   let prompt = 0;
   for (let i = 0; i <= top; i++) prompt += h.getCountAtIndex(i);
   const v = (k: 'p50' | 'p90' | 'p99' | 'max') => stageValue(s, 'handoff_to_start', k);

@@ -178,7 +178,7 @@ describe("EEVDF: the wake-up's update_curr() reschedules a running task past its
   // queued at 0 with V = 0; the first picked, X, has deadline 0 + slice · 1024 / 88761 (16.2 µs
   // for 6.18's 1.4 ms slice, 17.3 µs for 6.9's 1.5 ms): it reaches it after 1.4 (1.5) ms of run.
   // The woken task, placed at V with no lag, has deadline V + slice: it never preempts a hog. But
-  // the wake-up's update_curr() (enqueue_entity(), then check_preempt_wakeup_fair()) reschedules
+  // the wake-up's update_curr() in enqueue_entity(), with both hogs queued, reschedules
   // X once it is past its deadline (6.6–6.11 update_deadline(): `if (cfs_rq->nr_running > 1)
   // resched_curr()`) or its protection (6.18: `if (resched || !protect_slice(curr))`), and the
   // pick gives the CPU to the other hog Y (at 0, left of V = (vX + 0) / 2, the earliest

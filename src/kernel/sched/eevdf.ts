@@ -186,7 +186,7 @@ export class EevdfPolicy implements FairPolicy {
     const v = f64[q.tf(task, TF_VRUNTIME)];
     // 6.18 update_curr(): `if (resched || !protect_slice(curr)) resched_curr_lazy(rq)` (rq.ts
     // reschedules only with two or more queued: `if (cfs_rq->nr_queued == 1) return;`).
-    const unprotected = this.rules.parity === 'vprot' && !(f64[q.tf(task, TF_VPROT)] > v);
+    const unprotected = this.rules.parity === 'vprot' && !this.protectSlice(task);
     if (v < f64[q.tf(task, TF_DEADLINE)]) return unprotected; // update_deadline: (s64)(vruntime - deadline) < 0
     f64[q.tf(task, TF_DEADLINE)] = v + calcDeltaFair(this.slice, w);
     return true;
@@ -219,7 +219,7 @@ export class EevdfPolicy implements FairPolicy {
       // then `if (curr && protect && protect_slice(curr)) return curr;` for an eligible curr.
       const only = this.onlyNormal(cpu);
       if (only >= 0) return only;
-      if (currRuns && q.f64[q.tf(curr, TF_VPROT)] > q.vruntime(curr)) return curr;
+      if (currRuns && this.protectSlice(curr)) return curr;
     }
     let best = -1;
     let bestDl = Number.POSITIVE_INFINITY;
@@ -266,8 +266,13 @@ export class EevdfPolicy implements FairPolicy {
   wakeResched(_cpu: number, curr: number, expired: boolean, queuedBefore: number): boolean {
     if (queuedBefore <= 1) return false;
     if (this.rules.parity === 'stash') return expired;
+    return expired || !this.protectSlice(curr);
+  }
+
+  /** 6.17+ protect_slice(): `task`'s vruntime is still short of the vprot set at its pick. */
+  private protectSlice(task: number): boolean {
     const q = this.q;
-    return expired || !(q.f64[q.tf(curr, TF_VPROT)] > q.vruntime(curr));
+    return q.f64[q.tf(task, TF_VPROT)] > q.vruntime(task);
   }
 
   /** No tick check of its own: the deadline check is in update_curr (charge). */

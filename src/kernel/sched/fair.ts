@@ -94,10 +94,10 @@ export interface FairPolicy {
   /** check_preempt_wakeup(): should `woken`, just enqueued, preempt the running `curr`? (both normal) */
   wakeupPreempt(cpu: number, curr: number, woken: number): boolean;
   /**
-   * The wake-up path's update_curr() calls (enqueue_entity(), then check_preempt_wakeup_fair()):
-   * do they reschedule the running normal `curr`, whoever the pick then chooses? `expired` is
-   * what charge() returned for the wake-up's charge, `queuedBefore` the CPU's tasks before the
-   * woken one was queued. CFS: never (its update_curr() has no resched).
+   * The wake-up's update_curr() in enqueue_entity() (the one that can act: check_preempt_wakeup_fair's
+   * finds delta_exec 0): does it reschedule the running normal `curr`, whoever the pick then
+   * chooses? `expired` is what charge() returned for the wake-up's charge, `queuedBefore` the
+   * CPU's tasks before the woken one was queued. CFS: never (its update_curr() has no resched).
    */
   wakeResched(cpu: number, curr: number, expired: boolean, queuedBefore: number): boolean;
   /** The tick's check on the running normal `curr`, after it was charged (CFS check_preempt_tick). */
