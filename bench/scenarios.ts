@@ -1,9 +1,10 @@
 /**
- * `npm run bench:scenarios`: all four seed scenarios at full size, one after another, printing
+ * `npm run bench:scenarios`: all five seed scenarios at full size, one after another, printing
  * their tables and verdicts (and writing results under deferlab-results/scenarios-<stamp>/).
  * Full size: the random-regression msg_size sweep 4K..1M by x2 and its interrupt-rate x trigger
  * grid, and part 2 (the network path, per NIC profile) at every size; 5 trials of each cpu-hog
- * variant; 10 rounds of ipi-storm; entropy at 3 rates.
+ * variant; 10 rounds of ipi-storm; seed-machine's own grid (16 CPUs, rule on and off); entropy
+ * at 3 rates.
  *
  * `--only NAME` runs one scenario. random-regression prints the process's RSS after its first
  * sub-run and after its last (one machine is booted per sweep point: issue #13's bound).
@@ -20,6 +21,7 @@ import { runEntropy } from '../src/scenarios/entropy.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
 import { runIpiStorm } from '../src/scenarios/ipi-storm.js';
 import { FULL_SIZES, runRandomRegression } from '../src/scenarios/random-regression.js';
+import { runSeedMachine } from '../src/scenarios/seed-machine.js';
 import { type ProcMemory, procMemory } from './soak.js';
 
 const MiB = 1 << 20;
@@ -89,6 +91,11 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   if (want('cpu-hog')) {
     process.stdout.write('\n################ cpu-hog ################\n');
     await runCpuHog(ctx('cpu-hog', { trials: 5 }));
+  }
+  if (want('seed-machine')) {
+    process.stdout.write('\n################ seed-machine ################\n');
+    // Its own grid (SEED_GRID): 10 sub-runs of 2 points, under its --until 10 (about 13 minutes).
+    await runSeedMachine(ctx('seed-machine', {}));
   }
   if (want('entropy')) {
     process.stdout.write('\n################ entropy ################\n');

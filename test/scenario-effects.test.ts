@@ -216,8 +216,8 @@ describe("random-regression's observations, pooled", () => {
     expect(v[0].detail).toContain('pooled +10.0% [');
     expect(v[0].detail).toContain('3 points × 2 boots');
     // ixgbe minus: 3 matched pairs; the 8-pair difference: 1, at 64K.
-    expect(v[3].detail).toContain('3 matched point pairs: 4K@64, 64K@64, 1M@64');
-    expect(v[4].detail).toContain('1 matched point pair: 64K@64');
+    expect(v[3].detail).toContain('3 matched point pairs: ixgbe 4K@64, ixgbe 64K@64, ixgbe 1M@64');
+    expect(v[4].detail).toContain('1 matched point pair: ipoib-cm×8 64K@64');
   });
 
   it("contradicts a negative control whose effect is at least the margin's", () => {

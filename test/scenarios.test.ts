@@ -32,6 +32,7 @@ import {
   runRandomRegression,
 } from '../src/scenarios/random-regression.js';
 import { netGroupRun } from '../src/scenarios/random-regression-net.js';
+import { runSeedMachine } from '../src/scenarios/seed-machine.js';
 import { fakeIo } from './fixtures/cli-io.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-scenarios-'));
@@ -101,7 +102,8 @@ describe('scenarios at a tiny size', () => {
         /(pooled|difference) [+-]\d+\.\d% \[[+-]\d+\.\d%, [+-]\d+\.\d%\] \((95|90)% CI[;,] .*margin \+10\.0%/,
       );
     for (const l of v.filter((l) => l.includes('pooled'))) expect(l).toMatch(/ × 2 boots, DerSimonian-Laird/);
-    for (const l of v.filter((l) => l.includes('minus'))) expect(l).toContain('1 matched point pair: 4K@16');
+    expect(v.find((l) => l.includes('IPoIB minus ixgbe'))).toContain('1 matched point pair: ixgbe 4K@16');
+    expect(v.find((l) => l.includes('1 pair minus 8'))).toContain('1 matched point pair: ipoib-cm×3 4K@16');
     // Seed 000's kernel by default (the full size adds 6.1 beside it, judged the same way).
     expect(v.filter((l) => l.includes("workqueue regresses tcp_lat's mean against inline (kernel 5.15)")).length).toBe(
       1,
@@ -114,6 +116,30 @@ describe('scenarios at a tiny size', () => {
     expect(out()).toMatch(/^ipoib-cm +1 +16 +200000 /m);
     expect(out()).toMatch(/^ixgbe +1 +16 +4K /m);
     expect(out()).toMatch(/^ipoib-cm +3 +16 +4K /m);
+  }, 600_000);
+
+  it("seed-machine on a small machine of 2 nodes: its table with the ksoftirqd rule's counters, and every verdict", async () => {
+    // 4 CPUs in 2 nodes (the preset's 16 would boot 16 CPU threads per sub-run); 2 pairs stand
+    // for the seed's 8, trigger 16 for its 64.
+    const { ctx, out } = ctxFor('seed-machine', { cpus: 4, nodes: 2, control: false, sweep: 'trigger:16' });
+    const code = await runSeedMachine(ctx, {
+      groups: [
+        { nic: 'ipoib-cm', pairs: 1 },
+        { nic: 'ixgbe', pairs: 1 },
+        { nic: 'ipoib-cm', pairs: 2 },
+      ],
+      rules: [true, false],
+    });
+    expect(code, out()).toBe(0);
+    for (const row of [/^ipoib-cm +1 +16 +64K +on /m, /^ixgbe +1 +16 +64K +on /m, /^ipoib-cm +2 +16 +64K +off /m])
+      expect(out()).toMatch(row);
+    expect(out()).toContain('cut/s         left/s        NET_RX wait p50, p99  host wait');
+    const v = verdictLines(out());
+    // Part 2's five verdicts per half of the grid, then the ablation's two.
+    expect(v.filter((l) => l.includes('in 2 nodes, ksoftirqd rule on)'))).toHaveLength(5);
+    expect(v.filter((l) => l.includes('in 2 nodes, ksoftirqd rule off)'))).toHaveLength(5);
+    expect(v.filter((l) => l.includes("Tejun's theory"))).toHaveLength(2);
+    for (const l of v) expect(l).toMatch(/: (reproduced|not reproduced|contradicted|inconclusive) — \S/);
   }, 600_000);
 
   it('ipi-storm with one trial: its verdicts, no NaN, its seed, and ipi-storm.json with seed, command and status', async () => {

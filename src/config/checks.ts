@@ -306,12 +306,35 @@ export function resolveBaseline(
   );
 }
 
+/** The setting each sweep parameter sets at its points. */
+const SWEPT_SETTING: Readonly<Record<Sweep['param'], Path>> = {
+  msg_size: ['workload', 'msgSize'],
+  irq_rate: ['irq', 'rate'],
+  trigger: ['fastPool', 'trigger'],
+};
+
 export function checkSweep(
   origins: Origins<ParsedPartial>,
   sweep: Sweep,
   workload: { kind: WorkloadKind; ringBytes?: number },
 ): void {
   const path: Path = ['sweep'];
+  // The swept setting given too (by the user): the sweep would replace it at every point.
+  const swept = SWEPT_SETTING[sweep.param];
+  const sweptLayer = origins.layerOf(swept);
+  if (sweptLayer && sweptLayer.source.kind !== 'preset') {
+    const values = `${sweep.param}:${sweep.values.join(',')}`;
+    const sweepLayer = origins.layerOf(path);
+    const sweepText =
+      sweepLayer?.source.kind === 'preset'
+        ? `scenario ${sweepLayer.source.name}'s sweep ${values}`
+        : origins.describe(path, values);
+    throw conflict(
+      `${origins.describe(swept, '')} has no effect beside ${sweepText}, which sets ${sweep.param} at every point`,
+      `drop ${origins.name(swept)}, or sweep that value alone: --sweep ${sweep.param}:${String(origins.got(swept, ''))}`,
+      sweptLayer.source.kind === 'flags',
+    );
+  }
   if (sweep.param !== 'msg_size') return;
   if (workload.kind !== 'tcp_lat') {
     throw conflict(
@@ -364,6 +387,31 @@ export function checkCommandSettings(layers: Layers, { command, rules }: Command
       );
     }
   }
+}
+
+/**
+ * A scenario's NUMA node 0 needs this many CPUs (seed-machine: its 8 qperf pairs run on node 0);
+ * `node0`: node 0's CPU count as resolved, `cpus` the machine's.
+ */
+export function checkMinNodeCpus(
+  origins: Origins<ParsedPartial>,
+  { command, rules }: CommandRulesFor,
+  node0: number,
+  cpus: number,
+  nodes: number,
+): void {
+  const min = rules.minNodeCpus;
+  if (!min || node0 >= min.count) return;
+  // Blame the node count when the user set it, else the CPU count (a preset may set either).
+  const byUser = (p: Path) => ['flags', 'file'].includes(origins.layerOf(p)?.source.kind ?? '');
+  const path: Path = byUser(['nodes']) || !byUser(['cpus']) ? ['nodes'] : ['cpus'];
+  throw badOption(
+    origins.name(path),
+    `must leave NUMA node 0 at least ${min.count} CPUs for ${command}, ${min.why}`,
+    origins.got(path, path[0] === 'nodes' ? nodes : cpus),
+    `give node 0 ${min.count} CPUs or more, e.g. --cpus ${2 * min.count} --nodes 2`,
+    `node 0 has ${node0} of ${cpus} CPUs`,
+  );
 }
 
 /** A scenario's machine needs this many CPUs (cpu-hog: one for the hog, one for the rest). */

@@ -34,6 +34,8 @@ export interface CommandRules {
   readonly instead?: string;
   /** The fewest CPUs the command's machine makes sense on, and why (after "whose"/"which"). */
   readonly minCpus?: { readonly count: number; readonly why: string };
+  /** The fewest CPUs NUMA node 0 must hold (seed-machine: its 8 qperf pairs run there), and why. */
+  readonly minNodeCpus?: { readonly count: number; readonly why: string };
   /** The only sweep parameters the command honours, and why. */
   readonly sweeps?: { readonly params: readonly SweepParam[]; readonly why: string };
 }

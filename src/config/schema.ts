@@ -18,6 +18,7 @@ import {
   checkCommandSettings,
   checkIrqCpus,
   checkMinCpus,
+  checkMinNodeCpus,
   checkSweep,
   checkTcpLat,
   checkWorkloadFields,
@@ -276,6 +277,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     cpus: cpusText,
     usage: [['cpus'], ['topology']].some((path) => origins.layerOf(path)?.source.kind === 'flags'),
   });
+  if (input.rules) checkMinNodeCpus(origins, input.rules, topology.numa[0]?.length ?? cpus, cpus, topology.numa.length);
 
   const kind = m.workload?.kind ?? DEFAULTS.workload.kind;
   checkWorkloadFields(layers, origins, kind);

@@ -261,3 +261,21 @@ export function differenceVerdict(
     detail: `difference ${effectText(d)} (95% CI; ${d.k} matched point pair${d.k === 1 ? '' : 's'}: ${matched}; DerSimonian-Laird, τ ${Number.isFinite(d.tau2) ? `${(Math.sqrt(d.tau2) * 100).toFixed(1)}%` : 'n/a'}); claim: > 0, margin ${signedPct(size)} (the seed: ${seed}); the interval ${low > 0 ? 'excludes 0' : high < 0 ? 'excludes 0 on the other side' : high < size ? `stays below ${signedPct(size)} without excluding 0` : `reaches 0 and ${signedPct(size)} (${more})`}`,
   };
 }
+
+/**
+ * {@link differenceVerdict} over matched point pairs (`matched`: their names), or `inconclusive`
+ * with `none` (why nothing matched) when there are none.
+ */
+export function matchedDifferenceVerdict(
+  expectation: string,
+  pairs: readonly [Estimate, Estimate][],
+  matched: readonly string[],
+  size: number,
+  seed: string,
+  more: string,
+  none: string,
+): Verdict {
+  return pairs.length
+    ? differenceVerdict(expectation, differenceEffect(pairs), size, seed, more, matched.join(', '))
+    : { expectation, outcome: 'inconclusive', detail: none };
+}

@@ -6,6 +6,7 @@ import { cpuHogPreset, runCpuHog } from './cpu-hog.js';
 import { entropyPreset, runEntropy } from './entropy.js';
 import { ipiStormPreset, runIpiStorm } from './ipi-storm.js';
 import { randomRegressionPreset, runRandomRegression } from './random-regression.js';
+import { runSeedMachine, seedMachinePreset } from './seed-machine.js';
 
 export interface Scenario extends ScenarioPreset {
   run(ctx: ScenarioContext): Promise<number>;
@@ -19,6 +20,11 @@ export const SCENARIOS: Readonly<Record<string, Scenario>> = {
   },
   'ipi-storm': { ...ipiStormPreset, config: ipiStormPreset.config as PartialConfig, run: (ctx) => runIpiStorm(ctx) },
   'cpu-hog': { ...cpuHogPreset, config: cpuHogPreset.config as PartialConfig, run: (ctx) => runCpuHog(ctx) },
+  'seed-machine': {
+    ...seedMachinePreset,
+    config: seedMachinePreset.config as PartialConfig,
+    run: (ctx) => runSeedMachine(ctx),
+  },
   entropy: { ...entropyPreset, config: entropyPreset.config as PartialConfig, run: (ctx) => runEntropy(ctx) },
 };
 

@@ -26,8 +26,7 @@ import {
   type BootEffect,
   bootEffects,
   claimVerdict,
-  differenceEffect,
-  differenceVerdict,
+  matchedDifferenceVerdict,
   pooledEffect,
 } from './effects.js';
 
@@ -83,6 +82,33 @@ export function netGroupRun(base: ResolvedConfig, g: NetGroup): { name: string; 
   };
 }
 
+/**
+ * What one point of a part-2 sub-run `r` says (group `g`, on a machine of `cpus` CPUs); its
+ * msg_size is the point's swept one, else the group's first. Pure.
+ */
+export function netPoint(g: NetGroup, r: RunResults, p: RunResults['points'][number], cpus: number): NetPoint {
+  const wq = strategy(p, 'workqueue');
+  const inl = strategy(p, 'inline');
+  const busy = wq?.counters.handoffs_app_busy ?? 0;
+  const idle = wq?.counters.handoffs_app_idle ?? 0;
+  return {
+    group: g,
+    size: Number(p.params.msg_size ?? g.msgSizes[0]),
+    mean: comparison(wq, 'one_way', 'mean'),
+    units: bootEffects(p, 'workqueue', controlOf(r, p)?.label ?? 'inline', 'inline'),
+    tails: (['p50', 'p99', 'p99_9'] as const).map((m) => (comparison(wq, 'one_way', m)?.ratio ?? Number.NaN) - 1) as [
+      number,
+      number,
+      number,
+    ],
+    irqsPerCpu: (wq?.rates.interrupts ?? Number.NaN) / cpus,
+    handoffs: wq?.rates.handoffs ?? Number.NaN,
+    busyShare: busy + idle > 0 ? busy / (busy + idle) : Number.NaN,
+    lost: (wq?.rates.deferred_us_app_waiting ?? Number.NaN) / 1e6,
+    lostInline: (inl?.rates.deferred_us_app_waiting ?? Number.NaN) / 1e6,
+  };
+}
+
 /** Part 2: one sub-run per group (a msg_size sweep), a table, and the three verdicts. */
 export async function netGroups(
   ctx: ScenarioContext,
@@ -99,26 +125,7 @@ export async function netGroups(
     names.push(name);
     const r = await subRun(ctx, name, config);
     runs.push(r);
-    for (const p of r.points) {
-      const wq = strategy(p, 'workqueue');
-      const inl = strategy(p, 'inline');
-      const busy = wq?.counters.handoffs_app_busy ?? 0;
-      const idle = wq?.counters.handoffs_app_idle ?? 0;
-      points.push({
-        group: g,
-        size: Number(p.params.msg_size),
-        mean: comparison(wq, 'one_way', 'mean'),
-        units: bootEffects(p, 'workqueue', controlOf(r, p)?.label ?? 'inline', 'inline'),
-        tails: (['p50', 'p99', 'p99_9'] as const).map(
-          (m) => (comparison(wq, 'one_way', m)?.ratio ?? Number.NaN) - 1,
-        ) as [number, number, number],
-        irqsPerCpu: (wq?.rates.interrupts ?? Number.NaN) / c.cpus,
-        handoffs: wq?.rates.handoffs ?? Number.NaN,
-        busyShare: busy + idle > 0 ? busy / (busy + idle) : Number.NaN,
-        lost: (wq?.rates.deferred_us_app_waiting ?? Number.NaN) / 1e6,
-        lostInline: (inl?.rates.deferred_us_app_waiting ?? Number.NaN) / 1e6,
-      });
-    }
+    for (const p of r.points) points.push(netPoint(g, r, p, c.cpus));
     if (r.status !== 'completed') break;
   }
   const rows = [
@@ -234,35 +241,37 @@ export function observationVerdicts(points: readonly NetPoint[], trials: number)
       );
       if (j < 0) continue;
       pairs.push([ipoibPoints[j], own[i]]);
-      matched.push(`${sizeText(p.size)}@${p.group.trigger}`);
+      matched.push(pointLabel(p));
     }
     verdicts.push(
-      pairs.length
-        ? differenceVerdict(
-            text,
-            differenceEffect(pairs),
-            SEED_EFFECT,
-            DIFFERENCE_SEED,
-            more(trials),
-            matched.join(', '),
-          )
-        : {
-            expectation: text,
-            outcome: 'inconclusive',
-            detail: 'no IPoIB point at the same trigger and msg_size to compare with',
-          },
+      matchedDifferenceVerdict(
+        text,
+        pairs,
+        matched,
+        SEED_EFFECT,
+        DIFFERENCE_SEED,
+        more(trials),
+        'no IPoIB point at the same trigger and msg_size to compare with',
+      ),
     );
   }
   return verdicts;
 }
 
+/** A point as the verdicts name it: `ixgbe 4K@64`, `ipoib-cm×8 64K@1024`. */
+export function pointLabel(p: Pick<NetPoint, 'group' | 'size'>): string {
+  return `${p.group.nic}${p.group.instances > 1 ? `×${p.group.instances}` : ''} ${sizeText(p.size)}@${p.group.trigger}`;
+}
+
 function sizeText(b: number): string {
   return b >= MiB && b % MiB === 0 ? `${b / MiB}M` : b >= KiB && b % KiB === 0 ? `${b / KiB}K` : String(b);
 }
-function fmtNum(x: number): string {
+/** A rate or count: `1009`, `72.0`, `n/a`. */
+export function fmtNum(x: number): string {
   return Number.isFinite(x) ? (x >= 100 ? x.toFixed(0) : x.toFixed(1)) : 'n/a';
 }
-function deltaText(m: ReturnType<typeof comparison>): string {
+/** workqueue's Δ mean against inline: `+19.0 µs [+6.5, +31.6] (10.4%)`. */
+export function deltaText(m: ReturnType<typeof comparison>): string {
   if (!m) return 'n/a';
   const f = (ns: number) => `${ns >= 0 ? '+' : ''}${(ns / 1000).toFixed(1)}`;
   return `${f(m.diff)} µs [${f(m.ciLow)}, ${f(m.ciHigh)}] (${pct(m.ratio - 1)})`;

@@ -286,7 +286,7 @@ const BAD_INPUT: BadCase[] = [
   {
     name: 'scenario without NAME',
     args: ['scenario'],
-    expect: [/'scenario' needs a scenario NAME/, /random-regression, ipi-storm, cpu-hog or entropy/],
+    expect: [/'scenario' needs a scenario NAME/, /random-regression, ipi-storm, cpu-hog, seed-machine or entropy/],
   },
   {
     name: 'scenario: an option it sets itself',
@@ -297,6 +297,21 @@ const BAD_INPUT: BadCase[] = [
     name: 'scenario: too few CPUs',
     args: ['scenario', 'cpu-hog', '--cpus', '1', '--no-output'],
     expect: [/--cpus must be at least 2 for scenario cpu-hog/, /got 1/],
+  },
+  {
+    name: 'scenario: node 0 too small for its 8 pairs',
+    args: ['scenario', 'seed-machine', '--nodes', '4', '--no-output'],
+    expect: [/--nodes must leave NUMA node 0 at least 8 CPUs for scenario seed-machine/, /node 0 has 4 of 16 CPUs/],
+  },
+  {
+    name: 'scenario: a setting its sweep replaces',
+    args: ['scenario', 'seed-machine', '--trigger', '128', '--no-output'],
+    expect: [/--trigger 128 has no effect beside scenario seed-machine's sweep trigger:64,1024/, /--sweep trigger:128/],
+  },
+  {
+    name: 'a setting the sweep replaces',
+    args: run('--msg-size', '4K', '--sweep', 'msg_size:64,128'),
+    expect: [/--msg-size 4K has no effect beside --sweep msg_size:64,128/, /drop --msg-size/],
   },
   {
     name: 'demo: an option it would ignore',

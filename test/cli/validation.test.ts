@@ -576,7 +576,7 @@ describe('other input', () => {
   it('scenario without NAME names the scenarios', async () => {
     const r = await cli(['scenario'], true);
     expect(r.stderr).toBe(
-      "deferlab: 'scenario' needs a scenario NAME (random-regression, ipi-storm, cpu-hog or entropy; " +
+      "deferlab: 'scenario' needs a scenario NAME (random-regression, ipi-storm, cpu-hog, seed-machine or entropy; " +
         "'deferlab scenario --help' describes them), like: deferlab scenario cpu-hog\n" +
         HINT,
     );
