@@ -427,6 +427,13 @@ describe("random-regression's parts run with the settings its help states", () =
     expect(new Set(off.control)).toEqual(new Set([null]));
   });
 
+  it('--irq-rate beside a --sweep of irq_rate: part 1 sweeps it, part 2 still runs at it', () => {
+    const c = resolvedFor('random-regression', ['--sweep', 'irq_rate:1k,20k', '--irq-rate', '0']);
+    const plan = regressionPlan(c);
+    expect(plan.main.sweep).toEqual({ param: 'irq_rate', values: [1000, 20000] });
+    expect(netGroupRun(plan.net, DEFAULT_SIZES.net[0]).config.irq.rate).toBe(0);
+  });
+
   it("each part's sweep: the user's --sweep replaces part 1's sizes only", () => {
     const plan = regressionPlan(resolvedFor('random-regression', ['--sweep', 'msg_size:1K,2K']));
     expect(plan.main.sweep).toEqual({ param: 'msg_size', values: [1024, 2048] });

@@ -313,16 +313,32 @@ const SWEPT_SETTING: Readonly<Record<Sweep['param'], Path>> = {
   trigger: ['fastPool', 'trigger'],
 };
 
+/** Layers by precedence: a setting in a higher layer overrides one in a lower. */
+const LAYER_RANK: Readonly<Record<string, number>> = { default: 0, preset: 1, file: 2, flags: 3 };
+
+/**
+ * The sweep's own checks. The swept setting given too, at the sweep's layer or above (the flags'
+ * `--msg-size 4K` beside `--sweep msg_size:...`), would be replaced at every point: refused, unless
+ * `sweepIsPartial` (a scenario that sweeps one part and runs the setting in the others). Below
+ * the sweep's layer (the file's msgSize, the flags' sweep) it is overridden, as layers are.
+ */
 export function checkSweep(
   origins: Origins<ParsedPartial>,
   sweep: Sweep,
   workload: { kind: WorkloadKind; ringBytes?: number },
+  sweepIsPartial = false,
 ): void {
   const path: Path = ['sweep'];
   // The swept setting given too (by the user): the sweep would replace it at every point.
   const swept = SWEPT_SETTING[sweep.param];
   const sweptLayer = origins.layerOf(swept);
-  if (sweptLayer && sweptLayer.source.kind !== 'preset') {
+  const sweepLayerRank = LAYER_RANK[origins.layerOf(path)?.source.kind ?? 'default'];
+  if (
+    !sweepIsPartial &&
+    sweptLayer &&
+    sweptLayer.source.kind !== 'preset' &&
+    LAYER_RANK[sweptLayer.source.kind] >= sweepLayerRank
+  ) {
     const values = `${sweep.param}:${sweep.values.join(',')}`;
     const sweepLayer = origins.layerOf(path);
     const sweepText =
@@ -402,13 +418,19 @@ export function checkMinNodeCpus(
 ): void {
   const min = rules.minNodeCpus;
   if (!min || node0 >= min.count) return;
-  // Blame the node count when the user set it, else the CPU count (a preset may set either).
+  // Blame what the user gave that made node 0 small: a topology they described; the CPU count
+  // when it is too small whatever the nodes (or there is one node); else the node count.
   const byUser = (p: Path) => ['flags', 'file'].includes(origins.layerOf(p)?.source.kind ?? '');
-  const path: Path = byUser(['nodes']) || !byUser(['cpus']) ? ['nodes'] : ['cpus'];
+  const path: Path = byUser(['topology'])
+    ? ['topology', 'numa']
+    : byUser(['nodes']) && nodes > 1 && cpus >= min.count
+      ? ['nodes']
+      : ['cpus'];
+  const resolved = path[0] === 'nodes' ? nodes : path[0] === 'cpus' ? cpus : undefined;
   throw badOption(
     origins.name(path),
     `must leave NUMA node 0 at least ${min.count} CPUs for ${command}, ${min.why}`,
-    origins.got(path, path[0] === 'nodes' ? nodes : cpus),
+    origins.got(path, resolved) ?? origins.got(['topology'], resolved),
     `give node 0 ${min.count} CPUs or more, e.g. --cpus ${2 * min.count} --nodes 2`,
     `node 0 has ${node0} of ${cpus} CPUs`,
   );

@@ -36,6 +36,11 @@ export interface CommandRules {
   readonly minCpus?: { readonly count: number; readonly why: string };
   /** The fewest CPUs NUMA node 0 must hold (seed-machine: its 8 qperf pairs run there), and why. */
   readonly minNodeCpus?: { readonly count: number; readonly why: string };
+  /**
+   * The user's --sweep replaces one part's sweep only (random-regression's main comparison), so the
+   * swept setting given beside it still sets the other parts: not refused as replaced.
+   */
+  readonly sweepIsPartial?: boolean;
   /** The only sweep parameters the command honours, and why. */
   readonly sweeps?: { readonly params: readonly SweepParam[]; readonly why: string };
 }

@@ -329,7 +329,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const baseline = resolveBaseline(origins, m.baseline ?? DEFAULTS.baseline, strategies, input.cwd, specTexts);
 
   const sweep = m.sweep ?? null;
-  if (sweep) checkSweep(origins, sweep, workload);
+  if (sweep) checkSweep(origins, sweep, workload, input.rules?.rules.sweepIsPartial);
   const trace = resolveIrqTrace(origins, m.irq, { cpus, cpusText, cwd: input.cwd, sweep, rules: input.rules });
 
   const control = m.control ? controlLabel(baseline) : null;

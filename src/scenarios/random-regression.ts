@@ -52,6 +52,8 @@ import { type NetGroup, netGroups } from './random-regression-net.js';
  */
 const RULES: CommandRules = {
   minCpus: { count: 2, why: "whose tcp_lat client and server need a CPU each (the seed's qperf)" },
+  // --sweep is part 1's; --irq-rate and --trigger still set part 2's runs.
+  sweepIsPartial: true,
   fixed: {
     strategies: {
       kind: 'sets',

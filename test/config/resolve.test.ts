@@ -383,6 +383,22 @@ describe("a command's rules (scenarios, demo)", () => {
   });
 });
 
+describe('a sweep beside the setting it sweeps', () => {
+  it('the same layer: refused, the setting would be replaced at every point', () => {
+    expect(errorOf(() => resolve({ fastPool: { trigger: 128 }, sweep: 'trigger:64,1024' })).message).toBe(
+      '--trigger 128 has no effect beside --sweep trigger:64,1024, which sets trigger at every point; drop --trigger, or sweep that value alone: --sweep trigger:128',
+    );
+    expect(errorOf(() => resolve({}, { irq: { rate: '20k' }, sweep: 'irq_rate:1k,2k' })).message).toMatch(
+      /^irq\.rate 20k in cfg\.json has no effect beside sweep irq_rate:1k,2k in cfg\.json/,
+    );
+  });
+
+  it("the file's setting under the flags' sweep: overridden, as a lower layer is", () => {
+    const c = resolve({ sweep: 'msg_size:64,128' }, { workload: { kind: 'tcp_lat', msgSize: '4K' } });
+    expect(c.sweep).toEqual({ param: 'msg_size', values: [64, 128] });
+  });
+});
+
 describe('docs/cli.md', () => {
   it('its complete config file example resolves', () => {
     const doc = readFileSync(new URL('../../docs/cli.md', import.meta.url), 'utf8');
