@@ -27,6 +27,7 @@ import type { ResolvedConfig } from '../config/schema.js';
 import { formatSize } from '../config/units.js';
 import type { NicProfileName } from '../net/profiles.js';
 import { nicOptions } from '../net/profiles.js';
+import type { Estimate } from '../report/statistics/meta.js';
 import type { RunResults, StrategyResult } from '../report/types.js';
 import {
   dur,
@@ -147,6 +148,7 @@ export function seedMachineSweeps(grid: MachineGrid): string[] {
   return [
     `sub-runs: ${groups}; each with the ksoftirqd rule ${grid.rules.map((r) => (r ? 'on' : 'off')).join(', then ')} (--softirq-defer)`,
     `each sub-run: trigger ${SEED_TRIGGERS.join(', ')} at msg_size 64K (--sweep trigger:... or msg_size:... replaces it)`,
+    `${grid.groups.length * grid.rules.length} sub-runs of ${SEED_TRIGGERS.length} points: about 13 minutes on a 2-core host (--tdf N: longer)`,
   ];
 }
 
@@ -281,7 +283,20 @@ export function machineTable(points: readonly MachinePoint[]): string[] {
 export function ablationVerdicts(points: readonly MachinePoint[]): Verdict[] {
   const on = points.filter((p) => p.rule);
   const off = points.filter((p) => !p.rule);
-  const effectsOf = (ps: readonly MachinePoint[]) => pooledEffect(ps.map((p) => p.units)).points;
+  // Each point's effect as the per-observation verdicts make it: boots joined with the
+  // between-boot variance of its own observation's points (not of the whole half, whose 8-pair
+  // points the host's sharing makes noisier), so the contrast is those verdicts' difference.
+  const effectsOf = (ps: readonly MachinePoint[]) => {
+    const out: Estimate[] = ps.map(() => ({ est: Number.NaN, se: Number.NaN }));
+    for (const o of ['ipoib', 'ixgbe', 'instances'] as const) {
+      const at = ps.flatMap((p, i) => (p.group.observation === o ? [i] : []));
+      const e = pooledEffect(at.map((i) => ps[i].units)).points;
+      at.forEach((i, k) => {
+        out[i] = e[k];
+      });
+    }
+    return out;
+  };
   const eOn = effectsOf(on);
   const eOff = effectsOf(off);
   const key = (p: MachinePoint) => `${p.group.nic}|${p.group.instances}|${p.group.trigger}|${p.size}`;
@@ -299,7 +314,7 @@ export function ablationVerdicts(points: readonly MachinePoint[]): Verdict[] {
   ];
   const verdicts: Verdict[] = [];
   for (const [text, partnerOf] of contrasts) {
-    const pairs: [{ est: number; se: number }, { est: number; se: number }][] = [];
+    const pairs: [Estimate, Estimate][] = [];
     const matched: string[] = [];
     for (const [i, p] of on.entries()) {
       const partner = partnerOf(p);
