@@ -428,8 +428,24 @@ export function tcpLat(w: TcpLatOptions, cpus: number): Workload {
         const p = pairCpus(w, cpus, i);
         // --app-cpus of more than one CPU: placed at each wakeup (src/kernel/sched/select.ts).
         const allowed = w.appCpus && w.appCpus.length > 1 ? { allowed: [...w.appCpus] } : {};
-        out.push({ kind: 'tcp_client' as const, cpu: p.client, peerCpu: p.server, instance: i, ...allowed });
-        out.push({ kind: 'tcp_server' as const, cpu: p.server, peerCpu: p.client, instance: i, ...allowed });
+        // rxCpu: where the flow it receives interrupts (its link's toCpu: pairLinks), for --explain.
+        const [toServer, toClient] = pairLinks(w, i, { id: -1, cpu: p.client }, { id: -1, cpu: p.server });
+        out.push({
+          kind: 'tcp_client' as const,
+          cpu: p.client,
+          peerCpu: p.server,
+          instance: i,
+          rxCpu: toClient.toCpu,
+          ...allowed,
+        });
+        out.push({
+          kind: 'tcp_server' as const,
+          cpu: p.server,
+          peerCpu: p.client,
+          instance: i,
+          rxCpu: toServer.toCpu,
+          ...allowed,
+        });
       }
       return out;
     },

@@ -18,8 +18,8 @@ import type { RandomDriver } from '../random/driver.js';
 
 /** A task the workload puts on a CPU, hosted on that CPU's thread. */
 export type AppTaskSpec =
-  | { kind: 'tcp_client'; cpu: number; peerCpu: number; instance: number; allowed?: number[] }
-  | { kind: 'tcp_server'; cpu: number; peerCpu: number; instance: number; allowed?: number[] }
+  | { kind: 'tcp_client'; cpu: number; peerCpu: number; instance: number; allowed?: number[]; rxCpu?: number }
+  | { kind: 'tcp_server'; cpu: number; peerCpu: number; instance: number; allowed?: number[]; rxCpu?: number }
   | { kind: 'hog'; cpu: number; policy: 'normal' | 'fifo' | 'rr'; nice: number; rtPrio: number }
   | { kind: 'spinner'; cpu: number; nice: number }
   | { kind: 'producer'; cpu: number };

@@ -89,6 +89,46 @@ describe('critical-path attribution', () => {
     });
   });
 
+  it("reads the NIC's moderation on the flow's vector CPU, and ends it when NET_RX there picks the message up", () => {
+    // --nic-irq-cpus 0: both flows interrupt on CPU 0; the server reads on CPU 1. Its message
+    // arrives at 50 and CPU 0's IRQ is due at 50: no moderation. The reply arrives at 100 while
+    // CPU 0's NET_RX is already polling (from 98), and the next RX IRQ (another message's) is due
+    // only at 115: the poll picked it up at 100, so no moderation either.
+    const tasks: ExplainTask[] = TASKS.map((t) => (t.kind === 'app' ? { ...t, rxCpu: 0 } : t));
+    const records = [
+      r(B, TlWhat.Task, 0, 0, 1),
+      r(B, TlWhat.Exchange, 0, 10, 100, 1, 200),
+      r(I, TlWhat.MsgSent, 0, 30, 100, 1, 50),
+      r(E, TlWhat.Task, 0, 35, 1, 0),
+      r(B, TlWhat.Task, 0, 35, 0),
+      r(I, TlWhat.NicDue, 0, 50, 1, 0, 50),
+      r(B, TlWhat.Irq, 0, 50, Vector.Net),
+      r(E, TlWhat.Irq, 0, 52, Vector.Net),
+      r(B, TlWhat.Softirq, 0, 52, Softirq.NetRx),
+      r(E, TlWhat.Softirq, 0, 56, Softirq.NetRx),
+      r(B, TlWhat.Task, 1, 0, 3),
+      r(E, TlWhat.Task, 1, 58, 3, 2),
+      r(B, TlWhat.Task, 1, 60, 2),
+      r(I, TlWhat.MsgSent, 1, 90, 200, 1, 100),
+      r(B, TlWhat.Softirq, 0, 98, Softirq.NetRx),
+      r(E, TlWhat.Softirq, 0, 104, Softirq.NetRx),
+      r(E, TlWhat.Task, 0, 106, 0, 1),
+      r(B, TlWhat.Task, 0, 106, 1),
+      r(I, TlWhat.NicDue, 0, 115, 1, 0, 115),
+      r(E, TlWhat.Exchange, 0, 120, 200, 1),
+    ];
+    const ex = explainRecords({ cpus: 2, tasks, records, validFromNs: Number.NEGATIVE_INFINITY }).explained.filter(
+      (e) => e.kind === 'exchange',
+    );
+    expect(ex).toHaveLength(1);
+    expect(sum(ex[0].causes)).toBeCloseTo(55, 9);
+    expect(ex[0].causes.get(CAUSE.moderation) ?? 0).toBe(0);
+    // Read on the reader's CPU (CPU 1) alone, as before rxCpu: all 40 ns of the server's receive
+    // part, and the reply's 15 ns until the next IRQ, would have been "moderation".
+    const before = explainRecords({ cpus: 2, tasks: TASKS, records, validFromNs: Number.NEGATIVE_INFINITY });
+    expect(before.explained.find((e) => e.kind === 'exchange')?.causes.get(CAUSE.moderation)).toBeGreaterThan(0);
+  });
+
   it('counts an exchange whose records a ring lost as unexplained, not guessed', () => {
     const recs = exchange().filter((x) => !(x.what === TlWhat.MsgSent && x.cpu === 1));
     const { explained, unexplained } = explainRecords({ cpus: 2, tasks: TASKS, records: recs, validFromNs: 0 });

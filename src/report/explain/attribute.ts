@@ -68,6 +68,8 @@ export interface ExplainTask {
   kind: string;
   /** A tcp_lat endpoint's peer: the task id of the other end of its pair. */
   peer?: number;
+  /** A tcp_lat endpoint: the CPU its received flow's vector interrupts (absent: the CPU it runs on). */
+  rxCpu?: number;
 }
 
 /** One explained exchange or request: its latency and its causes (ns; they sum to it). */
@@ -319,9 +321,28 @@ function rxDueAfter(h: CpuHistory, t: number): number {
   return lo < d.length ? d[lo][1] : Number.POSITIVE_INFINITY;
 }
 
-/** A receive part: the NIC's moderation from the arrival to when the first RX hard IRQ taken
- *  after it was due (none, if NAPI was already polling), then the CPU. */
+/** When NET_RX first runs on the CPU at or after `t` (`t` itself if it is running then; +Infinity: never). */
+function netRxFrom(h: CpuHistory, t: number): number {
+  const s = h.segs;
+  let lo = 0;
+  let hi = s.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (s[mid].t1 <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < s.length; i++) if (s[i].inner === In.NetRx) return Math.max(t, s[i].t0);
+  return Number.POSITIVE_INFINITY;
+}
+
+/**
+ * A receive part: the NIC's moderation, from the arrival until the first RX hard IRQ taken after
+ * it was due on the vector's CPU `hRx` (the flow's receive vector: --nic-irq-cpus may put it on
+ * another CPU than the reader's), or until NET_RX first runs there (a NAPI poll already running
+ * picks the message up without an IRQ of its own); then the reader's CPU `h`.
+ */
 function receivePart(
+  hRx: CpuHistory,
   h: CpuHistory,
   t0: number,
   t1: number,
@@ -329,7 +350,7 @@ function receivePart(
   tasks: readonly ExplainTask[],
   m: Map<string, number>,
 ): void {
-  const due = Math.min(Math.max(t0, rxDueAfter(h, t0)), t1);
+  const due = Math.min(Math.max(t0, Math.min(rxDueAfter(hRx, t0), netRxFrom(hRx, t0))), t1);
   add(m, CAUSE.moderation, due - t0);
   attributePart(h, due, t1, own, false, tasks, m);
 }
@@ -436,9 +457,10 @@ function explainExchange(
   const t4 = at(rep.aux, t3);
   attributePart(h[c], b.ts, t1, client, false, tasks, m);
   add(m, CAUSE.wire, t2 - t1);
-  receivePart(h[s], t2, t3, server, tasks, m);
+  const rx = (task: number, cpu: number) => h[tasks[task]?.rxCpu ?? cpu] ?? h[cpu];
+  receivePart(rx(server, s), h[s], t2, t3, server, tasks, m);
   add(m, CAUSE.wire, t4 - t3);
-  receivePart(h[c], t4, end.ts, client, tasks, m);
+  receivePart(rx(client, c), h[c], t4, end.ts, client, tasks, m);
   for (const [k, v] of m) m.set(k, v / 2);
   return { kind: 'exchange', startNs: b.ts, endNs: end.ts, latencyNs: (end.ts - b.ts) / 2, causes: m };
 }

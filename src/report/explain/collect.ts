@@ -50,7 +50,10 @@ export class ExplainCollector {
       if (read.overwritten > 0) validFrom = Math.max(validFrom, read.records[0]?.ts ?? Number.POSITIVE_INFINITY);
       for (const r of read.records) records.push(r);
     });
-    const tasks: ExplainTask[] = m.plan.tasks.map((t) => ({ id: t.id, name: t.name, kind: t.kind }));
+    const tasks: ExplainTask[] = m.plan.tasks.map((t) => {
+      const app = t.app as { rxCpu?: number } | undefined;
+      return { id: t.id, name: t.name, kind: t.kind, ...(app?.rxCpu !== undefined ? { rxCpu: app.rxCpu } : {}) };
+    });
     for (const t of m.plan.tasks) {
       const app = t.app as { kind?: string; instance?: number } | undefined;
       if (app?.kind !== 'tcp_client') continue;
