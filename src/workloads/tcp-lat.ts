@@ -57,8 +57,8 @@ import { copyOut, fillPayload, patternSum, sealPacket, writeHeader } from '../ne
 import { describeNic, NIC_PROFILE, type NicOptions, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { MpscRing, SpscRing } from '../shm/ring.js';
-import { forkCpus, pairLinks } from './tcp-placement.js';
-import type { CpuHost, Workload, WorkloadAttachment } from './workload.js';
+import { pairCpus, pairLinks, pairTasks } from './tcp-placement.js';
+import type { AppTaskSpec, CpuHost, Workload, WorkloadAttachment } from './workload.js';
 
 /**
  * qperf's tcp_lat over the network path (src/net/): `instances` client/server pairs, pair i's
@@ -81,12 +81,6 @@ export interface TcpLatOptions {
 
 /** Words copied between preemption points: a page, as copy_{from,to}_user's fault-in granularity. */
 export const COPY_CHUNK_WORDS = 1024;
-/** The CPUs of pair `i`. */
-export function pairCpus(w: TcpLatOptions, cpus: number, i: number): { client: number; server: number } {
-  if (w.appCpus) return forkCpus(w.appCpus, i);
-  return { client: (w.clientCpu + i) % cpus, server: (w.serverCpu + i) % cpus };
-}
-
 /** Links per CPU at most (each end of each pair sends on one). */
 function linksPerCpu(w: TcpLatOptions, cpus: number): number {
   // Placed tasks or vectors: any CPU may complete every link's sends.
@@ -423,30 +417,8 @@ export function tcpLat(w: TcpLatOptions, cpus: number): Workload {
     regions: () => tcpRegions(w, cpus),
     init: (i32, regions, words) => tcpInit(w, cpus, i32, regions, words),
     tasks: () => {
-      const out = [];
-      for (let i = 0; i < w.instances; i++) {
-        const p = pairCpus(w, cpus, i);
-        // --app-cpus of more than one CPU: placed at each wakeup (src/kernel/sched/select.ts).
-        const allowed = w.appCpus && w.appCpus.length > 1 ? { allowed: [...w.appCpus] } : {};
-        // rxCpu: where the flow it receives interrupts (its link's toCpu: pairLinks), for --explain.
-        const [toServer, toClient] = pairLinks(w, i, { id: -1, cpu: p.client }, { id: -1, cpu: p.server });
-        out.push({
-          kind: 'tcp_client' as const,
-          cpu: p.client,
-          peerCpu: p.server,
-          instance: i,
-          rxCpu: toClient.toCpu,
-          ...allowed,
-        });
-        out.push({
-          kind: 'tcp_server' as const,
-          cpu: p.server,
-          peerCpu: p.client,
-          instance: i,
-          rxCpu: toServer.toCpu,
-          ...allowed,
-        });
-      }
+      const out: AppTaskSpec[] = [];
+      for (let i = 0; i < w.instances; i++) out.push(...pairTasks(w, cpus, i));
       return out;
     },
     attach: (rt) => tcpAttach(rt, w),

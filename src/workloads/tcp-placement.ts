@@ -7,6 +7,16 @@
 import type { LinkSpec } from '../net/links.js';
 import type { NicOptions } from '../net/profiles.js';
 import { flowVectors } from '../net/vectors.js';
+import type { AppTaskSpec } from './workload.js';
+
+/** What placement reads of a tcp_lat workload. */
+interface PairPlacement {
+  nic: NicOptions;
+  clientCpu: number;
+  serverCpu: number;
+  appCpus?: readonly number[];
+  nicIrqCpus?: readonly number[];
+}
 
 /**
  * Where pair `i`'s processes start under `--app-cpus`: qperf's processes forked one after the
@@ -18,6 +28,27 @@ import { flowVectors } from '../net/vectors.js';
 export function forkCpus(allowed: readonly number[], i: number): { client: number; server: number } {
   const k = allowed.length;
   return { client: allowed[(2 * i) % k], server: allowed[(2 * i + 1) % k] };
+}
+
+/** The CPUs pair `i` starts on: forked onto `--app-cpus`, else `--client-cpu`/`--server-cpu` + i. */
+export function pairCpus(w: PairPlacement, cpus: number, i: number): { client: number; server: number } {
+  if (w.appCpus) return forkCpus(w.appCpus, i);
+  return { client: (w.clientCpu + i) % cpus, server: (w.serverCpu + i) % cpus };
+}
+
+/**
+ * Pair `i`'s client and server tasks: where they start, the CPUs they may be placed on
+ * (`--app-cpus` of more than one CPU: at each wakeup, src/kernel/sched/select.ts), and where the
+ * flow each receives interrupts (`rxCpu`, its link's toCpu: read by --explain).
+ */
+export function pairTasks(w: PairPlacement, cpus: number, i: number): [AppTaskSpec, AppTaskSpec] {
+  const p = pairCpus(w, cpus, i);
+  const allowed = w.appCpus && w.appCpus.length > 1 ? { allowed: [...w.appCpus] } : {};
+  const [toServer, toClient] = pairLinks(w, i, { id: -1, cpu: p.client }, { id: -1, cpu: p.server });
+  return [
+    { kind: 'tcp_client', cpu: p.client, peerCpu: p.server, instance: i, rxCpu: toClient.toCpu, ...allowed },
+    { kind: 'tcp_server', cpu: p.server, peerCpu: p.client, instance: i, rxCpu: toServer.toCpu, ...allowed },
+  ];
 }
 
 /**

@@ -308,30 +308,30 @@ export function attributePart(
   if (t < t1) add(m, CAUSE.other, t1 - t);
 }
 
+/** The first index in 0..n whose entry is not `before` (entries sorted so that `before` holds for a prefix). */
+function firstNot(n: number, before: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (before(mid)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 /** When the first RX hard IRQ taken at or after `t` was due (+Infinity: none taken). */
 function rxDueAfter(h: CpuHistory, t: number): number {
   const d = h.rxDue;
-  let lo = 0;
-  let hi = d.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (d[mid][0] < t) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo < d.length ? d[lo][1] : Number.POSITIVE_INFINITY;
+  const i = firstNot(d.length, (k) => d[k][0] < t);
+  return i < d.length ? d[i][1] : Number.POSITIVE_INFINITY;
 }
 
 /** When NET_RX first runs on the CPU at or after `t` (`t` itself if it is running then; +Infinity: never). */
 function netRxFrom(h: CpuHistory, t: number): number {
   const s = h.segs;
-  let lo = 0;
-  let hi = s.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (s[mid].t1 <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  for (let i = lo; i < s.length; i++) if (s[i].inner === In.NetRx) return Math.max(t, s[i].t0);
+  for (let i = firstNot(s.length, (k) => s[k].t1 <= t); i < s.length; i++)
+    if (s[i].inner === In.NetRx) return Math.max(t, s[i].t0);
   return Number.POSITIVE_INFINITY;
 }
 
