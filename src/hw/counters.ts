@@ -60,6 +60,8 @@ export const CPU_COUNTER_NAMES = [
   'softirq_restarts_cut_budget', // __do_softirq stopped restarting with softirqs pending because MAX_SOFTIRQ_TIME or MAX_SOFTIRQ_RESTART ran out
   'net_rx_left_to_ksoftirqd', // irq exit / local_bh_enable found NET_RX pending and left it to a runnable ksoftirqd (the 5.15 rule)
   'gro_merged', // data segments GRO merged into a held skb of their flow (TCP's receive ran once for the skb: src/net/gro.ts)
+  'tcp_backlog', // skbs NET_RX put on a socket's backlog because the reader owned the socket (tcp_add_backlog: src/net/sock.ts)
+  'tcp_backlog_runs', // backlogs a reader processed in its own context (__sk_flush_backlog / release_sock), on the reader's CPU
   'mixes_trylock_skipped', // inline_trylock: mixes skipped because input_pool.lock was held (counted in mixes too; the pool retries at the next interrupt)
   'host_stalls', // gaps between two preemption points of this CPU's running thread above the threshold (src/machine/host-stall.ts)
   'host_stall_us', // µs in those gaps
@@ -73,7 +75,7 @@ export const CPU_COUNTER_NAMES = [
 ] as const;
 export type CpuCounterName = (typeof CPU_COUNTER_NAMES)[number];
 export const CpuCounter = Object.fromEntries(CPU_COUNTER_NAMES.map((n, i) => [n, i])) as Record<CpuCounterName, number>;
-if (CPU_COUNTER_NAMES.length > 4 * LINE_WORDS) throw new Error('too many per-CPU counters for their lines');
+if (CPU_COUNTER_NAMES.length > 5 * LINE_WORDS) throw new Error('too many per-CPU counters for their lines');
 
 // ---------------------------------------------------------------------------------------------
 // Global counters: R (Atomics.add by any thread).

@@ -124,9 +124,9 @@ export function genExit(i32: Int32Array, ctl: number): void {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Per-CPU words. CPU_WORDS Int32 words per CPU, 6 cache lines.
+// Per-CPU words. CPU_WORDS Int32 words per CPU, 7 cache lines.
 // ---------------------------------------------------------------------------------------------
-export const CPU_WORDS = 6 * LINE_WORDS;
+export const CPU_WORDS = 7 * LINE_WORDS;
 /** R: pending-event bits (CpuFlag). Raisers Atomics.or; the owner clears with Atomics.and
  *  BEFORE handling (so a raise during handling is never lost). Own line: everyone writes it. */
 export const CPU_FLAGS = 0;
@@ -161,7 +161,7 @@ export const CPU_IPI_PENDING = LINE_WORDS + 9;
 export const CPU_HEARTBEAT = LINE_WORDS + 10;
 /** O (plain store): what the owner is doing, for the watchdog's report (Where below). */
 export const CPU_WHERE = LINE_WORDS + 11;
-/** S (O writes): per-CPU counters, CpuCounter below; lines 2 to 5. */
+/** S (O writes): per-CPU counters, CpuCounter below; lines 2 to 6. */
 export const CPU_COUNTERS = 2 * LINE_WORDS;
 
 /** Per-CPU doubles (f64 index from the per-CPU f64 region). */

@@ -25,7 +25,7 @@
  * few links. Headers are not rewritten (the lab's packets have none).
  *
  * Shared words: L_GRO of each link (src/net/layout.ts): segments polled and held, not yet handed
- * to TCP; the NAPI cursor is L_POLLED + L_GRO. Always 0 between polls.
+ * to TCP; the NAPI cursor is L_NAPI + L_GRO. Always 0 between polls.
  *
  * Context: NET_RX on the receiving CPU's owner; never allocates after construction.
  */
@@ -43,8 +43,8 @@ export const GRO_BY_DEFAULT: Readonly<Record<NicProfileName, boolean>> = {
   ixgbe: true, // ixgbe_rx_skb → napi_gro_receive; NETIF_F_GRO in NETIF_F_SOFT_FEATURES
 };
 
-/** Hand `n` segments (`full` of them MSS-sized, `bytes` in all) of source `s` to TCP. */
-export type Deliver = (c: number, s: RxSource, n: number, full: number, now: number, bytes: number) => void;
+/** Hand `n` segments (`full` of them MSS-sized) of source `s` to TCP. */
+export type Deliver = (c: number, s: RxSource, n: number, full: number, now: number) => void;
 
 /** Held skbs of one poll: at most this many flows (links into one CPU). */
 const MAX_HELD = 16;
@@ -102,13 +102,12 @@ export class Gro {
     const n = this.i32[s.link + L_GRO];
     this.i32[s.link + L_GRO] = 0;
     const full = this.full[k];
-    const bytes = this.bytes[k];
     for (let j = k + 1; j < this.nHeld; j++) {
       this.held[j - 1] = this.held[j];
       this.full[j - 1] = this.full[j];
       this.bytes[j - 1] = this.bytes[j];
     }
     this.held[--this.nHeld] = null;
-    this.deliver(c, s, n, full, now, bytes);
+    this.deliver(c, s, n, full, now);
   }
 }

@@ -33,15 +33,19 @@
  *   sum folded to 16 bits, packet.ts csumFold16) when the sender computes checksums in software; then the payload words.
  * ACK ring "net:ack<i>.<d>" (SpscRing): ACKs for link (i, d)'s data, produced by NET_RX on the
  *   data's receiving CPU, consumed by NAPI on the data's sending CPU. Record: due lo, hi, bytes.
- * Send-completion ring "net:txc<c>" (MpscRing): one record (due lo, hi, bytes) per packet whose
- *   send completion CPU c's vector raises; producers = the senders of those packets (tasks and
+ * Send-completion ring "net:txc<c>" (MpscRing): one record (due lo, hi, bytes, segments) per
+ *   packet whose send completion CPU c's vector raises (a TSO skb is one packet of several
+ *   segments on the wire: ./tso.ts); producers = the senders of those packets (tasks and
  *   NET_RX's ACKs on any CPU: with --nic-irq-cpus several CPUs complete on one vector, ./vectors.ts),
  *   each claiming a slot by the ring's compareExchange and publishing it (src/shm/ring.ts);
  *   consumer = NAPI on CPU c.
  * Link words "net:link<i>.<d>" (one line):
- *   L_POLLED  O of the receiving CPU (Atomics.store after the packet is processed); Atomics.load
- *             by the receiving task (what it may copy) and by the drain.
- *   L_SEGS    O of the receiving CPU: full segments received since the last ACK.
+ *   L_POLLED  TCP's receive cursor: segments on the socket's receive queue or read (what the
+ *             reader may copy). Written (Atomics.store) by TCP's receive: NET_RX on the receiving
+ *             CPU while the socket is not owned, or the reader processing its backlog while it
+ *             owns it; L_SOCK orders the two (./sock.ts). Atomics.load by the reader.
+ *   L_SEGS    full segments received since the last ACK: written by whoever runs TCP's receive,
+ *             under the same L_SOCK rule as L_POLLED (plain: L_SOCK's compareExchange orders it).
  *   L_SENT    Atomics.add by the sending task when a message's first packet is claimed;
  *   L_READ    Atomics.add by the receiving task when it has read a whole message. The drain
  *             (Atomics.load) waits for L_SENT = L_READ on every link.
@@ -81,7 +85,7 @@ export const P_CSUM = 7;
 export const PACKET_HEADER_WORDS = 8;
 
 export const ACK_RECORD_WORDS = 3;
-export const TXC_RECORD_WORDS = 3;
+export const TXC_RECORD_WORDS = 4;
 
 export const L_POLLED = 0;
 export const L_SEGS = 1;
@@ -89,8 +93,21 @@ export const L_SENT = 2;
 export const L_READ = 3;
 export const L_BAD = 4;
 /** O of the receiving CPU (plain): segments its NAPI polled and GRO holds, not yet handed to TCP
- *  (src/net/gro.ts); the NAPI cursor is L_POLLED + L_GRO. 0 between polls. */
+ *  (src/net/gro.ts); the NAPI cursor is L_NAPI + L_GRO. 0 between polls. */
 export const L_GRO = 5;
+/** O of the receiving CPU (plain): segments its NAPI has handed to TCP, whether TCP's receive ran
+ *  at once (L_POLLED) or the skb went onto the socket's backlog (L_SOCK). Read only by that CPU's
+ *  NAPI and moderation (the RX ring's "polled" cursor). */
+export const L_NAPI = 6;
+/**
+ * The socket's lock as TCP's receive sees it (./sock.ts): bit 0 the reader owns the socket
+ * (lock_sock in tcp_recvmsg), bits 1-2 full segments in the backlog (saturating at 2: all that
+ * __tcp_ack_snd_check needs), bits 3-23 segments in the backlog. Only the reader sets and clears
+ * ownership; NET_RX adds to the backlog only while it is owned; every change is an
+ * Atomics.compareExchange (or Atomics.or to take ownership of an empty, unowned word), so the
+ * party that wins a change sees the other's plain writes before it (L_POLLED, L_SEGS).
+ */
+export const L_SOCK = 7;
 
 // Times in two words: the shared memory's convention (src/shm/layout.ts).
 export { getTime, putTime, TWO_32 } from '../shm/layout.js';
@@ -98,6 +115,8 @@ export { getTime, putTime, TWO_32 } from '../shm/layout.js';
 /** A NIC event record (send completions, ACKs on the wire): its due time, then the bytes it carries. */
 export const EV_DUE = 0;
 export const EV_BYTES = 2;
+/** Send completions only: the segments the packet left as (more than one for a TSO skb: ./tso.ts). */
+export const EV_SEGS = 3;
 
 /** Region names. */
 export const nicRegion = 'net:nic';

@@ -1,20 +1,11 @@
 /**
  * The links of the network path and what each CPU's NIC receives from them: the rings' sizes, and
- * the RX side of a NIC as its poll sees it (every data link into the CPU, read at its L_POLLED
+ * the RX side of a NIC as its poll sees it (every data link into the CPU, read at its L_NAPI
  * cursor, and every ACK ring back to it, read at its head; packets of one link arrive in order).
  * Shared words: ./layout.ts. Context: whoever owns the CPU; never allocates once built.
  */
 import { SpscRing } from '../shm/ring.js';
-import {
-  ackRegion,
-  dataRegion,
-  getTime,
-  L_GRO,
-  L_POLLED,
-  linkRegion,
-  P_DUE_LO,
-  PACKET_HEADER_WORDS,
-} from './layout.js';
+import { ackRegion, dataRegion, getTime, L_GRO, L_NAPI, linkRegion, P_DUE_LO, PACKET_HEADER_WORDS } from './layout.js';
 import { mss, type NicOptions } from './profiles.js';
 
 /** One directed link of a connection, as its two ends see it. */
@@ -74,6 +65,8 @@ export interface RxSource {
 /** Every CPU's RX sources, and the queries moderation and NAPI make of them. */
 export class RxQueues {
   private readonly rx: RxSource[][] = [];
+  /** Each data link's source by its link word (the reader's view of its socket: ./sock.ts). */
+  private readonly byLink = new Map<number, RxSource>();
   /** nth()'s merge cursors, one per RX source of a CPU. */
   private readonly cursors: Int32Array;
   /** The record index arrived() found (valid after it returns a source). */
@@ -88,24 +81,33 @@ export class RxQueues {
     for (let c = 0; c < cpus; c++) this.rx.push([]);
     for (const l of links) {
       const ack = new SpscRing(i32, regions[ackRegion(l.instance, l.dir)]);
-      this.rx[l.toCpu].push({
+      const data: RxSource = {
         ring: new SpscRing(i32, regions[dataRegion(l.instance, l.dir)]),
         link: regions[linkRegion(l.instance, l.dir)],
         receiver: l.receiver,
         ack,
         ackCpu: l.ackRxCpu ?? l.fromCpu,
         ackTxCpu: l.ackTxCpu ?? -1,
-      });
+      };
+      this.rx[l.toCpu].push(data);
+      this.byLink.set(data.link, data);
       this.rx[l.ackRxCpu ?? l.fromCpu].push({ ring: ack, link: -1, receiver: -1, ack: null, ackCpu: -1, ackTxCpu: -1 });
     }
     this.cursors = new Int32Array(Math.max(1, ...this.rx.map((r) => r.length)));
   }
 
+  /** The data link whose link words start at `link` (a reader's own link; construction time only). */
+  source(link: number): RxSource {
+    const s = this.byLink.get(link);
+    if (s === undefined) throw new Error(`net: no data link at word ${link}`);
+    return s;
+  }
+
   /** The record a source's poll would take next, or -1. */
   head(s: RxSource): number {
     if (s.link < 0) return s.ring.peek();
-    // NAPI's cursor: what TCP has (L_POLLED) and what GRO holds in this poll (L_GRO, gro.ts).
-    const pos = (Atomics.load(this.i32, s.link + L_POLLED) + this.i32[s.link + L_GRO]) | 0;
+    // NAPI's cursor: what it handed to TCP (L_NAPI) and what GRO holds in this poll (L_GRO, gro.ts).
+    const pos = (this.i32[s.link + L_NAPI] + this.i32[s.link + L_GRO]) | 0;
     return pos === s.ring.produced() ? -1 : s.ring.slotAt(pos);
   }
 
@@ -134,7 +136,7 @@ export class RxQueues {
     const cur = this.cursors;
     for (let k = 0; k < src.length; k++) {
       const s = src[k];
-      cur[k] = s.link >= 0 ? Atomics.load(i32, s.link + L_POLLED) : s.ring.consumed();
+      cur[k] = s.link >= 0 ? i32[s.link + L_NAPI] : s.ring.consumed();
     }
     // Each link's packets arrive in order: merge, advancing the earliest cursor each step.
     let due = Number.POSITIVE_INFINITY;

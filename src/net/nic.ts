@@ -39,7 +39,9 @@ import { GRO_BY_DEFAULT, Gro } from './gro.js';
 import {
   EV_BYTES,
   EV_DUE,
+  EV_SEGS,
   getTime,
+  L_NAPI,
   L_POLLED,
   L_SEGS,
   N_ITR_US,
@@ -81,6 +83,7 @@ import {
   vectorItr,
   wireNs,
 } from './profiles.js';
+import { backlogAdd, backlogFull, backlogSegs, sockRelease, sockTake } from './sock.js';
 
 /** netdev_budget_usecs = 2 * USEC_PER_SEC / HZ: 2 jiffies, as a jiffies deadline. */
 export const NETDEV_BUDGET_JIFFIES = 2;
@@ -174,12 +177,13 @@ export class Nic {
   // Sending side (called by the sending task on its CPU, or by NET_RX for an ACK)
   // =========================================================================================
 
-  /** A packet of `ipBytes` left CPU `c` for CPU `to` arriving at `due`: its send completion, and
-   *  the receiving CPU told to look at its NIC. With `txCpu` >= 0 the completion goes to that
-   *  CPU's send vector (--nic-irq-cpus, ./vectors.ts). Context: the owner of CPU `c`. */
-  posted(c: number, to: number, due: number, ipBytes: number, txCpu = -1): void {
+  /** A packet of `ipBytes` left CPU `c` for CPU `to`, its last frame arriving at `due` (`segs`
+   *  frames: a TSO skb, ./tso.ts): its send completion, and the receiving CPU told to look at its
+   *  NIC. With `txCpu` >= 0 the completion goes to that CPU's send vector (--nic-irq-cpus,
+   *  ./vectors.ts). Context: the owner of CPU `c`. */
+  posted(c: number, to: number, due: number, ipBytes: number, txCpu = -1, segs = 1): void {
     const own = txCpu < 0 || txCpu === c;
-    this.postCompletion(own ? c : txCpu, to, due, ipBytes);
+    this.postCompletion(own ? c : txCpu, to, due, ipBytes, segs);
     // Our own send-completion vector may fire for it: recompute at the next preemption point;
     // another CPU's vector: that CPU is told to look too.
     if (own) Atomics.or(this.ctx.i32, this.ctx.cw(c, CPU_FLAGS), CpuFlag.NicPost);
@@ -187,17 +191,18 @@ export class Nic {
   }
 
   /** The send completion onto `txCpu`'s ring (dropped and counted when full); `to` told. */
-  private postCompletion(txCpu: number, to: number, due: number, ipBytes: number): void {
+  private postCompletion(txCpu: number, to: number, due: number, ipBytes: number, segs: number): void {
     const ring = this.txc[txCpu];
     const idx = ring.claim();
     if (idx >= 0) {
       putTime(this.ctx.i32, idx + EV_DUE, due);
       this.ctx.i32[idx + EV_BYTES] = ipBytes;
+      this.ctx.i32[idx + EV_SEGS] = segs;
       ring.publish();
     } else {
       Atomics.add(this.ctx.i32, this.ctx.R.globalCounters + GlobalCounter.net_events_dropped, 1);
     }
-    this.ctx.count(CpuCounter.nic_tx_packets);
+    this.ctx.count(CpuCounter.nic_tx_packets, segs);
     this.flagCpu(to, CpuFlag.NicPost);
   }
 
@@ -381,11 +386,23 @@ export class Nic {
     ctx.count(CpuCounter.net_rx_packets);
     const full = words === this.fullWords;
     if (this.gro !== null) ctx.count(CpuCounter.gro_merged, this.gro.receive(c, s, full, bytes, now));
-    else this.deliver(c, s, 1, full ? 1 : 0, now, bytes);
+    else this.deliver(c, s, 1, full ? 1 : 0, now);
   }
 
-  /** TCP's receive of an skb of `n` segments (`full` MSS-sized) of `s`: one segment without GRO. */
-  private deliver(c: number, s: RxSource, n: number, full: number, now: number, bytes: number): void {
+  /**
+   * An skb of `n` segments (`full` MSS-sized) of `s` handed to TCP (one segment without GRO):
+   * tcp_v4_rcv, onto the socket's backlog while the reader owns the socket (./sock.ts), else TCP's
+   * receive at once. Context: NET_RX on CPU `c`.
+   */
+  private deliver(c: number, s: RxSource, n: number, full: number, now: number): void {
+    const i32 = this.ctx.i32;
+    i32[s.link + L_NAPI] = (i32[s.link + L_NAPI] + n) | 0;
+    if (backlogAdd(i32, s.link, n, full)) this.ctx.count(CpuCounter.tcp_backlog);
+    else this.tcpReceive(c, s, n, full, now);
+  }
+
+  /** TCP's receive (tcp_v4_do_rcv) of `n` segments of `s`: the socket's cursor, the ACK check, the wake. */
+  private tcpReceive(c: number, s: RxSource, n: number, full: number, now: number): void {
     const i32 = this.ctx.i32;
     const pos = Atomics.load(i32, s.link + L_POLLED);
     Atomics.store(i32, s.link + L_POLLED, (pos + n) | 0);
@@ -394,7 +411,7 @@ export class Nic {
     i32[s.link + L_SEGS] = segs;
     if (full > 0 && segs >= 2) {
       i32[s.link + L_SEGS] = 0;
-      this.sendAck(c, s, now, bytes);
+      this.sendAck(c, s, now);
     }
     // sk_data_ready → sock_def_readable: wake the reader if it sleeps (Dekker pair with
     // sleepCurrent's store of Sleeping and its re-check of L_POLLED).
@@ -402,7 +419,36 @@ export class Nic {
     if (this.sched.rqs.state(s.receiver) === TaskState.Sleeping) this.sched.wakeUp(s.receiver, true);
   }
 
-  private sendAck(c: number, s: RxSource, now: number, bytes: number): void {
+  // =========================================================================================
+  // The reader's side of the socket lock (./sock.ts)
+  // =========================================================================================
+
+  /** The data link whose words start at `link`, for its reader's socket calls. Construction time only. */
+  source(link: number): RxSource {
+    return this.rxq.source(link);
+  }
+
+  /**
+   * __sk_flush_backlog by the reader that owns `s`'s socket, running on CPU `c`: TCP's receive of
+   * the backlog, in the reader's context (its ACK leaves from CPU `c`). True if it held segments.
+   * Context: the reading task, on the CPU it owns.
+   */
+  flushBacklog(c: number, s: RxSource, now: number): boolean {
+    const v = sockTake(this.ctx.i32, s.link);
+    const n = backlogSegs(v);
+    if (n === 0) return false;
+    this.ctx.count(CpuCounter.tcp_backlog_runs);
+    this.tcpReceive(c, s, n, backlogFull(v), now);
+    return true;
+  }
+
+  /** release_sock by the reader: the backlog processed, then ownership dropped. Context: as flushBacklog. */
+  releaseSock(c: number, s: RxSource, now: number): void {
+    // Each retry follows a backlog NET_RX added meanwhile, which the flush processes.
+    while (!sockRelease(this.ctx.i32, s.link)) this.flushBacklog(c, s, now);
+  }
+
+  private sendAck(c: number, s: RxSource, now: number): void {
     const ring = s.ack as SpscRing;
     const idx = ring.claim();
     if (idx < 0) {
@@ -412,7 +458,7 @@ export class Nic {
     }
     const due = now + this.ackWireNs;
     putTime(this.ctx.i32, idx + EV_DUE, due);
-    this.ctx.i32[idx + EV_BYTES] = bytes;
+    this.ctx.i32[idx + EV_BYTES] = TCP_IP_HEADER_BYTES;
     ring.publish();
     this.ctx.count(CpuCounter.tcp_acks_sent);
     this.posted(c, s.ackCpu, due, TCP_IP_HEADER_BYTES, s.ackTxCpu);
@@ -444,7 +490,7 @@ export class Nic {
     while (n < limit) {
       const idx = ring.peek();
       if (idx < 0 || getTime(i32, idx + EV_DUE) > now) break;
-      i32[this.w(c, N_TX_PKTS)]++;
+      i32[this.w(c, N_TX_PKTS)] += i32[idx + EV_SEGS]; // ixgbe_clean_tx_irq: total_packets += gso_segs
       i32[this.w(c, N_TX_BYTES)] += i32[idx + EV_BYTES];
       ring.release();
       n++;

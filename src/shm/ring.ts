@@ -112,19 +112,33 @@ export class SpscRing {
    * Write the record, then call {@link publish}. Context: the one producer.
    */
   claim(): number {
+    return this.claimAhead(0);
+  }
+
+  /**
+   * Producer: the free slot `k` records past the next one to publish (k claimed and unpublished
+   * before it), or -1 when the ring cannot hold it (counted as refused). Records claimed this way
+   * are published together by {@link publishMany}, oldest first. Context: the one producer.
+   */
+  claimAhead(k: number): number {
     const tail = Atomics.load(this.i32, this.base + TAIL);
     const head = Atomics.load(this.i32, this.base + HEAD); // pairs with the consumer's release
-    if (((tail - head) | 0) >= this.capacity) {
+    if (((tail + k - head) | 0) >= this.capacity) {
       Atomics.add(this.i32, this.base + REFUSED, 1);
       return -1;
     }
-    return this.base + SLOTS + (tail & this.mask) * this.recordWords;
+    return this.base + SLOTS + ((tail + k) & this.mask) * this.recordWords;
   }
 
   /** Producer: publish the claimed record (Atomics.store of tail, paired with the consumer's load). */
   publish(): void {
+    this.publishMany(1);
+  }
+
+  /** Producer: publish the `n` oldest claimed records at once (one Atomics.store of tail). */
+  publishMany(n: number): void {
     const tail = Atomics.load(this.i32, this.base + TAIL);
-    Atomics.store(this.i32, this.base + TAIL, (tail + 1) | 0);
+    Atomics.store(this.i32, this.base + TAIL, (tail + n) | 0);
   }
 
   /** Consumer: index of the oldest record's first word, or -1 when empty. Context: the consumer. */

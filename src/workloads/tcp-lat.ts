@@ -12,18 +12,21 @@
  * segments; each is written into a slot of the link's packet ring (the payload generated as it
  * is written: a counting pattern per message that lets the receiver check every word, standing
  * for copy_from_user; with the sum computed on the way where the profile computes checksums in
- * software), stamped with its arrival time (the link is busy until the previous packet has left:
- * wire time from ./net/profiles.ts), and posted: the receiving CPU's NIC fires when its
- * moderation says. Copies go in 4 KiB chunks with a preemption point between chunks, as
- * copy_from_user and copy_to_user let interrupts in.
- * recv_full (qperf's loop of read()): copy out whatever NAPI has delivered, chunk by chunk;
- * sleep in sk_wait_data until NET_RX delivers more; a message is done when all its words are
- * read, checked against its sequence, offsets and sum (bad ones counted in the link's L_BAD).
- * One-way latency is the round trip / 2, as qperf reports it.
+ * software), and pushed: stamped with its arrival time (the link is busy until the previous
+ * packet has left: wire time from ./net/profiles.ts) and posted, so that the receiving CPU's NIC
+ * fires when its moderation says. Without TSO each segment is pushed as soon as it is copied;
+ * with it (ixgbe: src/net/tso.ts) a TSO skb's segments are pushed together once the skb is full
+ * or the message ends, with one send completion. Copies go in 4 KiB chunks with a preemption
+ * point between chunks, as copy_from_user and copy_to_user let interrupts in.
+ * recv_full (qperf's loop of read()): copy out whatever TCP has received, chunk by chunk, owning
+ * the socket meanwhile (NET_RX backlogs what arrives, and the reader processes the backlog when
+ * it runs dry: src/net/sock.ts); sleep in sk_wait_data until NET_RX delivers more; a message is
+ * done when all its words are read, checked against its sequence, offsets and sum (bad ones
+ * counted in the link's L_BAD). One-way latency is the round trip / 2, as qperf reports it.
  *
  * Not modelled: TCP's windows and congestion control (the sender never waits for an ACK), Nagle
- * and TSO deferral, GRO and the receive-queue coalescing, delayed ACK timers (a message's last
- * partial segment is acknowledged by the reply's data, as ping-pong traffic is).
+ * and TSO deferral (tcp_tso_should_defer), the receive queue's coalescing, delayed ACK timers (a
+ * message's last partial segment is acknowledged by the reply's data, as ping-pong traffic is).
  * Shared memory: src/net/layout.ts.
  */
 
@@ -43,18 +46,22 @@ import {
   NIC_WORDS,
   nicRegion,
   P_BYTES,
+  P_DUE_LO,
   P_LAST,
   P_OFFSET,
   P_SEQ,
   P_WORDS,
   PACKET_HEADER_WORDS,
+  putTime,
   TXC_RECORD_WORDS,
   txcRegion,
 } from '../net/layout.js';
-import { type LinkSpec, netCapacities, payloadWords } from '../net/links.js';
+import { type LinkSpec, netCapacities, payloadWords, type RxSource } from '../net/links.js';
 import { Nic } from '../net/nic.js';
 import { copyOut, fillPayload, patternSum, sealPacket, writeHeader } from '../net/packet.js';
 import { describeNic, NIC_PROFILE, type NicOptions, TCP_IP_HEADER_BYTES, wireNs } from '../net/profiles.js';
+import { sockLock } from '../net/sock.js';
+import { segsPerPush } from '../net/tso.js';
 import { LINE_WORDS } from '../shm/layout.js';
 import { MpscRing, SpscRing } from '../shm/ring.js';
 import { pairCpus, pairLinks, pairTasks } from './tcp-placement.js';
@@ -172,6 +179,14 @@ class Endpoint {
   private rPos = 0;
   private rSum = 0;
   private rBad = false;
+  /** The reader owns its socket (lock_sock; src/net/sock.ts). */
+  private rOwned = false;
+  /** The receiving link as NET_RX sees it, for the reader's backlog processing. */
+  private readonly rxSrc: RxSource;
+  /** Segments per push: the TSO size goal where the profile's driver has TSO, else 1 (src/net/tso.ts). */
+  private readonly pushSegs: number;
+  /** Segments copied into the ring and not yet pushed (positions tail .. tail + sHeld - 1). */
+  private sHeld = 0;
 
   constructor(
     protected readonly rt: CpuHost,
@@ -195,6 +210,8 @@ class Endpoint {
     this.buf = rt.i32.subarray(b, b + this.words);
     this.bytes = w.msgSize;
     this.wire = (ip: number) => wireNs(w.nic, ip);
+    this.rxSrc = nic.source(this.rxLink);
+    this.pushSegs = segsPerPush(w.nic);
   }
   private readonly bytes: number;
   private readonly wire: (ipBytes: number) => number;
@@ -220,13 +237,15 @@ class Endpoint {
   }
 
   /** send_full, continued: SENT when the whole message is on the wire, PREEMPTED when the task
-   *  lost the CPU at a preemption point (call again when it runs). */
+   *  lost the CPU at a preemption point (call again when it runs). Each segment is copied into
+   *  the ring unpublished; a push (every `pushSegs` segments, and at the message's end) puts them
+   *  on the wire together: one segment at a time without TSO, a TSO skb with it (src/net/tso.ts). */
   pump(): number {
     const rt = this.rt;
     const i32 = rt.i32;
     for (;;) {
       if (this.sIdx < 0) {
-        const idx = this.tx.claim();
+        const idx = this.tx.claimAhead(this.sHeld);
         if (idx < 0)
           throw new Error('tcp_lat: packet ring full with one message in flight (ring smaller than a message)');
         writeHeader(i32, idx, this.sSeq, this.sOff, this.pw, this.words, this.bytes);
@@ -242,29 +261,61 @@ class Endpoint {
         this.sPos = end;
         if (end < n && !rt.poll()) return PREEMPTED;
       }
-      const ip = i32[idx + P_BYTES] + TCP_IP_HEADER_BYTES;
-      const due = Math.max(rt.now(), this.linkFree) + this.wire(ip);
-      this.linkFree = due;
-      sealPacket(i32, idx, this.softCsum ? this.sSum : 0, due);
-      this.tx.publish();
+      sealPacket(i32, idx, this.softCsum ? this.sSum : 0, 0); // its arrival time is set at the push
       this.sIdx = -1;
       this.sOff += n;
-      this.nic.posted(rt.cpu, this.peerCpu, due, ip, this.txCpu);
-      if (this.sOff === this.words && rt.ctx.timeline.on)
-        rt.ctx.timeline.sent(rt.cpu, this.txLink, this.sSeq, Math.min(rt.now(), due), due);
-      if (this.sOff === this.words) return SENT;
+      this.sHeld++;
+      const last = this.sOff === this.words;
+      if (last || this.sHeld === this.pushSegs) this.push(last);
+      if (last) return SENT;
       if (!rt.poll()) return PREEMPTED;
     }
   }
 
+  /** tcp_push of the held segments: paced onto the wire from now, published, one send completion. */
+  private push(last: boolean): void {
+    const rt = this.rt;
+    const i32 = rt.i32;
+    const tail = this.tx.produced();
+    let due = 0;
+    let ip = 0;
+    for (let k = 0; k < this.sHeld; k++) {
+      const idx = this.tx.slotAt(tail + k);
+      const frame = i32[idx + P_BYTES] + TCP_IP_HEADER_BYTES;
+      due = Math.max(rt.now(), this.linkFree) + this.wire(frame);
+      this.linkFree = due;
+      putTime(i32, idx + P_DUE_LO, due);
+      ip += frame;
+    }
+    this.tx.publishMany(this.sHeld);
+    this.nic.posted(rt.cpu, this.peerCpu, due, ip, this.txCpu, this.sHeld);
+    this.sHeld = 0;
+    if (last && rt.ctx.timeline.on) rt.ctx.timeline.sent(rt.cpu, this.txLink, this.sSeq, Math.min(rt.now(), due), due);
+  }
+
   /** recv_full, continued: DONE when a whole message has been read, NEED_DATA when nothing is
-   *  delivered (sleep until NET_RX wakes the task), PREEMPTED as for pump(). */
+   *  delivered (sleep until NET_RX wakes the task), PREEMPTED as for pump(). The reader owns the
+   *  socket from its first copy until it has nothing left to read (src/net/sock.ts): NET_RX puts
+   *  what arrives meanwhile on the backlog, which the reader processes before it sleeps or
+   *  returns, in its own context. A preempted reader keeps the socket, as a kernel task does. */
   recv(): number {
     const rt = this.rt;
     const i32 = rt.i32;
     const buf = this.buf;
     for (;;) {
-      if (!this.readable()) return NEED_DATA;
+      if (!this.readable()) {
+        if (!this.rOwned) return NEED_DATA;
+        // tcp_recvmsg with the receive queue empty: __sk_flush_backlog, then (nothing came)
+        // release_sock before sk_wait_data sleeps.
+        if (this.nic.flushBacklog(rt.cpu, this.rxSrc, rt.now())) continue;
+        this.unlock();
+        if (this.readable()) continue; // what the release processed, or NET_RX received since
+        return NEED_DATA;
+      }
+      if (!this.rOwned) {
+        sockLock(i32, this.rxLink);
+        this.rOwned = true;
+      }
       const idx = this.rx.peek();
       const n = i32[idx + P_WORDS];
       if (this.rPos === 0 && (i32[idx + P_SEQ] !== this.rSeq || i32[idx + P_OFFSET] !== this.rOff)) this.rBad = true;
@@ -283,6 +334,7 @@ class Endpoint {
       if (last || this.rOff >= this.words) {
         if (this.rOff !== this.words || this.rSum !== patternSum(this.rSeq, this.words) || !last) this.rBad = true;
         if (this.rBad) Atomics.add(i32, this.rxLink + L_BAD, 1);
+        this.unlock(); // recv returns: release_sock (the backlog's ACKs leave from this CPU)
         Atomics.add(i32, this.rxLink + L_READ, 1);
         this.rSeq++;
         this.rOff = 0;
@@ -292,6 +344,12 @@ class Endpoint {
       }
       if (!rt.poll()) return PREEMPTED;
     }
+  }
+
+  /** release_sock: the backlog processed, ownership dropped. */
+  private unlock(): void {
+    this.nic.releaseSock(this.rt.cpu, this.rxSrc, this.rt.now());
+    this.rOwned = false;
   }
 }
 

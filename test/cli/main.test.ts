@@ -406,7 +406,9 @@ describe('help and version', () => {
     const text = h.stdout().replace(/\n {26}/g, ' '); // the rows unwrapped
     expect(text).toMatch(/^Scenario:\n {2}random-regression +seeds 000\/001/m);
     expect(text).not.toMatch(/^ {2}(cpu-hog|entropy|ipi-storm) /m);
-    expect(text).toContain("Others: ipi-storm, cpu-hog, seed-machine, entropy ('deferlab scenario --help' lists them all).");
+    expect(text).toContain(
+      "Others: ipi-storm, cpu-hog, seed-machine, entropy ('deferlab scenario --help' lists them all).",
+    );
     expect(text).toContain('runs with --control, --until 10 on part 2 (capped by --max-time 15s');
     // Every group of part 2 (NIC profile, pairs, trigger, sizes), part 1's sizes and kernels,
     // part 3's rates and triggers: the values of DEFAULT_SIZES, as the scenario runs them.

@@ -9,7 +9,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { tcpLatOptions } from '../../src/config/defaults.js';
 import { L_READ, L_SENT, linkRegion } from '../../src/net/layout.js';
-import { type NicProfileName, nicOptions } from '../../src/net/profiles.js';
+import { type NicProfileName, nicOptions, segmentsPerMessage } from '../../src/net/profiles.js';
+import { segsPerPush } from '../../src/net/tso.js';
 import { tcpBadMessages } from '../../src/workloads/tcp-lat.js';
 import { builtin, drain, Machine, options, Phase, runUntil } from '../machine/helpers.js';
 
@@ -69,6 +70,15 @@ describe('tcp_lat over the network path', () => {
       expect(reps).toBe(c.app_messages);
       expect(c.mixes).toBe(c.handoffs); // and the deferred mixes ran once each
       expect(c.nic_irqs).toBeGreaterThan(0);
+      // On the wire: every message's segments and every ACK once; send completions one per push
+      // (a TSO skb where the driver has TSO: src/net/tso.ts) and per ACK, all cleaned by the drain.
+      const segs = segmentsPerMessage(workload.nic, msgSize);
+      const pushes = Math.ceil(segs / segsPerPush(workload.nic));
+      expect(c.net_events_dropped).toBe(0);
+      expect(c.nic_tx_packets).toBe(2 * c.app_messages * segs + c.tcp_acks_sent);
+      expect(c.nic_tx_completions).toBe(2 * c.app_messages * pushes + c.tcp_acks_sent);
+      // Each backlog a reader processed held at least one skb NET_RX put there (src/net/sock.ts).
+      expect(c.tcp_backlog_runs).toBeLessThanOrEqual(c.tcp_backlog);
     },
     60_000,
   );

@@ -214,6 +214,35 @@ describe('rings in one thread', () => {
     });
   }
 
+  it('spsc: records claimed ahead stay invisible until publishMany, then arrive in order; the ring refuses past capacity', () => {
+    const words = SpscRing.wordsFor(8, 1);
+    const i32 = new Int32Array(new SharedArrayBuffer(words * 4));
+    SpscRing.init(i32, 0, 8, 1);
+    const ring = new SpscRing(i32, 0);
+    ring.claim();
+    ring.publish(); // one record in, so the claims below wrap
+    const slots = new Set<number>();
+    for (let k = 0; k < 7; k++) {
+      const idx = ring.claimAhead(k);
+      expect(idx).toBeGreaterThanOrEqual(0);
+      i32[idx] = 100 + k;
+      slots.add(idx);
+    }
+    expect(slots.size).toBe(7);
+    expect(ring.claimAhead(7)).toBe(-1); // 1 published + 7 claimed fill the 8 slots
+    expect(ring.refused()).toBe(1);
+    expect(ring.length()).toBe(1);
+    ring.release(); // the first record
+    expect(ring.peek()).toBe(-1); // claimed, not published
+    ring.publishMany(7);
+    const got: number[] = [];
+    for (let idx = ring.peek(); idx >= 0; idx = ring.peek()) {
+      got.push(i32[idx]);
+      ring.release();
+    }
+    expect(got).toEqual([100, 101, 102, 103, 104, 105, 106]);
+  });
+
   it('the canary check catches a write one word before or after a ring', () => {
     const seed = testSeed();
     const words = SpscRing.wordsFor(16, RECORD_WORDS);
