@@ -2,7 +2,7 @@
  * The network path (issue #13): what a packet costs the emulated CPUs, and tcp_lat's one-way
  * latency for 4K..1M over each NIC profile, side by side in one run.
  *
- * Run: npm run bench:net   (npm run build && node dist/bench/net.js [--quick])
+ * Run: npm run bench:net   (npm run build && node dist/bench/net.js [--quick] [--tdf N|auto])
  *
  * 1. Per packet, on one thread (a machine's memory, no worker started, CPU 1 entered as its idle
  *    task): the sender's work (header, payload written, sealed and published), NAPI's (the
@@ -11,7 +11,9 @@
  *    rate one emulated CPU sustains receiving is 1e9 / (NAPI + copy) ns.
  * 2. tcp_lat one-way, `inline`, no background interrupts, msg_size 4K..1M by ×2 over each
  *    profile (one short trial a point): what a message of each size costs end to end, wire model
- *    included.
+ *    included, beside the message's wire time (the model's serialisation of its segments, one
+ *    after another: what the one-way would be with a kernel that cost nothing). `--tdf` dilates
+ *    the machine's clock (src/harness/tdf.ts); the per-packet table is host time either way.
  * Never asserts: figures for reading, with the host's load beside them.
  */
 import { loadavg } from 'node:os';
@@ -26,7 +28,15 @@ import { Runtime } from '../src/machine/runtime.js';
 import { dataRegion, L_POLLED, linkRegion, P_WORDS, PACKET_HEADER_WORDS } from '../src/net/layout.js';
 import { payloadWords } from '../src/net/links.js';
 import { copyOut, fillPayload, patternSum, sealPacket, writeHeader } from '../src/net/packet.js';
-import { NIC_PROFILES, type NicProfileName, nicOptions } from '../src/net/profiles.js';
+import {
+  mss,
+  NIC_PROFILES,
+  type NicProfileName,
+  nicOptions,
+  segmentsPerMessage,
+  TCP_IP_HEADER_BYTES,
+  wireNs,
+} from '../src/net/profiles.js';
 import { SpscRing } from '../src/shm/ring.js';
 import { workloadOf } from '../src/workloads/index.js';
 import { recvBufRegion } from '../src/workloads/tcp-lat.js';
@@ -121,9 +131,24 @@ export function perPacket(
   return { send: send / packets, napi: napi / packets, copy: copy / packets, packets: packets / messages, best };
 }
 
-async function oneWay(profile: NicProfileName, quick: boolean): Promise<Map<string, { mean: number; p50: number }>> {
+/** A message's wire time (ns): its segments serialised back to back at the link's rate. */
+export function messageWireNs(profile: NicProfileName, bytes: number): number {
+  const o = nicOptions(profile);
+  const segs = segmentsPerMessage(o, bytes);
+  const full = mss(o);
+  const last = bytes - (segs - 1) * full;
+  return (segs - 1) * wireNs(o, full + TCP_IP_HEADER_BYTES) + wireNs(o, last + TCP_IP_HEADER_BYTES);
+}
+
+interface OneWay {
+  points: Map<string, { mean: number; p50: number }>;
+  tdf: string;
+}
+
+async function oneWay(profile: NicProfileName, quick: boolean, tdf: number | 'auto' | undefined): Promise<OneWay> {
   const config = resolveConfig({
     flags: {
+      ...(tdf === undefined ? {} : { tdf }),
       strategies: ['inline'],
       trials: 1,
       trialMs: quick ? 200 : 500,
@@ -141,11 +166,29 @@ async function oneWay(profile: NicProfileName, quick: boolean): Promise<Map<stri
     const s = p.strategies[0]?.merged.one_way?.summary;
     out.set(String(p.params.msg_size), { mean: s?.mean ?? Number.NaN, p50: s?.p50 ?? Number.NaN });
   }
-  return out;
+  const t = r.meta.tdf;
+  return { points: out, tdf: t ? `TDF ${t.tdf} (${t.how})` : 'TDF 1 (no dilation)' };
+}
+
+/** `--tdf N|auto` from argv (absent: none given). One clear line and exit 2 on a bad value. */
+function tdfArg(argv: string[]): number | 'auto' | undefined {
+  const i = argv.indexOf('--tdf');
+  if (i < 0) return undefined;
+  const v = argv[i + 1];
+  if (v === 'auto') return 'auto';
+  const n = Number(v);
+  if (v === undefined || !Number.isFinite(n) || n < 1 || n > 16) {
+    console.error(
+      `bench:net: --tdf must be auto or a number from 1 to 16, as deferlab run takes it (got ${v ?? 'nothing'})`,
+    );
+    process.exit(2);
+  }
+  return n;
 }
 
 export async function main(argv = process.argv.slice(2)): Promise<void> {
   const quick = argv.includes('--quick');
+  const tdf = tdfArg(argv);
   const l0 = loadavg()[0];
   console.log(`net bench: Node ${process.version}; host load average ${l0.toFixed(2)} (1 min) at start`);
   console.log('\n1. per packet on one thread (1 MiB messages, every packet already arrived)');
@@ -169,15 +212,21 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     rows,
   ))
     console.log(line);
-  console.log('\n2. tcp_lat one-way, inline, no background interrupts, one trial a point (µs: mean / p50)');
-  const results = new Map<NicProfileName, Map<string, { mean: number; p50: number }>>();
-  for (const p of NIC_PROFILES) results.set(p, await oneWay(p, quick));
-  const sizes = [...(results.get(NIC_PROFILES[0])?.keys() ?? [])];
+  console.log(
+    '\n2. tcp_lat one-way, inline, no background interrupts, one trial a point (µs: mean / p50, and wire time)',
+  );
+  const results = new Map<NicProfileName, OneWay>();
+  for (const p of NIC_PROFILES) results.set(p, await oneWay(p, quick, tdf));
+  console.log(
+    `   ${results.get(NIC_PROFILES[0])?.tdf}; wire: the message's segments serialised at the link's rate (the model)`,
+  );
+  const sizes = [...(results.get(NIC_PROFILES[0])?.points.keys() ?? [])];
   const cell = (x: { mean: number; p50: number } | undefined) =>
     x ? `${(x.mean / 1000).toFixed(1)} / ${(x.p50 / 1000).toFixed(1)}` : 'n/a';
+  const wire = (p: NicProfileName, size: string) => (messageWireNs(p, Number(size)) / 1000).toFixed(1);
   for (const line of table(
-    ['msg_size', ...NIC_PROFILES],
-    sizes.map((s) => [s, ...NIC_PROFILES.map((p) => cell(results.get(p)?.get(s)))]),
+    ['msg_size', ...NIC_PROFILES.flatMap((p) => [p, 'wire'])],
+    sizes.map((s) => [s, ...NIC_PROFILES.flatMap((p) => [cell(results.get(p)?.points.get(s)), wire(p, s)])]),
   ))
     console.log(line);
   console.log(`host load average ${l0.toFixed(2)} → ${loadavg()[0].toFixed(2)} (1 min)`);

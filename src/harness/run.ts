@@ -33,6 +33,7 @@ import type { IrqTracePlan } from '../irq/trace-file.js';
 import { Machine, type MachineFault, releaseHistograms } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
+import { bootRssKey } from '../net/vectors.js';
 import { ExplainCollector } from '../report/explain/collect.js';
 import { summarize, withComparisons } from '../report/statistics/stats.js';
 import type { TrialWindow } from '../report/timeline/timeline.js';
@@ -104,6 +105,8 @@ export interface RunHooks {
   irqTrace?: IrqTracePlan;
   /** Machine boots per sweep point (default 1): the trials split over them (src/harness/boots.ts). */
   boots?: number;
+  /** The watchdog's memory limit (bytes; default 75% of the host's memory: src/harness/watchdog.ts). */
+  rssLimitBytes?: number;
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -164,6 +167,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
     if (!hooks.signal?.aborted) say(`calibration skipped: ${e instanceof Error ? e.message : String(e)}`);
   }
   try {
+    let boot = 0; // machine boots of this run, in order: each draws its own RSS key (runPoint)
     for (const params of sweepPoints(config)) {
       // One machine per boot (hooks.boots, default 1), joined into one point (boots.ts).
       const boots = Math.max(1, hooks.boots ?? 1);
@@ -172,7 +176,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
         for (let b = 0; b < boots && (b === 0 || results.status === 'completed'); b++) {
           if (b > 0) collectGarbage();
           const cb = bootConfig(config, boots);
-          parts.push(await runPoint(cb, params, descriptions, results, { ...hooks, irqTrace, explain }, say));
+          parts.push(await runPoint(cb, params, descriptions, results, { ...hooks, irqTrace, explain }, say, boot++));
         }
       } finally {
         // A later boot interrupted while booting keeps the earlier boots' trials.
@@ -199,9 +203,13 @@ async function runPoint(
   results: RunResults,
   hooks: RunHooks,
   say: (l: string) => void,
+  boot: number,
 ): Promise<PointResult> {
+  const mo = machineOptions(config, params);
   const base: MachineOptions = {
-    ...machineOptions(config, params),
+    ...mo,
+    // Every boot draws its RSS key (ixgbe_init_rss_key → netdev_rss_key_fill: random per boot).
+    ...(mo.workload.kind === 'tcp_lat' ? { workload: { ...mo.workload, rssKey: bootRssKey(config.seed, boot) } } : {}),
     ...(hooks.irqTrace ? { irqTrace: hooks.irqTrace } : {}),
   };
   const opts = hooks.adjust ? hooks.adjust(base, params) : base;
@@ -227,7 +235,7 @@ async function runPoint(
   say(`booting ${opts.cpus} CPUs${pname ? ` (${pname})` : ''}...`);
   const m = await Machine.boot(opts, hooks.signal); // Ctrl-C during boot: BootInterrupted
   results.meta.threads = m.plan.threads.length;
-  const watchdog = startWatchdog(m, config.watchdogMs, () => accs[activeIndex]?.result.label);
+  const watchdog = startWatchdog(m, config.watchdogMs, () => accs[activeIndex]?.result.label, hooks.rssLimitBytes);
   let activeIndex = 0;
   const abortWatch = aborted(hooks.signal); // one listener for the whole point
   const abort = abortWatch.promise;

@@ -2,19 +2,50 @@
  * The watchdog: a CPU whose owner passes no preemption point for `limitMs` while not asleep in
  * its idle loop is stuck (a strategy that loops, or blocks in hardirq context); it is reported
  * as a machine fault naming the CPU, its owner and the strategy in force.
+ *
+ * It also watches the process's resident memory: past `rssLimitBytes` (default
+ * {@link MEMORY_GUARD_FRACTION} of the host's memory) the run ends as a fault, with what was
+ * measured written, before the kernel's OOM killer ends it with nothing (a run at `--tdf 8` has
+ * grown to 24 GB: docs/architecture.md, "Time dilation").
  * Context: main thread (a timer; never blocks).
  */
+import { totalmem } from 'node:os';
 import type { Machine } from '../machine/machine.js';
 
 /** How often the watchdog looks at the CPUs. */
 export const WATCHDOG_PERIOD_MS = 100;
 
-export function startWatchdog(m: Machine, limitMs: number, activeLabel: () => string | undefined): { stop(): void } {
+/** The share of the host's memory past which the watchdog ends a run. */
+export const MEMORY_GUARD_FRACTION = 0.75;
+
+const GiB = 1 << 30;
+
+export function startWatchdog(
+  m: Machine,
+  limitMs: number,
+  activeLabel: () => string | undefined,
+  rssLimitBytes = Math.floor(totalmem() * MEMORY_GUARD_FRACTION),
+): { stop(): void } {
   const n = m.opts.cpus;
   const last = new Array<number>(n).fill(-1);
   const since = new Array<number>(n).fill(Date.now());
   const timer = setInterval(() => {
     const now = Date.now();
+    const rss = process.memoryUsage.rss();
+    if (rss > rssLimitBytes) {
+      clearInterval(timer);
+      const label = activeLabel();
+      m.injectFault({
+        thread: 'main',
+        message: `the run's process holds ${(rss / GiB).toFixed(1)} GiB of memory, past the watchdog's limit of ${(rssLimitBytes / GiB).toFixed(1)} GiB (${Math.round(MEMORY_GUARD_FRACTION * 100)}% of the host's ${(totalmem() / GiB).toFixed(1)} GiB)${label ? `, strategy ${label} in force` : ''}: ended before the host runs out; a known growth at --tdf above 1 (docs/architecture.md, "Time dilation"): use shorter trials (--duration) or fewer strategies per run`,
+        cpu: -1,
+        task: 'main',
+        context: 'operator',
+        ...(label ? { strategy: label } : {}),
+        kind: 'watchdog',
+      });
+      return;
+    }
     for (let c = 0; c < n; c++) {
       const hb = m.heartbeat(c);
       if (hb !== last[c] || (m.owner(c) === c && m.cpuThreadSleeping(c))) {

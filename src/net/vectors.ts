@@ -13,8 +13,10 @@
  *   receive queue is chosen by RSS: the Toeplitz hash of its 4-tuple indexes the 128-entry
  *   redirection table, filled round-robin over the queues (ixgbe_main.c, ixgbe_setup_reta:
  *   `reta[i] = j; j = (j + 1) % rss_i`). The driver's hash key is random at every boot
- *   (netdev_rss_key_fill), so the hash is a model: a fixed integer hash of the flow's
- *   (instance, direction), one boot's draw. Its send completions are cleaned in the same TxRx
+ *   (ixgbe_init_rss_key → netdev_rss_key_fill: net_get_random_once, one key per boot for every
+ *   device), so the hash is a model: an integer hash of the flow's (instance, direction) mixed
+ *   with the boot's key (`rssKey`: each machine boot of a run draws one from the run's seed,
+ *   src/harness/run.ts; 0 where none is given). Its send completions are cleaned in the same TxRx
  *   vector: the flow's transmit queue is taken to be its receive queue (XPS and Flow Director's
  *   ATR, which steer the two together, are not modelled).
  *
@@ -33,17 +35,27 @@ export interface FlowVectors {
   txCpu: number;
 }
 
-/** A fixed 32-bit mix of a flow's identity (a Toeplitz hash with one boot's random key stands behind it). */
-export function flowHash(instance: number, dir: number): number {
-  let h = Math.imul((instance << 1) | dir, 0x9e3779b1) ^ 0x85ebca6b;
+/** A 32-bit mix of a flow's identity under the boot's RSS key (standing for the Toeplitz hash with that key). */
+export function flowHash(instance: number, dir: number, key = 0): number {
+  let h = Math.imul(((instance << 1) | dir) ^ key, 0x9e3779b1) ^ 0x85ebca6b;
   h = Math.imul(h ^ (h >>> 16), 0x7feb352d);
   h = Math.imul(h ^ (h >>> 15), 0x846ca68b);
   return (h ^ (h >>> 16)) >>> 0;
 }
 
+/**
+ * Boot `boot`'s RSS key, drawn from the run's seed (a 32-bit mix: the same seed gives the same
+ * keys, so `--seed` replays the placement), standing for netdev_rss_key_fill's random key.
+ */
+export function bootRssKey(seed: number, boot: number): number {
+  let h = Math.imul(seed ^ Math.imul(boot + 1, 0x9e3779b1), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
 /** The RSS queue of a flow over `queues` queues: reta[hash % 128], reta filled round-robin. */
-export function rssQueue(instance: number, dir: number, queues: number): number {
-  return (flowHash(instance, dir) % RETA_ENTRIES) % queues;
+export function rssQueue(instance: number, dir: number, queues: number, key = 0): number {
+  return (flowHash(instance, dir, key) % RETA_ENTRIES) % queues;
 }
 
 /**
@@ -56,10 +68,12 @@ export function flowVectors(
   instance: number,
   dir: number,
   receiverCpu: number,
+  /** The boot's RSS key (ixgbe only). */
+  rssKey = 0,
 ): FlowVectors {
   if (!irqCpus || irqCpus.length === 0) return { rxCpu: receiverCpu, txCpu: -1 };
   if (profile === 'ixgbe') {
-    const q = irqCpus[rssQueue(instance, dir, irqCpus.length)];
+    const q = irqCpus[rssQueue(instance, dir, irqCpus.length, rssKey)];
     return { rxCpu: q, txCpu: q };
   }
   return { rxCpu: irqCpus[0], txCpu: irqCpus[Math.min(1, irqCpus.length - 1)] };

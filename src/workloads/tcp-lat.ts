@@ -84,6 +84,8 @@ export interface TcpLatOptions {
   appCpus?: number[];
   /** `--nic-irq-cpus`: the CPUs the NIC's vectors fire on (src/net/vectors.ts); absent: the receiver's. */
   nicIrqCpus?: number[];
+  /** This boot's RSS hash key (netdev_rss_key_fill's draw: src/net/vectors.ts), set per machine boot by the harness; absent: 0. */
+  rssKey?: number;
 }
 
 /** Words copied between preemption points: a page, as copy_{from,to}_user's fault-in granularity. */

@@ -16,6 +16,8 @@ interface PairPlacement {
   serverCpu: number;
   appCpus?: readonly number[];
   nicIrqCpus?: readonly number[];
+  /** The boot's RSS key (src/net/vectors.ts). */
+  rssKey?: number;
 }
 
 /**
@@ -56,13 +58,13 @@ export function pairTasks(w: PairPlacement, cpus: number, i: number): [AppTaskSp
  * receive vector; its ACKs are packets of the reverse flow and take that flow's vectors.
  */
 export function pairLinks(
-  w: { nic: NicOptions; nicIrqCpus?: readonly number[] },
+  w: Pick<PairPlacement, 'nic' | 'nicIrqCpus' | 'rssKey'>,
   i: number,
   client: { id: number; cpu: number },
   server: { id: number; cpu: number },
 ): [LinkSpec, LinkSpec] {
-  const v0 = flowVectors(w.nic.profile, w.nicIrqCpus, i, 0, server.cpu);
-  const v1 = flowVectors(w.nic.profile, w.nicIrqCpus, i, 1, client.cpu);
+  const v0 = flowVectors(w.nic.profile, w.nicIrqCpus, i, 0, server.cpu, w.rssKey);
+  const v1 = flowVectors(w.nic.profile, w.nicIrqCpus, i, 1, client.cpu, w.rssKey);
   return [
     {
       instance: i,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/config/schema.js';
-import { flowVectors, RETA_ENTRIES, rssQueue } from '../../src/net/vectors.js';
+import { bootRssKey, flowVectors, RETA_ENTRIES, rssQueue } from '../../src/net/vectors.js';
 import { nodesText } from '../../src/report/run/setup-line.js';
 import type { RunResults } from '../../src/report/types.js';
 import { forkCpus } from '../../src/workloads/tcp-placement.js';
@@ -32,6 +32,19 @@ describe('vector placement', () => {
     // The redirection table's round-robin: queue = entry mod queues.
     expect(rssQueue(0, 0, 1)).toBe(0);
     expect(RETA_ENTRIES).toBe(128);
+  });
+
+  it("ixgbe: each boot's RSS key (netdev_rss_key_fill) re-deals the flows over the queues; one seed, the same keys", () => {
+    const cpus = Array.from({ length: 16 }, (_, c) => c);
+    const deal = (key: number) => [0, 1].map((d) => flowVectors('ixgbe', cpus, 0, d, 9, key).rxCpu).join(',');
+    const keys = Array.from({ length: 8 }, (_, b) => bootRssKey(12345, b));
+    expect(new Set(keys).size).toBe(8);
+    expect(keys).toEqual(Array.from({ length: 8 }, (_, b) => bootRssKey(12345, b))); // replayable
+    expect(bootRssKey(54321, 0)).not.toBe(keys[0]);
+    expect(new Set(keys.map(deal)).size).toBeGreaterThan(1); // pair 0's flows land elsewhere on some boot
+    expect(deal(0)).toBe(`${rssQueue(0, 0, 16)},${rssQueue(0, 1, 16)}`); // no key: the fixed draw
+    // IPoIB's vectors do not hash: the key changes nothing.
+    expect(flowVectors('ipoib-cm', [3, 5], 0, 0, 9, keys[1])).toEqual({ rxCpu: 3, txCpu: 5 });
   });
 
   it('without a list: the receiver CPU receives and the sender completes on its own CPU', () => {
