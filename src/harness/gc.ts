@@ -12,29 +12,7 @@
  * takeHistogram), 17.8 → 18.4 MiB with both. Collected after each point, the freed blocks are
  * reused by the next.
  *
- * How: `global.gc` when Node runs with --expose-gc; otherwise V8's flag is set at run time and the
- * collector taken from a fresh context (node:v8 setFlagsFromString + node:vm), a well-worn way to
- * reach it without a command-line flag. Where that fails, nothing is done.
+ * How: src/machine/full-gc.ts (the same collector the machine threads use between trials).
  * Context: main thread.
  */
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
-
-let gc: (() => void) | null | undefined;
-
-export function collectGarbage(): void {
-  if (gc === undefined) {
-    const own = (globalThis as { gc?: unknown }).gc;
-    if (typeof own === 'function') gc = own as () => void;
-    else {
-      try {
-        setFlagsFromString('--expose-gc');
-        const fn = runInNewContext('gc');
-        gc = typeof fn === 'function' ? (fn as () => void) : null;
-      } catch {
-        gc = null;
-      }
-    }
-  }
-  gc?.();
-}
+export { collectGarbage } from '../machine/full-gc.js';

@@ -5,8 +5,8 @@
  *
  * It also watches the process's resident memory: past `rssLimitBytes` (default
  * {@link MEMORY_GUARD_FRACTION} of the host's memory) the run ends as a fault, with what was
- * measured written, before the kernel's OOM killer ends it with nothing (a run at `--tdf 8` has
- * grown to 24 GB: docs/architecture.md, "Time dilation").
+ * measured written, before the kernel's OOM killer ends it with nothing (a run at `--tdf 8` once
+ * grew to 24 GB and was killed: src/machine/full-gc.ts).
  * Context: main thread (a timer; never blocks).
  */
 import { totalmem } from 'node:os';
@@ -37,7 +37,7 @@ export function startWatchdog(
       const label = activeLabel();
       m.injectFault({
         thread: 'main',
-        message: `the run's process holds ${(rss / GiB).toFixed(1)} GiB of memory, past the watchdog's limit of ${(rssLimitBytes / GiB).toFixed(1)} GiB (${Math.round(MEMORY_GUARD_FRACTION * 100)}% of the host's ${(totalmem() / GiB).toFixed(1)} GiB)${label ? `, strategy ${label} in force` : ''}: ended before the host runs out; a known growth at --tdf above 1 (docs/architecture.md, "Time dilation"): use shorter trials (--duration) or fewer strategies per run`,
+        message: `the run's process holds ${(rss / GiB).toFixed(1)} GiB of memory, past the watchdog's limit of ${(rssLimitBytes / GiB).toFixed(1)} GiB (${Math.round(MEMORY_GUARD_FRACTION * 100)}% of the host's ${(totalmem() / GiB).toFixed(1)} GiB)${label ? `, strategy ${label} in force` : ''}: ended before the host runs out of memory; shorter trials (--duration) or fewer strategies per run hold less`,
         cpu: -1,
         task: 'main',
         context: 'operator',
