@@ -15,7 +15,8 @@ import type { Machine } from '../machine/machine.js';
 /** How often the watchdog looks at the CPUs. */
 export const WATCHDOG_PERIOD_MS = 100;
 
-/** The share of the host's memory past which the watchdog ends a run. */
+/** The share of the host's memory past which the watchdog ends a run: a safety limit, not a model
+ *  parameter; the quarter left is for the host's other processes and the run's own writing of results. */
 export const MEMORY_GUARD_FRACTION = 0.75;
 
 const GiB = 1 << 30;

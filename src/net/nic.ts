@@ -26,14 +26,14 @@
  */
 
 import { Vector } from '../hw/irqchip.js';
-import { CPU_FLAGS, CPUF_NIC_DUE, CpuCounter, CpuFlag, GlobalCounter, Softirq, TaskState } from '../hw/layout.js';
+import { CPU_FLAGS, CPUF_NIC_DUE, CpuCounter, CpuFlag, GlobalCounter, Softirq } from '../hw/layout.js';
 import { TlWhat } from '../hw/timeline.js';
 import { St } from '../hw/trace.js';
 import type { CpuContext } from '../kernel/context.js';
 import type { Scheduler } from '../kernel/sched/core.js';
 import type { Softirqs } from '../kernel/softirq.js';
 import { LINE_WORDS } from '../shm/layout.js';
-import { MpscRing, type SpscRing } from '../shm/ring.js';
+import { MpscRing } from '../shm/ring.js';
 import { WasmCsum } from './csum-wasm.js';
 import { GRO_BY_DEFAULT, Gro } from './gro.js';
 import {
@@ -41,9 +41,6 @@ import {
   EV_DUE,
   EV_SEGS,
   getTime,
-  L_NAPI,
-  L_POLLED,
-  L_SEGS,
   N_ITR_US,
   N_LIST_LEN,
   N_LIST0,
@@ -83,7 +80,7 @@ import {
   vectorItr,
   wireNs,
 } from './profiles.js';
-import { backlogAdd, backlogFull, backlogSegs, sockRelease, sockTake } from './sock.js';
+import { TcpRx } from './tcp-rx.js';
 
 /** netdev_budget_usecs = 2 * USEC_PER_SEC / HZ: 2 jiffies, as a jiffies deadline. */
 export const NETDEV_BUDGET_JIFFIES = 2;
@@ -107,7 +104,8 @@ export class Nic {
   private readonly rxq: RxQueues;
   private readonly txc: MpscRing[] = [];
   private readonly fullWords: number;
-  private readonly ackWireNs: number;
+  /** TCP's receive side of every data link into this NIC's CPUs, and the readers' socket calls (./tcp-rx.ts). */
+  readonly tcp: TcpRx;
   private readonly rxContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
   private readonly txContainer: ItrContainer = { itr: 0, packets: 0, bytes: 0, nextUpdate: 0 };
   /** The software checksum pass (WebAssembly SIMD; ./csum-wasm.ts). */
@@ -121,7 +119,7 @@ export class Nic {
     regions: Record<string, number>,
     links: readonly LinkSpec[],
     private readonly softirqs: Softirqs,
-    private readonly sched: Scheduler,
+    readonly sched: Scheduler,
     /** add_interrupt_randomness and the hand-off: the random driver's interrupt(). */
     private readonly deviceInterrupt: (irq: number, t: number) => void,
     /** Take pending hard interrupts (between packets: they are enabled in softirq context). */
@@ -135,11 +133,13 @@ export class Nic {
     this.itrOff = this.profile.moderation === 'itr' && mode === 'off';
     this.nic = regions[nicRegion];
     this.fullWords = payloadWords(opts);
-    this.ackWireNs = wireNs(opts, TCP_IP_HEADER_BYTES);
     const i32 = ctx.i32; // the send completions' rings are MPSC: several CPUs may complete on one vector (./vectors.ts)
     for (let c = 0; c < ctx.nrCpus; c++) this.txc.push(new MpscRing(i32, regions[txcRegion(c)]));
     this.rxq = new RxQueues(i32, regions, links, ctx.nrCpus);
-    this.gro = GRO_BY_DEFAULT[opts.profile] ? new Gro(i32, this.deliver.bind(this)) : null;
+    this.tcp = new TcpRx(ctx, sched, this.rxq, wireNs(opts, TCP_IP_HEADER_BYTES), (c, to, due, ip, txCpu) =>
+      this.posted(c, to, due, ip, txCpu),
+    );
+    this.gro = GRO_BY_DEFAULT[opts.profile] ? new Gro(i32, this.tcp.deliver.bind(this.tcp)) : null;
   }
 
   /** Lay out the NIC words. Context: main thread, before workers start. */
@@ -386,82 +386,7 @@ export class Nic {
     ctx.count(CpuCounter.net_rx_packets);
     const full = words === this.fullWords;
     if (this.gro !== null) ctx.count(CpuCounter.gro_merged, this.gro.receive(c, s, full, bytes, now));
-    else this.deliver(c, s, 1, full ? 1 : 0, now);
-  }
-
-  /**
-   * An skb of `n` segments (`full` MSS-sized) of `s` handed to TCP (one segment without GRO):
-   * tcp_v4_rcv, onto the socket's backlog while the reader owns the socket (./sock.ts), else TCP's
-   * receive at once. Context: NET_RX on CPU `c`.
-   */
-  private deliver(c: number, s: RxSource, n: number, full: number, now: number): void {
-    const i32 = this.ctx.i32;
-    i32[s.link + L_NAPI] = (i32[s.link + L_NAPI] + n) | 0;
-    if (backlogAdd(i32, s.link, n, full)) this.ctx.count(CpuCounter.tcp_backlog);
-    else this.tcpReceive(c, s, n, full, now);
-  }
-
-  /** TCP's receive (tcp_v4_do_rcv) of `n` segments of `s`: the socket's cursor, the ACK check, the wake. */
-  private tcpReceive(c: number, s: RxSource, n: number, full: number, now: number): void {
-    const i32 = this.ctx.i32;
-    const pos = Atomics.load(i32, s.link + L_POLLED);
-    Atomics.store(i32, s.link + L_POLLED, (pos + n) | 0);
-    // __tcp_ack_snd_check: ACK once more than one full segment is unacknowledged.
-    const segs = i32[s.link + L_SEGS] + full;
-    i32[s.link + L_SEGS] = segs;
-    if (full > 0 && segs >= 2) {
-      i32[s.link + L_SEGS] = 0;
-      this.sendAck(c, s, now);
-    }
-    // sk_data_ready → sock_def_readable: wake the reader if it sleeps (Dekker pair with
-    // sleepCurrent's store of Sleeping and its re-check of L_POLLED).
-    // sock_def_readable wakes with wake_up_interruptible_sync_poll: WF_SYNC (placement reads it).
-    if (this.sched.rqs.state(s.receiver) === TaskState.Sleeping) this.sched.wakeUp(s.receiver, true);
-  }
-
-  // =========================================================================================
-  // The reader's side of the socket lock (./sock.ts)
-  // =========================================================================================
-
-  /** The data link whose words start at `link`, for its reader's socket calls. Construction time only. */
-  source(link: number): RxSource {
-    return this.rxq.source(link);
-  }
-
-  /**
-   * __sk_flush_backlog by the reader that owns `s`'s socket, running on CPU `c`: TCP's receive of
-   * the backlog, in the reader's context (its ACK leaves from CPU `c`). True if it held segments.
-   * Context: the reading task, on the CPU it owns.
-   */
-  flushBacklog(c: number, s: RxSource, now: number): boolean {
-    const v = sockTake(this.ctx.i32, s.link);
-    const n = backlogSegs(v);
-    if (n === 0) return false;
-    this.ctx.count(CpuCounter.tcp_backlog_runs);
-    this.tcpReceive(c, s, n, backlogFull(v), now);
-    return true;
-  }
-
-  /** release_sock by the reader: the backlog processed, then ownership dropped. Context: as flushBacklog. */
-  releaseSock(c: number, s: RxSource, now: number): void {
-    // Each retry follows a backlog NET_RX added meanwhile, which the flush processes.
-    while (!sockRelease(this.ctx.i32, s.link)) this.flushBacklog(c, s, now);
-  }
-
-  private sendAck(c: number, s: RxSource, now: number): void {
-    const ring = s.ack as SpscRing;
-    const idx = ring.claim();
-    if (idx < 0) {
-      // A full ACK ring: counted; the next ACK covers it (ACKs are cumulative).
-      Atomics.add(this.ctx.i32, this.ctx.R.globalCounters + GlobalCounter.net_events_dropped, 1);
-      return;
-    }
-    const due = now + this.ackWireNs;
-    putTime(this.ctx.i32, idx + EV_DUE, due);
-    this.ctx.i32[idx + EV_BYTES] = TCP_IP_HEADER_BYTES;
-    ring.publish();
-    this.ctx.count(CpuCounter.tcp_acks_sent);
-    this.posted(c, s.ackCpu, due, TCP_IP_HEADER_BYTES, s.ackTxCpu);
+    else this.tcp.deliver(c, s, 1, full ? 1 : 0, now);
   }
 
   /** tcp_ack on the data's sender: the ACK is consumed (no window is modelled). */

@@ -39,8 +39,8 @@ export const SOCK_OWNED = 1;
 const FULL_SHIFT = 1;
 const FULL_MASK = 3;
 const SEGS_SHIFT = 3;
-/** Segments the backlog can count (21 bits): more than a packet ring holds (src/net/links.ts caps it at 2^20). */
-export const BACKLOG_MAX_SEGS = (1 << 21) - 1;
+/** Bits 3-23 count the backlog's segments (up to 2^21 - 1): more than a packet ring can hold
+ *  (src/net/links.ts caps a ring at 2^20 slots), so the count never overflows into bit 24. */
 
 /** The backlog's segments in a value of L_SOCK. */
 export function backlogSegs(v: number): number {
@@ -66,7 +66,7 @@ export function backlogAdd(i32: Int32Array, link: number, segs: number, full: nu
   for (;;) {
     const v = Atomics.load(i32, w);
     if ((v & SOCK_OWNED) === 0) return false;
-    const n = Math.min(BACKLOG_MAX_SEGS, backlogSegs(v) + segs);
+    const n = backlogSegs(v) + segs;
     const f = Math.min(2, backlogFull(v) + full);
     const next = (n << SEGS_SHIFT) | (f << FULL_SHIFT) | SOCK_OWNED;
     if (Atomics.compareExchange(i32, w, v, next) === v) return true;

@@ -60,7 +60,7 @@ export function receiveOne(profile: NicProfileName, msgSize: number, owned = fal
   expect(i32[link + L_NAPI]).toBe(packets); // NAPI has handed every segment on
   const counter = (name: keyof typeof CpuCounter) => k.mem.counters()[name];
   const netNic = k.rt.workload.nic!;
-  const src = netNic.source(link);
+  const src = netNic.tcp.source(link);
   return {
     packets,
     full: Math.floor(words / pw),
@@ -68,8 +68,8 @@ export function receiveOne(profile: NicProfileName, msgSize: number, owned = fal
     held: i32[link + L_GRO],
     counter,
     /** The reader, on CPU 1: __sk_flush_backlog (true: it held segments), then release_sock. */
-    flush: () => netNic.flushBacklog(1, src, k.clock.ns),
-    release: () => netNic.releaseSock(1, src, k.clock.ns),
+    flush: () => netNic.tcp.flushBacklog(1, src, k.clock.ns),
+    release: () => netNic.tcp.releaseSock(1, src, k.clock.ns),
     k,
     link,
   };
