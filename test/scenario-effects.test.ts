@@ -12,6 +12,7 @@ import {
   bootEffects,
   claimVerdict,
   differenceEffect,
+  matchedDifferenceVerdict,
   type PooledEffect,
   pooledDifference,
   pooledEffect,
@@ -283,5 +284,33 @@ describe('bootsNote', () => {
     );
     const one = { points: [{ params: {}, strategies: [withTrials('inline', [[0, 1]])] }] } as unknown as RunResults;
     expect(bootsNote(one)).toBeUndefined();
+  });
+});
+
+describe('matched differences with a point that has no estimate', () => {
+  const NAN = { est: Number.NaN, se: Number.NaN };
+  const args = ['+10%', 'more trials', 'nothing matched'] as const;
+  it('leaves the pair out and names it, pooling the rest', () => {
+    const v = matchedDifferenceVerdict(
+      'a minus b',
+      [
+        [
+          { est: 0.05, se: 0.01 },
+          { est: 0.0, se: 0.01 },
+        ],
+        [NAN, { est: 0.0, se: 0.01 }],
+      ],
+      ['p1', 'p2'],
+      0.1,
+      ...args,
+    );
+    expect(v.detail).toContain('1 matched point pair: p1;');
+    expect(v.detail).toContain('left out, with no estimate on one side: p2');
+    expect(v.detail).not.toMatch(/NaN|n\/a/);
+  });
+  it('with no pair left: inconclusive, saying why', () => {
+    const v = matchedDifferenceVerdict('a minus b', [[NAN, NAN]], ['p1'], 0.1, ...args);
+    expect(v.outcome).toBe('inconclusive');
+    expect(v.detail).toBe('no matched point pair with an estimate (left out, with no estimate on one side: p1)');
   });
 });

@@ -141,7 +141,11 @@ describe('scenarios at a tiny size', () => {
     const tejun = v.filter((l) => l.includes("Tejun's theory"));
     expect(tejun).toHaveLength(2);
     expect(tejun[0]).toContain('inconclusive — no matched points with the rule on and off'); // no ixgbe here
-    expect(tejun[1]).toContain('1 matched point pair: ipoib-cm×2 64K@16');
+    // The pair is matched and named; on a loaded host one of its tiny points can end without an
+    // estimate (seen once in CI), and the verdict then says it left the pair out.
+    expect(tejun[1]).toMatch(
+      /1 matched point pair: ipoib-cm×2 64K@16|left out, with no estimate on one side: ipoib-cm×2 64K@16/,
+    );
     for (const l of v) expect(l).toMatch(/: (reproduced|not reproduced|contradicted|inconclusive) — \S/);
   }, 600_000);
 

@@ -264,7 +264,8 @@ export function differenceVerdict(
 
 /**
  * {@link differenceVerdict} over matched point pairs (`matched`: their names), or `inconclusive`
- * with `none` (why nothing matched) when there are none.
+ * with `none` (why nothing matched) when there are none. A pair whose estimate is not finite on
+ * either side (a point too short to have one) is left out and named as left out, never counted.
  */
 export function matchedDifferenceVerdict(
   expectation: string,
@@ -275,7 +276,23 @@ export function matchedDifferenceVerdict(
   more: string,
   none: string,
 ): Verdict {
-  return pairs.length
-    ? differenceVerdict(expectation, differenceEffect(pairs), size, seed, more, matched.join(', '))
-    : { expectation, outcome: 'inconclusive', detail: none };
+  const finite = (e: Estimate) => Number.isFinite(e.est) && Number.isFinite(e.se);
+  const used = pairs.flatMap((p, i) => (finite(p[0]) && finite(p[1]) ? [i] : []));
+  const left = matched.filter((_, i) => !used.includes(i));
+  const leftText = left.length ? `left out, with no estimate on one side: ${left.join(', ')}` : '';
+  if (!used.length)
+    return {
+      expectation,
+      outcome: 'inconclusive',
+      detail: left.length ? `no matched point pair with an estimate (${leftText})` : none,
+    };
+  const v = differenceVerdict(
+    expectation,
+    differenceEffect(used.map((i) => pairs[i])),
+    size,
+    seed,
+    more,
+    used.map((i) => matched[i]).join(', '),
+  );
+  return left.length ? { ...v, detail: `${v.detail}; ${leftText}` } : v;
 }
