@@ -114,9 +114,9 @@ export { IRQ_RECORD_WORDS };
  *
  *     irq thread (producer)                      owner of CPU c (consumer)
  *     claim, write due and irq, publish          peek: due <= now ? handle, release : keep
- *     ring was empty before? kick CPU c          idle: sleep until the head's due (or a kick)
+ *     alone in the ring now? kick CPU c         idle: sleep until the head's due (or a kick)
  *   An owner that found the ring empty sleeps with no deadline; the producer's kick after
- *   publishing into an empty ring wakes it (the doorbell's publish-then-exchange order, as for
+ *   publishing a record that is then alone in the ring wakes it (the doorbell's publish-then-exchange order, as for
  *   every other wakeup). Arrivals are published in due order per CPU, so a consumer sleeping
  *   until the head's due time never oversleeps a later-published one.
  */
@@ -132,19 +132,24 @@ export class Arrivals {
 
   /**
    * Producer (the irq thread): publish an arrival of `irq` on `cpu` due at `dueNs`. Returns
-   * ARRIVAL_FULL (refused: the caller counts a drop), ARRIVAL_FIRST (published into an empty
-   * ring: kick the CPU) or ARRIVAL_QUEUED.
+   * ARRIVAL_FULL (refused: the caller counts a drop), ARRIVAL_FIRST (the only record in the ring
+   * once published: kick the CPU) or ARRIVAL_QUEUED.
    */
   publish(cpu: number, dueNs: number, irq: number): number {
     const ring = this.rings[cpu];
     const idx = ring.claim();
     if (idx < 0) return ARRIVAL_FULL;
-    const wasEmpty = ring.length() === 0;
     const i32 = this.i32;
     putTime(i32, idx + ARR_R_DUE, dueNs);
     i32[idx + ARR_R_IRQ] = irq;
     ring.publish();
-    return wasEmpty ? ARRIVAL_FIRST : ARRIVAL_QUEUED;
+    // "Was the ring empty?" is asked after the publish: this record alone in the ring means the
+    // consumer has taken every earlier one and may have found the ring empty and slept with no
+    // deadline. Asked before the publish (a first version), it raced the consumer's last
+    // release: the producer saw one record left, the consumer took it, found the ring empty and
+    // slept, and nobody kicked it (test/shm/arrivals.test.ts). Two records or more: the consumer
+    // has an earlier one to take and will find this one after it. None: it has taken this one.
+    return ring.length() === 1 ? ARRIVAL_FIRST : ARRIVAL_QUEUED;
   }
 
   /** Consumer: the due time (ns) of CPU `cpu`'s next arrival, or +Infinity when none is published. */

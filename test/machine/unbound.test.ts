@@ -2,9 +2,14 @@
  * Unbound work never waits for a busy CPU while another CPU in its scope is idle: with a hog on
  * CPU 0 and interrupts only on CPU 0, an unbound worker (scope system) runs the work on idle
  * CPU 1; a bound worker (system_wq) must run it on CPU 0, behind the hog.
+ *
+ * The hog sleeps once the phase leaves Measure, and CPU 0 is then idle: a work item queued
+ * during the drain rightly runs there. So the unbound case stops handing off before it drains
+ * (see {@link settleWithHog}).
  */
 import { afterEach, expect, it } from 'vitest';
-import { builtin, COUNT_BOUND_MS, drain, Machine, options, Phase, sleep } from './helpers.js';
+import { MIX_INFLIGHT } from '../../src/random/index.js';
+import { builtin, COUNT_BOUND_MS, drain, Machine, options, Phase, runUntil, sleep } from './helpers.js';
 
 let m: Machine | undefined;
 afterEach(async () => {
@@ -36,9 +41,23 @@ async function measureOnlining(machine: Machine, n: number): Promise<void> {
   if (machine.fault) throw new Error(machine.fault.message);
 }
 
+/** Still measuring (the hog running), stop re-onlining and wait until CPU 0 can hand off no
+ *  more: its MIX_INFLIGHT is set and every queued item has run. A mix run on CPU 1 is refused
+ *  and leaves MIX_INFLIGHT set; one run on CPU 0 would clear it and hand off again, so the wait
+ *  also ends as soon as CPU 0 has run any. */
+async function settleWithHog(machine: Machine): Promise<void> {
+  await runUntil(machine, "CPU 0's hand-offs to stop (MIX_INFLIGHT set, every queued item run)", () => {
+    const c0 = machine.cpuCounters(0);
+    if (c0.works_run > 0) return true;
+    const ran = c0.works_run + machine.cpuCounters(1).works_run;
+    return (machine.fastPoolCounts()[0] & MIX_INFLIGHT) !== 0 && ran === c0.works_queued;
+  });
+}
+
 it('unbound work goes to the idle CPU of its scope, not behind the hog', async () => {
   m = await Machine.boot(hogOn0(builtin('unbound', { scope: 'system' })));
   await measureOnlining(m, 10);
+  await settleWithHog(m);
   await drain(m);
   const c0 = m.cpuCounters(0);
   const c1 = m.cpuCounters(1);

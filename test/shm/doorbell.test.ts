@@ -8,11 +8,10 @@ import {
   CTL_WORDS,
   type DoorbellData,
   type DoorbellMode,
-  GO,
   type SleeperResult,
   type WakerResult,
 } from './fixtures/protocol.js';
-import { canaryBuffer, nextMessage, Threads, testSeed } from './helpers.js';
+import { canaryBuffer, startTogether, Threads, testSeed } from './helpers.js';
 
 const threads = new Threads();
 afterEach(() => threads.terminateAll());
@@ -34,18 +33,11 @@ async function run(policy: NotifyPolicy, mode: DoorbellMode, cycles: number, min
     seed,
     sleepTimeoutMs: SLEEP_TIMEOUT_MS,
   };
-  const sleeper = threads.spawn('doorbell-sleeper', data);
-  const waker = threads.spawn('doorbell-waker', data);
-  await Promise.all([nextMessage(sleeper, 'ready'), nextMessage(waker, 'ready')]);
-  const slept = nextMessage<SleeperResult>(sleeper, 'done', 60_000);
-  const woke = nextMessage<WakerResult>(waker, 'done', 60_000);
-  woke.catch(() => {}); // awaited below, after the sleeper's verdict
-  Atomics.store(buf.i32, buf.base.ctl + GO, 1);
-  Atomics.notify(buf.i32, buf.base.ctl + GO);
+  const [slept, woke] = await startTogether(threads, ['doorbell-sleeper', 'doorbell-waker'], data);
   // The sleeper first: if it gave up on lost wakeups the waker is stuck and would only time out.
-  const s = await slept;
+  const s = (await slept) as SleeperResult;
   expect(s.lost, `seed ${seed}: lost wakeups (timeouts with the counter already advanced)`).toBe(0);
-  const w = await woke;
+  const w = (await woke) as WakerResult;
   // 'strict' stops on the sleeper's word, so the waker may have made one more advance.
   expect(w.rings - s.seen, 'counter advances the sleeper did not see').toBeLessThanOrEqual(mode === 'strict' ? 1 : 0);
   expect(w.rings - s.seen).toBeGreaterThanOrEqual(0);

@@ -6,6 +6,7 @@ import type { Worker } from 'node:worker_threads';
 import { onTestFailed } from 'vitest';
 import { attachShm, type RegionMap, ShmPlanner } from '../../src/shm/layout.js';
 import { spawnWorker } from '../../src/threads/spawn.js';
+import { GO } from './fixtures/protocol.js';
 
 /** How long a test waits for any one worker message before failing (instead of hanging). */
 export const MESSAGE_TIMEOUT_MS = 30_000;
@@ -70,6 +71,27 @@ export function nextMessage<T>(w: Worker, type: string, ms = MESSAGE_TIMEOUT_MS)
     w.on('error', onErr);
     w.on('exit', onExit);
   });
+}
+
+/**
+ * Spawn each named fixture with `data`, wait until every one is ready, then start them at once
+ * (GO in the control region at `ctl`, fixtures/protocol.ts). Returns each one's 'done' message
+ * in the order named; each rejects after `ms` (a rejection not awaited is not reported twice).
+ */
+export async function startTogether(
+  threads: Threads,
+  names: readonly string[],
+  data: { sab: SharedArrayBuffer; ctl: number },
+  ms = 60_000,
+): Promise<Promise<unknown>[]> {
+  const ws = names.map((n) => threads.spawn(n, data));
+  await Promise.all(ws.map((w) => nextMessage(w, 'ready')));
+  const done = ws.map((w) => nextMessage<unknown>(w, 'done', ms));
+  for (const d of done) d.catch(() => {});
+  const i32 = new Int32Array(data.sab);
+  Atomics.store(i32, data.ctl + GO, 1);
+  Atomics.notify(i32, data.ctl + GO);
+  return done;
 }
 
 /** Post `msg` and await the reply of type `reply`. */
