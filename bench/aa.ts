@@ -36,6 +36,7 @@ import { resolveConfig } from '../src/config/schema.js';
 import { runExperiment } from '../src/harness/run.js';
 import { withComparisons } from '../src/report/statistics/stats.js';
 import { COMPARABLE_METRICS, type ComparableMetric, type RunResults } from '../src/report/types.js';
+import { type BenchUsage, benchArgs } from './cli.js';
 import { isMain } from './lib.js';
 
 /** 95% Wilson score interval of a proportion k/n. */
@@ -226,7 +227,25 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   summary();
 }
 
+export const USAGE: BenchUsage = {
+  script: 'bench:aa',
+  about:
+    "The lab's verdicts when nothing differs: each run compares inline with A/A copies of itself written from docs/strategies.md, interleaved, sliced and adjusted as `deferlab run` does, so every call is a false call. Prints the family-wise false-call rate (runs with any call), the per-test rate per statistic, a Kolmogorov-Smirnov check of the p-values and what the comparisons cost. About 1 minute a run at the defaults (35 minutes for 100 runs). A smoke run: --runs 3 --duration 200ms.",
+  flags: [
+    { flag: '--runs', value: 'N', help: 'A/A runs (default 100)' },
+    { flag: '--copies', value: 'N', help: 'A/A copies of inline per run (default 4)' },
+    { flag: '--trials', value: 'N', help: 'trials per strategy (default 5)' },
+    { flag: '--duration', value: 'TIME', help: 'a trial (default 1s)' },
+    { flag: '--warmup', value: 'TIME', help: "a trial's warm-up (default 300ms)" },
+    { flag: '--slice', value: 'TIME', help: 'slice length (default 100ms)' },
+    { flag: '--threshold', value: 'PCT', help: "the practical-significance band (default: deferlab run's)" },
+    { flag: '--seed', value: 'N', help: "the first run's seed; run i uses seed+i" },
+    { flag: '--max-minutes', value: 'M', help: 'start no run after M minutes (the summary says how many ran)' },
+    { flag: '--save', value: 'DIR', help: "each completed run's results as DIR/run-N.json" },
+  ],
+};
+
 if (isMain(import.meta.url)) {
-  await main();
+  await main(benchArgs(USAGE));
   process.exit(0);
 }

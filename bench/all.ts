@@ -7,6 +7,7 @@
  * timing: the figures are for reading, side by side, with the host's state printed beside them.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
+import { type BenchUsage, benchArgs } from './cli.js';
 import { isMain } from './lib.js';
 
 interface Section {
@@ -94,6 +95,14 @@ export async function main(): Promise<void> {
   if (failed.length) process.exitCode = 1;
 }
 
+export const USAGE: BenchUsage = {
+  script: 'bench',
+  about:
+    "The machine's own micro-benchmarks in sequence (fastmix, shm, machine, strategies, tracing), each under its header, with the host's load average beside them; about 2 minutes. A section that fails is reported and the rest still run (exit 1 at the end). It takes no options: the other benches are their own scripts (bench:net, bench:scale, bench:twin, bench:host, bench:aa, bench:stalls, bench:timeline, bench:scenarios).",
+  flags: [],
+};
+
 if (isMain(import.meta.url)) {
+  benchArgs(USAGE);
   await main();
 }

@@ -25,6 +25,7 @@ import { autoIdleFreeCores, primeAutoIdle, tcpLatOptions } from '../src/config/d
 import { FIRST_WARMUP_MS } from '../src/harness/run.js';
 import { IDLE_POLICIES } from '../src/machine/cpuidle.js';
 import { DEFAULT_IDLE, type KthreadHosting, type MachineOptions } from '../src/machine/options.js';
+import { type BenchUsage, benchArgs } from './cli.js';
 import { builtin, isMain, machineOptions, median, pcts, table, trial, us, warmUp, withMachine } from './lib.js';
 
 const WARMUP_MS = 300;
@@ -203,4 +204,15 @@ export async function main(): Promise<void> {
   console.log(`load average ${loadavg()[0].toFixed(2)} at end`);
 }
 
-if (isMain(import.meta.url)) await main();
+export const USAGE: BenchUsage = {
+  script: 'bench:host',
+  about:
+    "What the host costs the results, side by side in one run (about 1.5 minutes): the interrupt generator's own CPU time, tcp_lat's one-way mean by idle policy and background interrupt rate, idle entry and exit, and the hand-off cost by kthread hosting. Bare section numbers run only those sections.",
+  flags: [],
+  positional: { name: 'SECTION...', help: 'run only sections 1 to 4 (e.g. 2 3)', accepts: (a) => /^[1-4]$/.test(a) },
+};
+
+if (isMain(import.meta.url)) {
+  benchArgs(USAGE);
+  await main();
+}

@@ -40,6 +40,7 @@ import {
 import { SpscRing } from '../src/shm/ring.js';
 import { workloadOf } from '../src/workloads/index.js';
 import { recvBufRegion } from '../src/workloads/tcp-lat.js';
+import { type BenchUsage, benchArgs } from './cli.js';
 import { isMain, machineOptions, table } from './lib.js';
 
 const MiB = 1 << 20;
@@ -232,4 +233,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   console.log(`host load average ${l0.toFixed(2)} → ${loadavg()[0].toFixed(2)} (1 min)`);
 }
 
-if (isMain(import.meta.url)) await main();
+export const USAGE: BenchUsage = {
+  script: 'bench:net',
+  about:
+    "The network path: what a packet costs the emulated CPUs (sender, NAPI, the reader's copy-out) per NIC profile, and tcp_lat's one-way latency for 4K..1M over each profile beside the wire time of the message. About 1.5 minutes (--quick: fewer sizes and shorter trials).",
+  flags: [
+    { flag: '--quick', help: 'sizes 4K, 64K, 1M and 200 ms trials' },
+    { flag: '--tdf', value: 'N|auto', help: "the one-way sweep at this time dilation factor (deferlab run's --tdf)" },
+  ],
+};
+
+if (isMain(import.meta.url)) await main(benchArgs(USAGE));

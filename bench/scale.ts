@@ -43,6 +43,7 @@ import {
   initFastPool,
 } from '../src/random/index.js';
 import { INPUT_POOL_WORDS, InputPool } from '../src/random/inputpool.js';
+import { type BenchUsage, benchArgs } from './cli.js';
 import { repoRoot, runC as runFastmixC } from './fastmix.js';
 import { isMain, machineOptions, table } from './lib.js';
 import { perPacket } from './net.js';
@@ -483,4 +484,11 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   console.log(`kernel-scale spread: ${sp.s.toFixed(1)} (max/min of lab/reference ratios over ${sp.n} operations)`);
 }
 
-if (isMain(import.meta.url)) await main();
+export const USAGE: BenchUsage = {
+  script: 'bench:scale',
+  about:
+    "Every operation on the emulated path (copy, checksum, NAPI receive, send, the mix, fast_mix, queue_work_on, switches, the hard IRQ, softirq, tick, tasklet), the lab's cost beside a C or kernel reference measured in the same run (or sourced), their ratio, and the kernel-scale spread; writes the references to ~/.cache/deferlab/bench-scale.json for --tdf auto. About 1 minute; needs a C compiler for the measured references (without one, the sourced ones are used).",
+  flags: [{ flag: '--quick', help: 'fewer repetitions and shorter runs' }],
+};
+
+if (isMain(import.meta.url)) await main(benchArgs(USAGE));

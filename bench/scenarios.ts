@@ -22,6 +22,7 @@ import { SCENARIOS } from '../src/scenarios/index.js';
 import { runIpiStorm } from '../src/scenarios/ipi-storm.js';
 import { FULL_SIZES, runRandomRegression } from '../src/scenarios/random-regression.js';
 import { runSeedMachine } from '../src/scenarios/seed-machine.js';
+import { type BenchUsage, benchArgs } from './cli.js';
 import { type ProcMemory, procMemory } from './soak.js';
 
 const MiB = 1 << 20;
@@ -104,7 +105,15 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   process.stdout.write(`\n# done in ${((Date.now() - t0) / 1000).toFixed(0)} s\n`);
 }
 
+export const USAGE: BenchUsage = {
+  script: 'bench:scenarios',
+  about:
+    'All five seed scenarios at full size, one after another (about 30 minutes on 2 cores), printing their tables and verdicts and writing results under deferlab-results/scenarios-<stamp>/. For one scenario at a size of your own, `deferlab scenario NAME --help` says what it takes.',
+  flags: [{ flag: '--only', value: 'NAME', help: `run one scenario: ${Object.keys(SCENARIOS).join(', ')}` }],
+};
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  benchArgs(USAGE);
   // As the CLI: glibc's mmap threshold fixed, in a second process (src/harness/malloc.ts).
   await reexecWithFixedThreshold();
   await main();

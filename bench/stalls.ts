@@ -22,6 +22,7 @@ import { tcpLatOptions } from '../src/config/defaults.js';
 import type { CpuContext } from '../src/kernel/context.js';
 import { HOST_STALL_THRESHOLD_NS, HostStalls } from '../src/machine/host-stall.js';
 import type { MachineOptions } from '../src/machine/options.js';
+import { type BenchUsage, benchArgs } from './cli.js';
 import { builtin, isMain, Machine, machineOptions, median, table, threadsLine, trial, warmUp } from './lib.js';
 import { medianInterval95 } from './tracing.js';
 
@@ -182,6 +183,14 @@ export async function main(): Promise<void> {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+export const USAGE: BenchUsage = {
+  script: 'bench:stalls',
+  about:
+    "What recording host stalls and GC costs (the detector's own cost per preemption point, and machines with detection off and on, side by side), and the distribution of gaps between preemption points its threshold was chosen from. About 30 seconds.",
+  flags: [],
+};
+
 if (isMain(import.meta.url)) {
+  benchArgs(USAGE);
   await main();
 }

@@ -27,6 +27,7 @@ import { Phase, timelineRingWords } from '../src/hw/layout.js';
 import { initTimelineRing, Timeline, TlWhat, timelineRecordsFor } from '../src/hw/timeline.js';
 import type { MachineOptions } from '../src/machine/options.js';
 import { TimelineCollector } from '../src/report/timeline/timeline.js';
+import { type BenchUsage, benchArgs } from './cli.js';
 import { builtin, isMain, Machine, machineOptions, median, table, threadsLine, trial, warmUp } from './lib.js';
 import { medianInterval95 } from './tracing.js';
 
@@ -163,6 +164,14 @@ export async function main(): Promise<void> {
   process.stdout.write(`${out.join('\n')}\n`);
 }
 
+export const USAGE: BenchUsage = {
+  script: 'bench:timeline',
+  about:
+    'What --timeline costs: the same short trials with the timeline rings off and on, side by side, on tcp_lat and on a CPU taking all the device interrupts it can.',
+  flags: [],
+};
+
 if (isMain(import.meta.url)) {
+  benchArgs(USAGE);
   await main();
 }

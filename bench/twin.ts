@@ -49,6 +49,7 @@ import { decodeHistogram } from '../src/report/decode.js';
 import type { Calibration, RunResults } from '../src/report/types.js';
 import { specs, stageValue, strategy } from '../src/scenarios/common.js';
 import { cpuHogPreset, requests } from '../src/scenarios/cpu-hog.js';
+import { type BenchUsage, benchArgs } from './cli.js';
 import { repoRoot } from './fastmix.js';
 import { isMain, Machine, Phase, sleep, table } from './lib.js';
 import { modelWaits } from './twin-model.js';
@@ -663,8 +664,26 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   }
 }
 
+export const USAGE: BenchUsage = {
+  script: 'bench:twin',
+  about:
+    "The scheduler beside the host's own kernel (docs/twin.md): each question asked of the host by a small C program compiled now (hog threads against a periodic waker, a ping-pong on one CPU, a wake-up across CPUs, a loopback TCP ping-pong with a nice -20 thread woken on the client's CPU) and of the lab at the kernel profile nearest the host's, side by side with their ratios, the host's kernel version and HZ printed with it. About 2.5 minutes; needs cc (without one the host side is skipped, saying so, and the lab side still runs).",
+  flags: [
+    { flag: '--iters', value: 'N', help: 'wake-ups per question, 10..100000 (default 1000)' },
+    { flag: '--period-us', value: 'T', help: "the waker's period, µs, 100..1000000 (default 5000)" },
+    { flag: '--work-us', value: 'W', help: "the waker's work per wake-up, µs, below the period (default 20)" },
+    { flag: '--tdf', value: 'N', help: "the lab side's time dilation factor, 1..16 (default 1)" },
+    { flag: '--hogs', value: HOG_HOSTINGS.join('|'), help: `where the lab's hogs run (default ${DEFAULT_HOGS})` },
+    {
+      flag: '--waker-cpu',
+      value: 'host|work',
+      help: "the lab's work per wake-up: what the host's waker used (host, the default) or W",
+    },
+  ],
+};
+
 if (isMain(import.meta.url)) {
-  main().catch((e) => {
+  main(benchArgs(USAGE)).catch((e) => {
     process.stderr.write(`bench:twin: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exit(1);
   });
