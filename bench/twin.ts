@@ -53,6 +53,7 @@ import { type BenchUsage, benchArgs } from './cli.js';
 import { repoRoot } from './fastmix.js';
 import { isMain, Machine, Phase, sleep, table } from './lib.js';
 import { modelWaits } from './twin-model.js';
+import { nodeCross } from './twin-node.js';
 import { tcpTwin } from './twin-tcp.js';
 
 const BOUND = 'workqueue(wq=system)';
@@ -646,6 +647,18 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         : '  (b) switch, lab: its calibrated host hand-off between two threads (the lab switches tasks by handing\n      the CPU from one host thread to another: --hogs thread); no max measured. (c) lab: the unbound worker of',
     );
     out("      (a) 1 hog nice -20, woken on idle CPU 1 from CPU 0's interrupt (interrupt → work start).");
+    // The floor under the lab's (c): the same wake-up between two JavaScript threads.
+    const nc = await nodeCross(CROSS_ITERS, CROSS_GAP_US);
+    const node = modelDist(nc.sorted.length ? nc.sorted : [Number.NaN]);
+    out(
+      `  (c) in Node itself: ${node.n} wake-ups of a thread in Atomics.wait by Atomics.notify every ${CROSS_GAP_US / 1000} ms (not pinned; bench/twin-node.ts): p50 ${fmt(node.p50)}, p90 ${fmt(node.p90)}, p99 ${fmt(node.p99)}, max ${fmt(node.max)}${nc.lost ? `, ${nc.lost} lost` : ''};`,
+    );
+    const cHost = rows.find((r) => r.question.startsWith('(c)'))?.host;
+    const nodeHost = !cHost || 'none' in cHost ? 'n/a' : ratio(node.p50, cHost.p50);
+    const labNode = 'none' in unboundLab ? 'n/a' : ratio(unboundLab.p50, node.p50);
+    out(
+      `      the runtime's own floor under any wake-up of the lab's: Node/host p50 ${nodeHost}, lab/Node p50 ${labNode}.`,
+    );
     out(
       `  (a) the host's waker used per wake-up (CPU time: ${W} µs of work and its system calls): ${wakerRuns.join(', ')};`,
     );

@@ -1,0 +1,76 @@
+/**
+ * bench:twin's (c) in Node itself: the floor any wake-up of the lab's pays on this host. twin.c's
+ * `cross` (a waker wakes a futex sleeper on the other CPU every GAP µs, and spins until the
+ * sleeper reports the time it ran) done with two JavaScript threads: the sleeper in
+ * `Atomics.wait`, the waker's `Atomics.store` + `Atomics.notify`, the clock process.hrtime
+ * (CLOCK_MONOTONIC, one clock for every thread of the process). Node cannot pin a thread to a
+ * CPU, so the two threads go where the host's scheduler puts them; after a gap the sleeper's
+ * thread has been idle for GAP µs, as CPU 1's thread of the lab has been between wake-ups.
+ *
+ * Shared words (an Int32Array and a BigInt64Array over one SharedArrayBuffer):
+ *   i32[WORD]    the futex word: written 1 by the waker (Atomics.store, then notify), 0 by the
+ *                sleeper once it runs (Atomics.store); the sleeper waits while it reads 0.
+ *   i32[DONE]    written 1 by the waker at the end (Atomics.store, then WORD set and notified).
+ *   i64[WOKEN]   the sleeper's clock when it ran (Atomics.store, after WORD is cleared); −1,
+ *                written by the waker before each wake. The waker spins on it (bounded: 1 s).
+ */
+import { Worker } from 'node:worker_threads';
+
+const WORD = 0;
+const DONE = 1;
+const WOKEN = 1; // in 64-bit words: bytes 8..15
+
+const SLEEPER = `
+const { workerData, parentPort } = require('node:worker_threads');
+const i32 = new Int32Array(workerData);
+const i64 = new BigInt64Array(workerData);
+parentPort.postMessage('ready');
+for (;;) {
+  while (Atomics.load(i32, ${WORD}) === 0 && Atomics.load(i32, ${DONE}) === 0) Atomics.wait(i32, ${WORD}, 0);
+  if (Atomics.load(i32, ${DONE}) !== 0) break;
+  const t = process.hrtime.bigint();
+  Atomics.store(i32, ${WORD}, 0);
+  Atomics.store(i64, ${WOKEN}, t);
+}
+`;
+
+export interface NodeCross {
+  /** Wake-up latencies, ns, sorted. */
+  sorted: number[];
+  lost: number;
+}
+
+/** `iters` wake-ups of a sleeping thread, one every `gapUs`. Context: the main thread (it blocks). */
+export async function nodeCross(iters: number, gapUs: number): Promise<NodeCross> {
+  const sab = new SharedArrayBuffer(16);
+  const i32 = new Int32Array(sab);
+  const i64 = new BigInt64Array(sab);
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  const w = new Worker(SLEEPER, { eval: true, workerData: sab });
+  await new Promise<void>((resolve, reject) => {
+    w.once('message', () => resolve());
+    w.once('error', reject);
+  });
+  const lat: number[] = [];
+  let lost = 0;
+  try {
+    for (let k = 0; k < iters; k++) {
+      Atomics.wait(nap, 0, 0, gapUs / 1000); // the gap: the sleeper back in Atomics.wait
+      Atomics.store(i64, WOKEN, -1n);
+      const t0 = process.hrtime.bigint();
+      Atomics.store(i32, WORD, 1);
+      Atomics.notify(i32, WORD, 1);
+      const giveUp = t0 + 1_000_000_000n;
+      let t = -1n;
+      while ((t = Atomics.load(i64, WOKEN)) < 0n && process.hrtime.bigint() < giveUp);
+      if (t >= 0n) lat.push(Number(t - t0));
+      else lost++;
+    }
+  } finally {
+    Atomics.store(i32, DONE, 1);
+    Atomics.store(i32, WORD, 1);
+    Atomics.notify(i32, WORD, 1);
+    await w.terminate();
+  }
+  return { sorted: lat.sort((a, b) => a - b), lost };
+}
