@@ -8,6 +8,8 @@
  * `isMain` block): `npm run bench` runs the sections' main() directly and has its own line.
  */
 
+import { wrapWords } from '../src/text.js';
+
 /** A flag a bench takes: `value` names its argument (`N`, `NAME`); absent, a switch. */
 export interface BenchFlag {
   flag: string;
@@ -35,25 +37,12 @@ export function usageText(u: BenchUsage): string {
   return [
     `usage: ${run}`,
     '',
-    ...wrap(u.about, 96),
+    ...wrapWords(u.about, 96),
     '',
     'options:',
     ...rows.map(([l, h]) => `  ${l.padEnd(w)}  ${h}`),
     '',
   ].join('\n');
-}
-
-function wrap(text: string, width: number): string[] {
-  const out: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/)) {
-    if (line && line.length + 1 + word.length > width) {
-      out.push(line);
-      line = word;
-    } else line = line ? `${line} ${word}` : word;
-  }
-  if (line) out.push(line);
-  return out;
 }
 
 /**

@@ -20,6 +20,7 @@ import {
   unexpectedValue,
   unknownCommand,
   unknownOption,
+  unknownScenario,
 } from '../config/errors.js';
 import { CONFIG_FLAGS, type ConfigFlag } from '../config/flags.js';
 import type { PartialConfig } from '../config/schema.js';
@@ -219,6 +220,9 @@ export function parseArgv(argv: readonly string[], context: ParseContext = {}): 
     if (token.kind !== 'option' || token.name !== 'help') continue;
     if (!named) return { command: 'help' };
     const name = command === 'scenario' ? tokens.find((t) => t.kind === 'positional')?.value : undefined;
+    // `scenario nosuch --help`: the name is wrong, not a request for the generic help.
+    if (name !== undefined && context.scenarios && !context.scenarios.includes(name))
+      throw unknownScenario(name, context.scenarios);
     return name === undefined
       ? { command: 'help', topic: command }
       : { command: 'help', topic: command, scenario: name };

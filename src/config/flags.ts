@@ -421,7 +421,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     flag: '--timeline',
     path: 'timeline',
     sets: true,
-    help: 'write timeline.json into the results directory: a Chrome trace (Perfetto, chrome://tracing) of the last part of each trial, one track per CPU (hard IRQs, softirqs, the task on the CPU, hand-off → work arrows) and one for the interrupt generator; `deferlab timeline DIR` renders it as timeline.html',
+    help: 'write timeline.json into the results directory: a Chrome trace (Perfetto, chrome://tracing) of the last part of each trial, one track per CPU (hard IRQs, softirqs, the task on the CPU, hand-off → work arrows) and one for the interrupt generator; timeline.html, written beside it, draws it offline',
     accepts: '',
     default: 'no timeline',
   },

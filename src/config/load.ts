@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
+import { jsonSyntaxLocation, jsonSyntaxReason } from '../json-error.js';
 import {
   badOption,
   configDuplicateKey,
@@ -24,37 +25,6 @@ export interface LoadedConfigFile {
   readonly path: string;
   /** The parsed JSON, not yet validated: pass it to `resolveConfig` as `file`. */
   readonly data: unknown;
-}
-
-/** Line and column (1-based) of a character offset. */
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return { line, column: offset - before.lastIndexOf('\n') };
-}
-
-/**
- * Where JSON.parse says the error is. V8 says "at position N" (Node 20) and, on newer
- * versions, "(line L column C)"; the position is turned into a line and column here.
- */
-function syntaxLocation(message: string, text: string): { line: number; column: number } | undefined {
-  const lc = /line (\d+) column (\d+)/.exec(message);
-  if (lc) return { line: Number(lc[1]), column: Number(lc[2]) };
-  const pos = /at position (\d+)/.exec(message);
-  if (pos) return lineAndColumn(text, Number(pos[1]));
-  if (/Unexpected end of JSON input/.test(message)) return lineAndColumn(text, text.length);
-  return undefined;
-}
-
-/** V8's reason without its position and without the echo of the input. */
-function syntaxReason(message: string): string {
-  return (
-    message
-      .replace(/,\s*".*" is not valid JSON$/s, '')
-      .replace(/\s*(in JSON )?at position \d+.*$/s, '')
-      .replace(/\s*\(line \d+ column \d+\)/, '')
-      .trim() || 'invalid syntax'
-  );
 }
 
 /**
@@ -89,7 +59,7 @@ export function loadConfigFile(given: string, cwd: string): LoadedConfigFile {
     const format = OTHER_FORMATS[extname(given).toLowerCase()];
     if (format) throw configFormat(given, format);
     const message = (err as Error).message;
-    throw configSyntax(given, syntaxReason(message), syntaxLocation(message, text));
+    throw configSyntax(given, jsonSyntaxReason(message), jsonSyntaxLocation(message, text));
   }
   const twice = duplicateKey(text);
   if (twice) throw configDuplicateKey(`${pathText(twice.path)} in ${given}`, twice.lines);

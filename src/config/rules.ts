@@ -61,6 +61,29 @@ export function fieldPath(field: string): Path {
 const NO_TCP_LAT = 'it runs no tcp_lat, only background interrupts';
 
 /**
+ * The tcp_lat workload's settings (the messages, the endpoints' CPUs and placement, the network
+ * path and its NIC), refused as `unused` by a command whose workload is not tcp_lat, with `why`.
+ */
+export function noTcpLat(why: string): Record<string, FixedSetting> {
+  const rule: FixedSetting = { kind: 'unused', why };
+  const fields = [
+    'msgSize',
+    'clientCpu',
+    'serverCpu',
+    'ringBytes',
+    'instances',
+    'appCpus',
+    'nic',
+    'mtu',
+    'linkRate',
+    'rxUsecs',
+    'rxFrames',
+    'nicIrqCpus',
+  ];
+  return Object.fromEntries(fields.map((f) => [`workload.${f}`, rule]));
+}
+
+/**
  * `deferlab demo` boots the machine with the inline strategy and background interrupts only,
  * runs it for --duration, and prints its counters (cli/demo.ts). It takes the machine's
  * settings; the comparison's settings, which it would ignore, are rejected.
@@ -71,10 +94,7 @@ export const DEMO_RULES: CommandRules = {
     strategies: { kind: 'sets', why: 'it runs the inline strategy only' },
     baseline: { kind: 'unused', why: 'it compares nothing' },
     'workload.kind': { kind: 'sets', why: 'it runs background interrupts only, no application' },
-    'workload.msgSize': { kind: 'unused', why: NO_TCP_LAT },
-    'workload.clientCpu': { kind: 'unused', why: NO_TCP_LAT },
-    'workload.serverCpu': { kind: 'unused', why: NO_TCP_LAT },
-    'workload.ringBytes': { kind: 'unused', why: NO_TCP_LAT },
+    ...noTcpLat(NO_TCP_LAT),
     trials: { kind: 'unused', why: 'it runs once, for --duration' },
     warmupMs: { kind: 'unused', why: 'it counts from boot, with no warm-up' },
     sliceMs: { kind: 'unused', why: 'it runs once, for --duration' },

@@ -40,16 +40,7 @@ export interface Verdict {
  */
 export const SEED_EFFECT = 0.1;
 
-/** The tcp_lat fields, for scenarios whose workload is not tcp_lat. */
-export function noTcpLat(why: string): Record<string, FixedSetting> {
-  const rule: FixedSetting = { kind: 'unused', why };
-  return {
-    'workload.msgSize': rule,
-    'workload.clientCpu': rule,
-    'workload.serverCpu': rule,
-    'workload.ringBytes': rule,
-  };
-}
+export { noTcpLat } from '../config/rules.js';
 
 /** `--no-tracing` (`tracing: false`) for scenarios whose verdicts read traced stages. */
 export function needsTracing(why: string): FixedSetting {

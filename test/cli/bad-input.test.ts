@@ -284,6 +284,21 @@ const BAD_INPUT: BadCase[] = [
   },
   { name: 'list with an argument', args: ['list', 'extra'], expect: [/'list' takes no arguments/, /"extra"/] },
   {
+    name: 'unknown scenario, asking for its help',
+    args: ['scenario', 'nosuch', '--help'],
+    expect: [/scenario must be one of/, /"nosuch"/],
+  },
+  {
+    name: 'scenario: a NIC option its workload (no tcp_lat) would ignore',
+    args: ['scenario', 'cpu-hog', '--instances', '2'],
+    expect: [/scenario cpu-hog takes no --instances/, /not tcp_lat/],
+  },
+  {
+    name: 'demo: a NIC option it would ignore',
+    args: ['demo', '--nic', 'ixgbe'],
+    expect: [/demo takes no --nic/, /runs no tcp_lat/],
+  },
+  {
     name: 'scenario without NAME',
     args: ['scenario'],
     expect: [/'scenario' needs a scenario NAME/, /random-regression, ipi-storm, cpu-hog, seed-machine or entropy/],

@@ -197,6 +197,36 @@ describe('terminal table', () => {
     expect(renderTable(syntheticResults({ samples: 100, trials: 2 }))).not.toMatch(/^warning:/m);
   });
 
+  it('notes, under the setup line, background interrupts the generator skipped late or dropped', () => {
+    const r = syntheticResults({ samples: 100, trials: 2 });
+    expect(renderTable(r)).not.toContain('generator fell behind');
+    for (const s of r.points[0].strategies)
+      for (const t of s.trials) Object.assign(t.counters, { irqs_raised: 900, irqs_skipped: 75, irqs_dropped: 25 });
+    const n = r.points[0].strategies.length * 2;
+    const note = renderTable(r, { proseWidth: 1000 })
+      .split('\n')
+      .filter((l) => l.includes('generator fell behind'));
+    expect(note).toEqual([
+      `note: the interrupt generator fell behind in the measured phases: of ${1000 * n} device interrupts due, ` +
+        `${75 * n} were skipped late and ${25 * n} dropped (a full ring), 10.0%; the CPUs took fewer than the setup ` +
+        'line says (fewer emulated CPUs, a higher --tdf or a quieter host lets it keep up)',
+    ]);
+  });
+
+  it('warns when trials ran and nothing at all was measured (no message and no hand-off: every cell "-")', () => {
+    const strategies = DEFAULT_STRATEGIES.slice(0, 2).map((s) => ({ ...s, stages: {} }));
+    const r = syntheticResults({ samples: 100, trials: 1, strategies });
+    r.meta.options = { cpus: 64, trialMs: 100, workload: { kind: 'tcp_lat' } };
+    r.meta.hostCores = 2;
+    const warning = renderTable(r)
+      .split('\n')
+      .filter((l) => l.startsWith('warning:'));
+    expect(warning).toEqual([
+      'warning: nothing was measured: no strategy recorded a sample of any stage (no message, no hand-off) ' +
+        'in the 100 ms measured per trial for 64 emulated CPUs on 2 host cores; raise --duration',
+    ]);
+  });
+
   it('notes a trial with far fewer messages than the median trial (the pooled mean and the Δ then disagree)', () => {
     const r = syntheticResults({ samples: 100, trials: 5 });
     const counts = [42943, 43010, 2485, 42100, 44000];

@@ -195,6 +195,16 @@ describe('readResults errors name the file and the fix', () => {
     });
   });
 
+  it("not JSON, on one line whatever the file holds (V8's message echoes the input, newlines and all)", async () => {
+    for (const text of ['hi\nthere\n', '{"a":\n  1,,\n}']) {
+      const dir = await write(`notjson-${text.length}`, text);
+      const err = await readResults(dir).catch((e: Error) => e);
+      expect(err).toBeInstanceOf(Error);
+      expect((err as Error).message).not.toContain('\n');
+      expect((err as Error).message).toMatch(/not JSON \([^()]+\)$/);
+    }
+  });
+
   it('some other JSON', async () => {
     const dir = await write('otherjson', '{"name":"package"}');
     await expect(readResults(dir)).rejects.toMatchObject({

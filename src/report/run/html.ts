@@ -21,7 +21,7 @@ import type { PointResult, RunResults, StageName } from '../types.js';
 import { STAGE_DESCRIPTIONS, STAGE_NAMES } from '../types.js';
 import { explainSection } from './explain-html.js';
 import type { ReportFormat } from './format.js';
-import { irqTraceNotes } from './irq-trace-notes.js';
+import { generatorLossNotes, irqTraceNotes } from './irq-trace-notes.js';
 import { setupLine } from './setup-line.js';
 import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext, untilLine } from './table.js';
 
@@ -270,6 +270,7 @@ function metaSection(results: RunResults): string {
   const items: Array<[string, string]> = [
     ...(setup ? ([['setup', setup]] as Array<[string, string]>) : []),
     ...irqTraceNotes(results).map((line): [string, string] => ['irq trace', line]),
+    ...generatorLossNotes(results).map((line): [string, string] => ['interrupts', line]),
     ['status', results.status],
     ['baseline', results.baseline],
     ['sweep', results.sweep ? `${results.sweep.param}: ${results.sweep.values.join(', ')}` : 'none'],

@@ -59,3 +59,33 @@ export function irqTraceNotes(results: Pick<RunResults, 'meta' | 'points'>): str
   }
   return out;
 }
+
+/**
+ * Without a trace: a `note:` when the built-in generator fell behind in the measured phases, as
+ * `irqs_skipped` (arrivals more than IRQ_MAX_LAG_NS late, skipped) and `irqs_dropped` (a full
+ * arrival ring) count it: the CPUs were offered fewer background interrupts than the setup line's
+ * rate. Empty when none was lost, or with a trace (irqTraceNotes reports those). Pure.
+ */
+export function generatorLossNotes(results: Pick<RunResults, 'meta' | 'points'>): string[] {
+  if (results.meta.irqTrace) return [];
+  let raised = 0;
+  let skipped = 0;
+  let dropped = 0;
+  for (const p of results.points)
+    for (const s of p.strategies)
+      for (const t of s.trials) {
+        raised += t.counters.irqs_raised ?? 0;
+        skipped += t.counters.irqs_skipped ?? 0;
+        dropped += t.counters.irqs_dropped ?? 0;
+      }
+  const lost = skipped + dropped;
+  if (!(lost > 0)) return [];
+  const offered = raised + lost;
+  const pct = (100 * lost) / offered;
+  return [
+    `note: the interrupt generator fell behind in the measured phases: of ${offered} device interrupts due, ` +
+      `${skipped} were skipped late and ${dropped} dropped (a full ring), ${pct < 0.1 ? '<0.1' : pct.toFixed(1)}%; ` +
+      'the CPUs took fewer than the setup line says (fewer emulated CPUs, a higher --tdf or a quieter host lets it keep up)',
+  ];
+}
+

@@ -1,4 +1,4 @@
-import type { PointResult, StageName, StrategyResult } from '../types.js';
+import { type PointResult, STAGE_NAMES, type StageName, type StrategyResult } from '../types.js';
 import type { TableContext } from './context.js';
 
 /** The strategy measured `stage` (at least one sample). */
@@ -43,18 +43,26 @@ export function shortTrialNotes(point: PointResult): string[] {
 
 /**
  * A `warning:` line naming the strategies that ran trials but recorded no application latency
- * (one_way) sample, while others did; undefined when there are none.
+ * (one_way) sample, while others did; or, when trials ran and no strategy recorded a sample of
+ * any stage (not even a hand-off: the table is all '-'), one saying that nothing was measured.
+ * Undefined otherwise.
  */
 export function noSamplesWarning(point: PointResult, ctx: TableContext = {}): string | undefined {
   if (ctx.tracing === false) return undefined; // nothing was traced: TRACING_OFF_NOTE says so
-  if (!point.strategies.some((s) => hasStage(s, 'one_way'))) return undefined;
-  const empty = point.strategies.filter((s) => s.trials.length > 0 && !hasStage(s, 'one_way')).map((s) => s.label);
-  if (!empty.length) return undefined;
   const window = ctx.trialMs !== undefined ? `${ctx.trialMs} ms measured per trial` : 'measured window';
   const machine =
     ctx.cpus !== undefined
       ? ` for ${ctx.cpus} emulated CPUs${ctx.hostCores !== undefined ? ` on ${ctx.hostCores} host cores` : ''}`
       : '';
+  const ran = point.strategies.filter((s) => s.trials.length > 0);
+  if (ran.length && !ran.some((s) => STAGE_NAMES.some((st) => hasStage(s, st))))
+    return (
+      `warning: nothing was measured: no strategy recorded a sample of any stage (no message, no hand-off) ` +
+      `in the ${window}${machine}; raise --duration`
+    );
+  if (!point.strategies.some((s) => hasStage(s, 'one_way'))) return undefined;
+  const empty = ran.filter((s) => !hasStage(s, 'one_way')).map((s) => s.label);
+  if (!empty.length) return undefined;
   return (
     `warning: no application latency (one_way) sample from ${listOf(empty)}: ` +
     `the ${window} may be too short${machine}; raise --duration`

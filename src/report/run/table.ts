@@ -23,7 +23,7 @@ import { type TableContext, tableContext } from './context.js';
 import { type ColumnShow, fitColumns } from './fit.js';
 import { fmtDelta, fmtRate, fmtUs, type Marker, markerOf, verdictText } from './format-cells.js';
 import { hostStallNotes } from './host-stall-notes.js';
-import { irqTraceNotes } from './irq-trace-notes.js';
+import { generatorLossNotes, irqTraceNotes } from './irq-trace-notes.js';
 import { netLines } from './net-lines.js';
 import {
   handoffsLostWarnings,
@@ -425,6 +425,7 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
   const setup = setupLine(results);
   if (setup) prose(termSafe(setup));
   prose(...irqTraceNotes(results).map(termSafe));
+  prose(...generatorLossNotes(results).map(termSafe));
   const ctx = tableContext(results);
   results.points.forEach((point, pi) => {
     const t = summaryTable(point, results.baseline, ctx);

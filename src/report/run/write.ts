@@ -14,6 +14,7 @@
 import { open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReportError } from '../../errors.js';
+import { jsonSyntaxText } from '../../json-error.js';
 import { validateResults } from '../schema.js';
 import type { RunResults } from '../types.js';
 import { SCHEMA_VERSION } from '../types.js';
@@ -152,7 +153,7 @@ export async function readResultsFile(path: string): Promise<RunResults> {
   } catch (e) {
     throw new ReportError(
       'ERR_RESULTS_NOT_DEFERLAB',
-      `${path} is not a deferlab results file: not JSON (${(e as Error).message})`,
+      `${path} is not a deferlab results file: not JSON (${jsonSyntaxText((e as Error).message, text)})`,
       e,
     );
   }
