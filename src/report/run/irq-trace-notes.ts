@@ -9,6 +9,21 @@ import type { RunResults } from '../types.js';
 import { fmtRate } from './format-cells.js';
 import { nsText } from './setup-line.js';
 
+/** The generator's counters and the measured time (ns), summed over every trial of the run. */
+function trialSums(results: Pick<RunResults, 'points'>) {
+  const sum = { irqs_raised: 0, irqs_replayed: 0, irqs_skipped: 0, irqs_dropped: 0, ns: 0 };
+  for (const p of results.points)
+    for (const s of p.strategies)
+      for (const t of s.trials) {
+        sum.irqs_raised += t.counters.irqs_raised ?? 0;
+        sum.irqs_replayed += t.counters.irqs_replayed ?? 0;
+        sum.irqs_skipped += t.counters.irqs_skipped ?? 0;
+        sum.irqs_dropped += t.counters.irqs_dropped ?? 0;
+        sum.ns += t.durationNs;
+      }
+  return sum;
+}
+
 /** `1.2 s`, `300 ms`. */
 function msText(ms: number): string {
   return ms >= 1000 ? `${+(ms / 1000).toFixed(2)} s` : `${ms} ms`;
@@ -23,18 +38,7 @@ export function irqTraceNotes(results: Pick<RunResults, 'meta' | 'points'>): str
   const m = results.meta.irqTrace;
   if (!m) return [];
   const out: string[] = [];
-  let replayed = 0;
-  let skipped = 0;
-  let dropped = 0;
-  let ns = 0;
-  for (const p of results.points)
-    for (const s of p.strategies)
-      for (const t of s.trials) {
-        replayed += t.counters.irqs_replayed ?? 0;
-        skipped += t.counters.irqs_skipped ?? 0;
-        dropped += t.counters.irqs_dropped ?? 0;
-        ns += t.durationNs;
-      }
+  const { irqs_replayed: replayed, irqs_skipped: skipped, irqs_dropped: dropped, ns } = trialSums(results);
   const passNs = m.loop ? m.periodNs : m.spanNs;
   const recorded = passNs > 0 ? ` (${fmtRate((m.events / passNs) * 1e9)}/s as recorded)` : '';
   const measured =
@@ -68,16 +72,7 @@ export function irqTraceNotes(results: Pick<RunResults, 'meta' | 'points'>): str
  */
 export function generatorLossNotes(results: Pick<RunResults, 'meta' | 'points'>): string[] {
   if (results.meta.irqTrace) return [];
-  let raised = 0;
-  let skipped = 0;
-  let dropped = 0;
-  for (const p of results.points)
-    for (const s of p.strategies)
-      for (const t of s.trials) {
-        raised += t.counters.irqs_raised ?? 0;
-        skipped += t.counters.irqs_skipped ?? 0;
-        dropped += t.counters.irqs_dropped ?? 0;
-      }
+  const { irqs_raised: raised, irqs_skipped: skipped, irqs_dropped: dropped } = trialSums(results);
   const lost = skipped + dropped;
   if (!(lost > 0)) return [];
   const offered = raised + lost;
@@ -88,4 +83,3 @@ export function generatorLossNotes(results: Pick<RunResults, 'meta' | 'points'>)
       'the CPUs took fewer than the setup line says (fewer emulated CPUs, a higher --tdf or a quieter host lets it keep up)',
   ];
 }
-
