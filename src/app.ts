@@ -46,7 +46,7 @@ import { outputFileList, RESULTS_JSON } from './report/run/formats.js';
 import { errnoText, prepareOutputDir, removeIfEmpty } from './report/run/outdir.js';
 import { proseWidthOf, wrapProse } from './report/run/prose.js';
 import { renderTable } from './report/run/table.js';
-import { readResults, reportFromDir, writeFileAtomic, writeResults } from './report/run/write.js';
+import { readResults, removeTempsInFlight, reportFromDir, writeFileAtomic, writeResults } from './report/run/write.js';
 import { timelineCollectorFor, writeTimeline } from './report/timeline/timeline-files.js';
 import type { RunResults } from './report/types.js';
 import { SCENARIOS } from './scenarios/index.js';
@@ -404,6 +404,7 @@ export async function start(argv: string[], opts: StartOptions = {}): Promise<nu
     if (count > 1) {
       // A second Ctrl-C: leave now, saying what is lost.
       process.stderr.write('\ndeferlab: interrupted twice: leaving at once; results not yet written are lost\n');
+      removeTempsInFlight(); // a file half written is lost too: no <file>.tmp-<pid> left beside the others
       process.exit(EXIT_INTERRUPTED);
     }
     ac.abort();

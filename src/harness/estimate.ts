@@ -41,6 +41,14 @@ export function aboutDuration(seconds: number): string {
   return `about ${(seconds / 3600).toFixed(1)} h`;
 }
 
+/** A cap as given, not rounded (`3 s`, `90 s`, `2 min`, `1.5 h`): it is a bound, not an estimate. */
+export function capText(ms: number): string {
+  const s = ms / 1000;
+  if (s >= 3600 && s % 360 === 0) return `${s / 3600} h`;
+  if (s >= 60 && s % 60 === 0) return `${s / 60} min`;
+  return `${+s.toFixed(3)} s`;
+}
+
 /**
  * The line announcing a long run (stderr), or undefined when the run should take at most
  * {@link ESTIMATE_SHOWN_ABOVE_S}: `deferlab: 9 strategies × 5 trials × 1 sweep point, about 65 s ...`.
@@ -50,7 +58,7 @@ export function estimateLine(config: ResolvedConfig): string | undefined {
   if (s <= ESTIMATE_SHOWN_ABOVE_S && !config.until) return undefined;
   const points = config.sweep ? config.sweep.values.length : 1;
   const until = config.until
-    ? `, then up to ${aboutDuration(config.until.maxTimeMs / 1000).replace('about ', '')} more${points > 1 ? ' per point' : ''} while a Δ-mean interval is wider than ±${config.until.pct}% (--until)`
+    ? `, then up to ${capText(config.until.maxTimeMs)} more${points > 1 ? ' per point' : ''} while a Δ-mean interval is wider than ±${config.until.pct}% (--until)`
     : '';
   return (
     `deferlab: ${plural(config.strategies.length, 'strategy', 'strategies')} × ${plural(config.trials, 'trial')} × ` +

@@ -282,6 +282,9 @@ describe('a long run announces how long it will take', () => {
     expect(estimateLine(config({ ...short, until: 3, maxTimeMs: '2min' }))).toMatch(
       /, about 5 s, then up to 2 min more while a Δ-mean interval is wider than ±3% \(--until\) \(Ctrl-C/,
     );
+    // The cap is a bound: said as given, never rounded up like the estimate.
+    expect(estimateLine(config({ ...short, until: 3, maxTimeMs: '3s' }))).toContain(', then up to 3 s more ');
+    expect(estimateLine(config({ ...short, until: 3, maxTimeMs: '90s' }))).toContain(', then up to 90 s more ');
   });
 
   it('says nothing about a run of a few seconds', () => {

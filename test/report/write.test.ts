@@ -1,10 +1,16 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hgrmFiles, parseHgrm, sanitizeLabel } from '../../src/report/run/hgrm.js';
-import { readResults, reportFromDir, writeResults } from '../../src/report/run/write.js';
+import {
+  readResults,
+  removeTempsInFlight,
+  reportFromDir,
+  writeFileAtomic,
+  writeResults,
+} from '../../src/report/run/write.js';
 import type { RunResults } from '../../src/report/types.js';
 import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';
 
@@ -329,5 +335,31 @@ describe('a results directory reused for another run', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a process leaving at once (a second Ctrl-C)', () => {
+  it('removes, synchronously, the temp file of a write still in flight', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'deferlab-inflight-'));
+    const path = join(dir, 'big.hgrm');
+    let done = false;
+    const write = writeFileAtomic(path, 'x'.repeat(64 * 1024 * 1024)).then(
+      () => 'written',
+      () => 'failed',
+    );
+    void write.then(() => {
+      done = true;
+    });
+    const temps = () => readdirSync(dir).filter((f) => f.includes('.tmp-'));
+    // Wait on the event loop (the write needs it) until the temp file exists: the write in flight.
+    while (!done && temps().length === 0) await new Promise((r) => setImmediate(r));
+    expect(done, 'a 64 MiB write was caught in flight').toBe(false);
+    removeTempsInFlight();
+    expect(temps()).toEqual([]); // before anything else runs: what process.exit() would leave
+    // The write then fails (nothing half written is renamed into place) and leaves nothing.
+    expect(await write).toBe('failed');
+    expect(temps()).toEqual([]);
+    expect(existsSync(path)).toBe(false);
+    await rm(dir, { recursive: true, force: true });
   });
 });

@@ -11,6 +11,7 @@
  * it by {@link reportFromDir}.
  */
 
+import { unlinkSync } from 'node:fs';
 import { open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { ReportError } from '../../errors.js';
@@ -22,12 +23,32 @@ import { REPORT_FORMATS, RESULTS_JSON } from './formats.js';
 import { errnoText, makeDirs, rescueDir } from './outdir.js';
 import { type RenderOptions, renderTable } from './table.js';
 
+/** Temp files being written now ({@link writeFileAtomic}): removed by {@link removeTempsInFlight}. */
+const inFlight = new Set<string>();
+
+/**
+ * Remove the temp files of writes still in flight, synchronously: for a process that must leave
+ * at once (a second Ctrl-C) and would otherwise leave `<file>.tmp-<pid>` beside the results.
+ * Context: main thread, just before process.exit().
+ */
+export function removeTempsInFlight(): void {
+  for (const tmp of inFlight) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // already renamed or never created
+    }
+  }
+  inFlight.clear();
+}
+
 /**
  * Write `text` to `path` atomically: a temp file in the same directory, fsync, rename.
  * Context: main thread (async I/O). Returns: `path`.
  */
 export async function writeFileAtomic(path: string, text: string): Promise<string> {
   const tmp = `${path}.tmp-${process.pid}`;
+  inFlight.add(tmp);
   try {
     const fh = await open(tmp, 'w');
     try {
@@ -40,6 +61,8 @@ export async function writeFileAtomic(path: string, text: string): Promise<strin
   } catch (e) {
     await unlink(tmp).catch(() => {});
     throw e;
+  } finally {
+    inFlight.delete(tmp);
   }
   return path;
 }
