@@ -52,6 +52,7 @@ import type { RunResults } from './report/types.js';
 import { SCENARIOS } from './scenarios/index.js';
 import { BUILTINS } from './strategies/registry.js';
 import { validateStrategiesIsolated } from './strategies/validate.js';
+import { plural } from './text.js';
 import { VERSION } from './version.js';
 
 /**
@@ -206,7 +207,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     if (config.outDir) {
       try {
         const paths = await writeResults(config.outDir, results);
-        const said = `results: ${config.outDir} (${paths.length} files: ${outputFileList()})`;
+        const said = `results: ${config.outDir} (${plural(paths.length, 'file')}: ${outputFileList(paths)})`;
         io.stdout(`${wrapProse(said, proseWidth).join('\n')}\n`);
         if (timeline) io.stdout(`${wrapProse(await writeTimeline(config.outDir, timeline), proseWidth).join('\n')}\n`);
       } catch (e) {

@@ -256,11 +256,17 @@ export function parseArgv(argv: readonly string[], context: ParseContext = {}): 
   }
 
   if (command === 'help') {
-    if (positionals.length > 1) throw unexpectedArgument('help', positionals[1], 'at most one COMMAND');
     const topic = positionals[0];
+    // `help scenario NAME`, as `scenario NAME --help`.
+    const max = topic === 'scenario' ? 2 : 1;
+    if (positionals.length > max)
+      throw unexpectedArgument('help', positionals[max], max === 2 ? 'at most scenario NAME' : 'at most one COMMAND');
     if (topic === undefined) return { command: 'help' };
     if (!isCommand(topic)) throw unknownCommand(topic, COMMANDS, closest(topic, COMMANDS));
-    return { command: 'help', topic };
+    const name = positionals[1];
+    if (name === undefined) return { command: 'help', topic };
+    if (context.scenarios && !context.scenarios.includes(name)) throw unknownScenario(name, context.scenarios);
+    return { command: 'help', topic, scenario: name };
   }
 
   const wanted = grammar.positionals;

@@ -387,7 +387,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     path: 'kernel',
     value: 'VERSION',
     example: '5.15',
-    help: "the kernel profile: 5.15 (seed 000's: CFS, ksoftirqd_running() defers softirqs), 6.1 (the same rules), 6.9 (EEVDF, WQ_BH); 'deferlab list' describes them",
+    help: "the kernel profile: 5.15 (seed 000's: CFS, ksoftirqd_running() defers softirqs), 6.1 (the same rules), 6.9 (EEVDF, WQ_BH), 6.18 (EEVDF with delayed dequeue and slice protection: bench:twin's host); 'deferlab list' describes them",
     accepts: KERNEL_NAMES.join(', '),
     default: DEFAULT_KERNEL,
   },
@@ -407,7 +407,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     example: '5s',
     help: 'a CPU that makes no progress for this long fails the run',
     accepts: '100ms..60s',
-    default: '1 s per CPU, at least 2s (16 s for 16 CPUs)',
+    default: '1 s per CPU, from 2s to 60s (16 s for 16 CPUs)',
   },
   {
     flag: '--no-tracing',

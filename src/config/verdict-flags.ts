@@ -18,7 +18,7 @@ export const VERDICT_FLAGS = [
     flag: '--no-control',
     path: 'control',
     sets: false,
-    help: 'no A/A control: for a scenario that runs one by default (cpu-hog, entropy), to save its trials',
+    help: 'no A/A control: for a scenario that runs one by default (cpu-hog, entropy, random-regression, seed-machine), to save its trials',
     accepts: '',
     default: '',
   },

@@ -291,8 +291,8 @@ function queuedBesidesHandoffs(m: Machine): string {
 function bootError(e: unknown, subjects: readonly Subject[]): Error {
   if (!(e instanceof MachineFaultError)) return e instanceof Error ? e : new Error(String(e));
   const f = e.fault;
-  // The machine already names the file and says "setup() failed" (thread-main.ts, machine.ts).
-  if (f.kind === 'bad-input' && f.message.includes(': setup() failed: ')) return new StrategyLoadError(f.message);
+  // The machine already names the file and what setup() did ("failed", "did not return": thread-main.ts, machine.ts).
+  if (f.kind === 'bad-input' && f.message.includes(': setup() ')) return new StrategyLoadError(f.message);
   const named = subjects.find((s) => s.ref.label === f.strategy);
   if (named) return new StrategyLoadError(`${named.who}: setup() failed: ${f.message}`);
   if (f.kind === 'bad-input') return new StrategyLoadError(`${subjects.map((s) => s.who).join(', ')}: ${f.message}`);

@@ -130,6 +130,19 @@ describe('parseArgv', () => {
     expect(() => parseArgv(['scenario'])).toThrow("'scenario' needs a scenario NAME, like: deferlab scenario cpu-hog");
   });
 
+  it("help scenario NAME is that scenario's help; an unknown NAME is an error, with --help too", () => {
+    const ctx = { scenarios: ['cpu-hog', 'entropy'] };
+    expect(parseArgv(['help', 'scenario', 'cpu-hog'], ctx)).toEqual({
+      command: 'help',
+      topic: 'scenario',
+      scenario: 'cpu-hog',
+    });
+    expect(() => parseArgv(['help', 'scenario', 'nosuch'], ctx)).toThrow(/scenario must be one of cpu-hog, entropy/);
+    expect(() => parseArgv(['scenario', 'nosuch', '--help'], ctx)).toThrow(/\(got "nosuch"\)/);
+    expect(() => parseArgv(['help', 'scenario', 'cpu-hog', 'x'], ctx)).toThrow(/at most scenario NAME/);
+    expect(() => parseArgv(['help', 'run', 'x'], ctx)).toThrow(/at most one COMMAND/);
+  });
+
   it('help with an unknown topic is an unknown command', () => {
     expect(() => parseArgv(['help', 'rnu'])).toThrow(/unknown command "rnu".*did you mean 'run'\?/);
   });

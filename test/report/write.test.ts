@@ -363,3 +363,15 @@ describe('a process leaving at once (a second Ctrl-C)', () => {
     await rm(dir, { recursive: true, force: true });
   });
 });
+
+describe('outputFileList', () => {
+  it('names every format by default, and with the paths written only those that wrote a file', async () => {
+    const { outputFileList } = await import('../../src/report/run/formats.js');
+    expect(outputFileList()).toBe('results.json, results.csv, report.html, .hgrm per stage');
+    const dir = '/r';
+    const all = ['results.json', 'results.csv', 'report.html', '0-inline-one_way.hgrm'].map((f) => `${dir}/${f}`);
+    expect(outputFileList(all)).toBe('results.json, results.csv, report.html, .hgrm per stage');
+    // A run that measured no stage writes no .hgrm, and says so by not naming them.
+    expect(outputFileList(all.slice(0, 3))).toBe('results.json, results.csv, report.html');
+  });
+});

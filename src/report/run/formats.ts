@@ -27,9 +27,19 @@ export function outputFiles(): Array<readonly [listed: string, holds: string]> {
   ];
 }
 
-/** `results.json, results.csv, report.html, .hgrm per stage`: what a run says it wrote. */
-export function outputFileList(): string {
+/**
+ * `results.json, results.csv, report.html, .hgrm per stage`: what a run says it wrote. With the
+ * paths written, only the formats that wrote a file are named (a run that measured no stage
+ * writes no .hgrm). A listed name is a file name, or `.ext ...` for a format of many files.
+ */
+export function outputFileList(written?: readonly string[]): string {
+  const wrote = (listed: string) => {
+    if (!written) return true;
+    const ext = listed.startsWith('.') ? listed.split(' ')[0] : undefined;
+    return written.some((p) => (ext ? p.endsWith(ext) : p === listed || p.endsWith(`/${listed}`)));
+  };
   return outputFiles()
     .map(([listed]) => listed)
+    .filter(wrote)
     .join(', ');
 }

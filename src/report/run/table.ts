@@ -207,7 +207,7 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
         ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with an interval paired by cycle; `
         : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a paired-t interval; ') +
       (isAdjusted(point)
-        ? `Holm-adjusted over the ${candidatesOf(point, baselineLabel, ctx.control)} candidates (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
+        ? `Holm-adjusted over ${plural(candidatesOf(point, baselineLabel, ctx.control), 'candidate')} (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
           `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage)}% of the baseline (--threshold)`
         : '95% intervals, each on its own (results written before the family adjustment); "worse"/"better" only when the interval excludes 0') +
       (control ? ' and the difference lies outside the A/A noise floor' : '') +
