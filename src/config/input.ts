@@ -37,6 +37,7 @@ import {
   type WorkloadKind,
 } from './defaults.js';
 import { badValue, closest, fail, formatValue, ok, type Parsed, unknownKey } from './errors.js';
+import { CONFIG_FLAGS } from './flags.js';
 import { type Path, pathText, type Source, settingName, valueAt } from './origins.js';
 import { parseSweep, type Sweep, type SweepParam, sweepFromList } from './sweep.js';
 import { parseTopologyText } from './topology.js';
@@ -411,13 +412,30 @@ function whereText(source: Source): string {
   }
 }
 
+/**
+ * A config key written as its flag's name (`"duration"`, `"strategy"`, `"out"`, `"msgSize"` or
+ * `"nic"` at the top level): the key that flag sets, where it goes (`trialMs`, `strategies`,
+ * `outDir`, `workload.msgSize`), as a suggestion; undefined when no flag is named so.
+ */
+function keyOfFlag(key: string, path: Path): string | undefined {
+  const kebab = key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  const f = CONFIG_FLAGS.find((x) => x.flag === `--${key}` || x.flag === `--${kebab}`);
+  if (!f) return undefined;
+  const here = path.map(String).join('.');
+  if (f.path === (here ? `${here}.${key}` : key)) return undefined;
+  const keys = f.path.split('.');
+  const json = `${keys.map((k) => `{"${k}": `).join('')}...${'}'.repeat(keys.length)}`;
+  const where = keys.length > 1 ? ` (${json})` : here ? ' (at the top level)' : '';
+  return `${f.path}${where}, the key ${f.flag} sets`;
+}
+
 /** Turn zod's first issue into our one-line error. */
 function toError(issue: z.core.$ZodIssue, source: Source, raw: unknown): DeferlabError {
   const path = issue.path.filter((p): p is string | number => typeof p !== 'symbol') as Path;
   if (issue.code === 'unrecognized_keys') {
     const key = issue.keys[0];
     const allowed = ALLOWED_KEYS[pathText(path)] ?? [];
-    return unknownKey(settingName(source, [...path, key]), allowed, closest(key, allowed));
+    return unknownKey(settingName(source, [...path, key]), allowed, closest(key, allowed) ?? keyOfFlag(key, path));
   }
   if (path.length === 0) {
     return new DeferlabError(

@@ -427,6 +427,23 @@ const FILE_RULES: [string, string, string, string][] = [
     'workload.msgsize in nested.json is not a known setting; did you mean msgSize? ' +
       'the keys allowed here are kind, msgSize, clientCpu, serverCpu, ringBytes, nic, mtu, linkRate, rxUsecs, rxFrames, instances, appCpus, nicIrqCpus',
   ],
+  ...(
+    [
+      ['duration', '"1s"', 'trialMs, the key --duration sets'],
+      ['strategy', '["inline"]', 'strategies, the key --strategy sets'],
+      ['out', '"x"', 'outDir, the key --out sets'],
+      ['nic', '"ixgbe"', 'workload.nic ({"workload": {"nic": ...}}), the key --nic sets'],
+      ['msgSize', '64', 'workload.msgSize ({"workload": {"msgSize": ...}}), the key --msg-size sets'],
+    ] as const
+  ).map(([key, value, meant]) => [
+    `a flag's name as a key (${key})`,
+    `flag-${key}.json`,
+    `{"${key}": ${value}}`,
+    `${key} in flag-${key}.json is not a known setting; did you mean ${meant}? the keys allowed here are cpus, nodes, hz, ` +
+      'trialMs, warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, ' +
+      'unboundWorkers, lockSpins, idle, kthreads, hogs, kernel, watchdogMs, tracing, hostStalls, hostSteal, outDir, sweep, ' +
+      'control, until, maxTimeMs, wide, threshold, timeline, timelineWindowMs, tdf, softirqDefer, explain, kthreadCharge',
+  ]),
   ['wrong type', 'type.json', '{"tracing": "yes"}', 'tracing in type.json must be true or false (got "yes")'],
   [
     'wrong type for an object',
