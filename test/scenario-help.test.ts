@@ -66,6 +66,18 @@ describe('each scenario resolves what its help says', () => {
     });
   }
 
+  it("each scenario's help gives examples of that scenario, every one of which it takes", () => {
+    for (const name of Object.keys(SCENARIOS)) {
+      const text = helpText('scenario', SCENARIOS, name);
+      const cmds = [...text.matchAll(/^ {2}deferlab (scenario .*)$/gm)].map((m) => m[1].split(' '));
+      expect(cmds.length, name).toBeGreaterThanOrEqual(2);
+      for (const argv of cmds) {
+        expect(argv[1], `${name}'s example names it`).toBe(name);
+        expect(() => resolvedFor(name, argv.slice(2)), argv.join(' ')).not.toThrow();
+      }
+    }
+  });
+
   it('entropy sweeps the rates its help names', () => {
     const { text } = runsWith('entropy');
     const rates = /sweeps irq_rate ([\dk, ]+) per CPU/.exec(text)?.[1];

@@ -193,6 +193,32 @@ ${scenarioRows(scenarios, name)}
 ${others.length ? `\n${wrapWords(`Others: ${others.join(', ')} ('deferlab scenario --help' lists them all).`, WIDTH).join('\n')}\n` : ''}`;
 }
 
+/**
+ * The scenario help's examples: cpu-hog's, or, for `scenario NAME --help`, the same for NAME (the
+ * quicker form only with what NAME runs with by default: --no-control, --until off).
+ */
+function scenarioExamples(scenarios: HelpScenarios | undefined, name: string | undefined): string {
+  const sc = name !== undefined && scenarios && Object.hasOwn(scenarios, name) ? scenarios[name] : undefined;
+  if (!sc || name === undefined) return examples('scenario');
+  const quicker = [
+    ...(sc.config?.control ? ['--no-control'] : []),
+    ...(sc.config?.until !== undefined && sc.config.until !== null ? ['--until off'] : []),
+  ];
+  const rows: [string, string][] = [
+    [`deferlab scenario ${name}`, 'at its defaults'],
+    [`deferlab scenario ${name} --trials 10 --duration 3s`, 'the same, longer: tighter verdicts'],
+    ...(quicker.length
+      ? [
+          [
+            `deferlab scenario ${name} ${quicker.join(' ')}`,
+            `quicker: ${quicker.includes('--until off') ? 'exactly --trials rounds' : 'the same rounds'}${quicker.includes('--no-control') ? ', no A/A copy of the baseline' : ''}`,
+          ] as [string, string],
+        ]
+      : []),
+  ];
+  return rows.map(([cmd, what]) => `  ${cmd}\n      ${what}`).join('\n');
+}
+
 /** The flags demo takes: every config flag but those DEMO_RULES fixes (--no-output it allows). */
 function demoFlags(): string[] {
   const fixed = Object.entries(DEMO_RULES.fixed ?? {});
@@ -321,7 +347,7 @@ A scenario that "runs with" --control or --until does so unless told otherwise; 
 says why each runs with what it does, and how long it runs at most.
 
 Examples:
-${examples('scenario')}
+${scenarioExamples(scenarios, scenario)}
 `,
   demo: () => `Usage: deferlab demo [OPTIONS]
 

@@ -90,8 +90,17 @@ function entropySweeps(): string[] {
   const kernels = [SEED_KERNEL, ...ENTROPY_BESIDE];
   const run = (k: KernelName) => ENTROPY_STRATEGIES.filter((s) => kernelProfile(k).wqBh || s !== 'bh_workqueue');
   const counts = [...new Set(kernels.map((k) => run(k).length))].join(' or ');
-  const bhFrom = KERNEL_NAMES.find((k) => kernelProfile(k).wqBh);
-  const bh = kernels.some((k) => !kernelProfile(k).wqBh) && bhFrom ? ` (bh_workqueue from ${bhFrom} on)` : '';
+  // The oldest profile with WQ_BH (KERNEL_NAMES is not in version order).
+  const version = (k: string) => k.split('.').reduce((v, part) => v * 1000 + Number(part), 0);
+  const bhFrom = KERNEL_NAMES.filter((k) => kernelProfile(k).wqBh).sort((a, b) => version(a) - version(b))[0];
+  const none = kernels.every((k) => !kernelProfile(k).wqBh);
+  const bh = !bhFrom
+    ? ''
+    : none
+      ? ` (not bh_workqueue: WQ_BH is ${bhFrom}+, none of these kernels)`
+      : kernels.some((k) => !kernelProfile(k).wqBh)
+        ? ` (bh_workqueue on ${bhFrom}+ only)`
+        : '';
   return [
     `sweeps irq_rate ${ENTROPY_RATES.map(countText).join(', ')} per CPU (--sweep irq_rate:... replaces them), a sub-run per kernel ${kernels.join(', ')}: ${counts} strategies against inline${bh}`,
   ];
