@@ -5,7 +5,7 @@
  */
 
 import { CONFIG_FLAGS, flagForPath } from '../config/flags.js';
-import { type CommandRules, DEMO_RULES } from '../config/rules.js';
+import { type CommandRules, DEMO_RULES, noTcpLat } from '../config/rules.js';
 import type { PartialConfig } from '../config/schema.js';
 import { BUILTIN_STRATEGY_NAMES } from '../config/strategy-spec.js';
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from '../errors.js';
@@ -131,15 +131,15 @@ const SWEEP_SYNTAX = `Sweep SPEC (qperf -oo): NAME:MIN:MAX:STEP with STEP *N (mu
 or NAME:V1,V2,... NAME is msg_size (4K = 4096), irq_rate (20k = 20000) or trigger;
 at most 64 points.`;
 
-/** The flags of the settings a command does not take, tcp_lat's four as one item. */
+/** The flags of the settings a command does not take, tcp_lat's and the NIC's (noTcpLat) as one item. */
 function notTaken(rules: CommandRules | undefined): string {
   const fields = Object.keys(rules?.fixed ?? {});
-  const tcpLat = ['workload.msgSize', 'workload.clientCpu', 'workload.serverCpu', 'workload.ringBytes'];
+  const tcpLat = Object.keys(noTcpLat(''));
   const allTcpLat = tcpLat.every((f) => fields.includes(f));
   const items = fields
     .filter((f) => !(allTcpLat && tcpLat.includes(f)))
     .map((f) => (f === 'outDir' ? '--out' : (flagForPath(f) ?? f)));
-  if (allTcpLat) items.push('the tcp_lat options');
+  if (allTcpLat) items.push("tcp_lat's and the NIC's options (--msg-size, --nic, --instances, ...)");
   if (rules?.sweeps) items.push(`a --sweep of anything but ${rules.sweeps.params.join(' or ')}`);
   return items.length ? items.join(', ') : 'nothing';
 }
@@ -360,7 +360,7 @@ Options: the machine's options of 'deferlab run' (deferlab run --help):
 ${wrapWords(`${demoFlags().join(', ')}, --config FILE.`, WIDTH - 2)
   .map((l) => `  ${l}`)
   .join('\n')}
-Not: ${notTaken(DEMO_RULES)}.
+${wrapWords(`Not: ${notTaken(DEMO_RULES)}.`, WIDTH).join('\n')}
 
 Examples:
 ${examples('demo')}

@@ -297,11 +297,13 @@ export function resolveBaseline(
   const listed = listedBySpec(given, strategies, cwd);
   if (listed) return listed.label;
   const path: Path = ['baseline'];
+  // A file strategy's label is its file name: `my-wq` for `./my-wq.ts` is one extension short.
+  const meant = labels.find((l) => l.replace(/\.(m?[jt]s)$/, '') === given);
   throw badOption(
     origins.name(path),
     `must be the label or spec of one of the strategies: ${labels.join(', ')}`,
     origins.got(path, baseline),
-    `choose one of those, or add the strategy ${baseline}`,
+    meant ? `did you mean ${meant}?` : `choose one of those, or add the strategy ${baseline}`,
     origins.defaultNote(path),
   );
 }

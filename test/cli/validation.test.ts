@@ -115,6 +115,12 @@ const FLAG_RULES: [string, string[], string][] = [
     '--baseline must be the label or spec of one of the strategies: my-strategy.ts(delay=2), inline ' +
       '(got "./my-strategy.ts:delay=3"); choose one of those, or add the strategy ./my-strategy.ts:delay=3',
   ],
+  [
+    "baseline: a strategy file's name without its extension",
+    ['--strategy', './my-strategy.ts', '--strategy', 'inline', '--baseline', 'my-strategy'],
+    '--baseline must be the label or spec of one of the strategies: my-strategy.ts, inline (got "my-strategy"); ' +
+      'did you mean my-strategy.ts?',
+  ],
   ['until not a number', ['--until', 'x'], '--until must be a percentage from 0.1 to 100, or off (got "x")'],
   ['until 0', ['--until', '0'], '--until must be a percentage from 0.1 to 100, or off (got 0)'],
   ['until above 100', ['--until', '150%'], '--until must be a percentage from 0.1 to 100, or off (got "150%")'],
