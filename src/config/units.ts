@@ -78,7 +78,8 @@ export function durationMsIn(min: number, max: number): (input: unknown) => Pars
       const m = DURATION.exec(input.trim());
       if (m) ms = Number(m[1]) * MS_PER_UNIT[(m[2] ?? 'ms').toLowerCase()];
     }
-    if (ms === undefined) return fail(`must be a duration like 1500 (ms), 1500ms or 1.5s`);
+    if (ms === undefined)
+      return fail(`must be a duration like 1500 (ms), 1500ms, 1.5s or 2min, from ${formatMs(min)} to ${formatMs(max)}`);
     if (!Number.isFinite(ms) || ms < min || ms > max) return fail(range);
     if (!Number.isInteger(ms)) return fail(`${range}, in whole milliseconds`);
     return ok(ms);

@@ -56,10 +56,14 @@ const FLAG_RULES: [string, string[], string][] = [
   [
     'duration 5 parsecs',
     ['--duration', '5 parsecs'],
-    '--duration must be a duration like 1500 (ms), 1500ms or 1.5s (got "5 parsecs")',
+    '--duration must be a duration like 1500 (ms), 1500ms, 1.5s or 2min, from 50ms to 600s (got "5 parsecs")',
   ],
   ['duration too long', ['--duration', '11min'], '--duration must be a duration from 50ms to 600s (got "11min")'],
-  ['warmup negative', ['--warmup=-1s'], '--warmup must be a duration like 1500 (ms), 1500ms or 1.5s (got "-1s")'],
+  [
+    'warmup negative',
+    ['--warmup=-1s'],
+    '--warmup must be a duration like 1500 (ms), 1500ms, 1.5s or 2min, from 0ms to 60s (got "-1s")',
+  ],
   ['trials 0', ['--trials', '0'], '--trials must be an integer from 1 to 1000 (got 0)'],
   [
     'unknown strategy',
@@ -131,7 +135,7 @@ const FLAG_RULES: [string, string[], string][] = [
   [
     'max-time not a duration',
     ['--until', '3', '--max-time', 'soon'],
-    '--max-time must be a duration like 1500 (ms), 1500ms or 1.5s (got "soon")',
+    '--max-time must be a duration like 1500 (ms), 1500ms, 1.5s or 2min, from 1s to 86400s (got "soon")',
   ],
   [
     'max-time too short',
