@@ -213,6 +213,15 @@ describe('terminal table', () => {
     ]);
   });
 
+  it('a baseline run alone says there is no Δ, instead of explaining intervals it does not have', () => {
+    const r = syntheticResults({ samples: 100, trials: 2, strategies: DEFAULT_STRATEGIES.slice(0, 1) });
+    const out = renderTable(r, { proseWidth: 1000 });
+    expect(out).toContain(
+      `Δ mean: none: the baseline "${r.baseline}" ran with no strategy to compare with it (give another --strategy).`,
+    );
+    expect(out).not.toContain('paired-t interval');
+  });
+
   it('warns when trials ran and nothing at all was measured (no message and no hand-off: every cell "-")', () => {
     const strategies = DEFAULT_STRATEGIES.slice(0, 2).map((s) => ({ ...s, stages: {} }));
     const r = syntheticResults({ samples: 100, trials: 1, strategies });
