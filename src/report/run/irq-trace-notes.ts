@@ -64,6 +64,9 @@ export function irqTraceNotes(results: Pick<RunResults, 'meta' | 'points'>): str
   return out;
 }
 
+/** The share of due interrupts lost (skipped or dropped) from which the run says so, %. */
+export const GENERATOR_LOSS_NOTE_PCT = 1;
+
 /**
  * Without a trace: a `note:` when the built-in generator fell behind in the measured phases, as
  * `irqs_skipped` (arrivals more than IRQ_MAX_LAG_NS late, skipped) and `irqs_dropped` (a full
@@ -77,9 +80,12 @@ export function generatorLossNotes(results: Pick<RunResults, 'meta' | 'points'>)
   if (!(lost > 0)) return [];
   const offered = raised + lost;
   const pct = (100 * lost) / offered;
+  // Below 1% the rate offered is the rate given, within what a busy host shifts anyway (a fresh
+  // clone's default run beside two CPU burners skipped 0.3%); the counters keep every count.
+  if (pct < GENERATOR_LOSS_NOTE_PCT) return [];
   return [
     `note: the interrupt generator fell behind in the measured phases: of ${offered} device interrupts due, ` +
-      `${skipped} were skipped late and ${dropped} dropped (a full ring), ${pct < 0.1 ? '<0.1' : pct.toFixed(1)}%; ` +
+      `${skipped} were skipped late and ${dropped} dropped (a full ring), ${pct.toFixed(1)}%; ` +
       'the CPUs took fewer than the setup line says (fewer emulated CPUs, a higher --tdf or a quieter host lets it keep up)',
   ];
 }
