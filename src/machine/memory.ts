@@ -31,6 +31,7 @@ import {
   CPU_WORDS,
   CPUF_NIC_DUE,
   CpuCounter,
+  CpuFlag,
   GLOBAL_COUNTER_NAMES,
   IRQ_RECORD_WORDS,
   IRQ_RING_CAPACITY,
@@ -258,6 +259,16 @@ export class MachineMemory {
     // 1b. The workload's own messages (e.g. a tcp_lat exchange in flight).
     const wl = this.workload.busy(i32, this.R.workload);
     if (wl) return wl;
+    // 1c. A NIC's vectors: an event its CPU has not looked at yet (NicPost), or an interrupt due
+    //     later (moderation, or frames the reader took from the socket before NAPI polled them).
+    //     takeIrq raises NET_RX before it recomputes CPUF_NIC_DUE, so a due read as +∞ here means
+    //     the softirq it raised is visible to step 4 (a plain f64 read, after its Atomics raise).
+    for (let c = 0; c < this.opts.cpus; c++) {
+      if ((Atomics.load(i32, this.R.cpu + c * CPU_WORDS + CPU_FLAGS) & CpuFlag.NicPost) !== 0)
+        return `a NIC event on CPU ${c} has not been looked at`;
+      if (this.f64[this.R.cpuF64 / 2 + c * CPU_F64 + CPUF_NIC_DUE] !== Number.POSITIVE_INFINITY)
+        return `a NIC interrupt is due on CPU ${c}`;
+    }
     // 2. Queues: an interrupt record leaves its ring only after its handler ran (runtime.ts,
     //    drainIrqRing), so a hand-off it made is in CPU_DEFERRED below before the ring shows 0.
     const hw = this.irqsPending();
