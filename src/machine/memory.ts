@@ -260,7 +260,7 @@ export class MachineMemory {
     const wl = this.workload.busy(i32, this.R.workload);
     if (wl) return wl;
     // 1c. A NIC's vectors: an event its CPU has not looked at yet (NicPost), or an interrupt due
-    //     later (moderation, or frames the reader took from the socket before NAPI polled them).
+    //     later (its moderation timer, for events the rest of busy() no longer sees).
     //     takeIrq raises NET_RX before it recomputes CPUF_NIC_DUE, so a due read as +∞ here means
     //     the softirq it raised is visible to step 4 (a plain f64 read, after its Atomics raise).
     for (let c = 0; c < this.opts.cpus; c++) {
