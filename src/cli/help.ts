@@ -110,10 +110,12 @@ const EXAMPLES = {
 } satisfies Record<CommandName, [string, string][]>;
 
 function examples(...commands: CommandName[]): string {
-  return commands
-    .flatMap((c) => EXAMPLES[c])
-    .map(([cmd, what]) => `  ${cmd}\n      ${what}`)
-    .join('\n');
+  return exampleRows(commands.flatMap((c) => EXAMPLES[c]));
+}
+
+/** Examples as the help prints them: the command, and under it what it does. */
+function exampleRows(rows: readonly (readonly [string, string])[]): string {
+  return rows.map(([cmd, what]) => `  ${cmd}\n      ${what}`).join('\n');
 }
 
 const EXIT_STATUS = [
@@ -216,7 +218,7 @@ function scenarioExamples(scenarios: HelpScenarios | undefined, name: string | u
         ]
       : []),
   ];
-  return rows.map(([cmd, what]) => `  ${cmd}\n      ${what}`).join('\n');
+  return exampleRows(rows);
 }
 
 /** The flags demo takes: every config flag but those DEMO_RULES fixes (--no-output it allows). */

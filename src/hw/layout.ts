@@ -182,7 +182,10 @@ export const CPUF_MIN_VRUNTIME = 4;
  *  empty queue). Unused under CFS. */
 export const CPUF_V_HINT = 5;
 /** O: when this CPU's NIC raises its next interrupt (ns; +Infinity: none; src/net/nic.ts). Read
- *  by the owner's preemption points and idle task. Initialised to +Infinity (no NIC). */
+ *  by the owner's preemption points and idle task, and (plain, racy) by the main thread's drain
+ *  check (Machine.busy: quiet only at +Infinity; nic.ts takeIrq raises NET_RX, an Atomics store,
+ *  before it writes this, so a drain that reads +Infinity then sees that softirq pending).
+ *  Initialised to +Infinity (no NIC). */
 export const CPUF_NIC_DUE = 6;
 /** O: clock (ns) when this CPU's pending NET_RX was first left to ksoftirqd (irq exit's
  *  ksoftirqd_running() rule, or __do_softirq's wakeup_softirqd); 0: none waiting. Written and read
@@ -215,7 +218,9 @@ export enum CpuFlag {
   IrqWork = 8,
   /** A thread should look at the control region (stop, collect). */
   Control = 16,
-  /** A packet was posted to this CPU's NIC (src/net/): the owner recomputes when its NIC fires. */
+  /** A packet was posted to this CPU's NIC (src/net/): the owner recomputes when its NIC fires.
+   *  Set by any sender (Atomics.or), cleared by the owner; the drain (Machine.busy) waits for it
+   *  to clear, since until then CPUF_NIC_DUE may not yet show the interrupt it leads to. */
   NicPost = 64,
 }
 

@@ -7,6 +7,7 @@
  * To add a format: a file here that renders it and exports its {@link ReportFormat}, and one line
  * below (and its row in docs/results.md).
  */
+import { basename } from 'node:path';
 import { CSV_FORMAT } from './csv.js';
 import type { ReportFormat } from './format.js';
 import { HGRM_FORMAT } from './hgrm.js';
@@ -30,16 +31,14 @@ export function outputFiles(): Array<readonly [listed: string, holds: string]> {
 /**
  * `results.json, results.csv, report.html, .hgrm per stage`: what a run says it wrote. With the
  * paths written, only the formats that wrote a file are named (a run that measured no stage
- * writes no .hgrm). A listed name is a file name, or `.ext ...` for a format of many files.
+ * writes no .hgrm): a format's file is the one it lists, or one it `owns`.
  */
 export function outputFileList(written?: readonly string[]): string {
-  const wrote = (listed: string) => {
-    if (!written) return true;
-    const ext = listed.startsWith('.') ? listed.split(' ')[0] : undefined;
-    return written.some((p) => (ext ? p.endsWith(ext) : p === listed || p.endsWith(`/${listed}`)));
-  };
-  return outputFiles()
-    .map(([listed]) => listed)
-    .filter(wrote)
-    .join(', ');
+  const names = written?.map((p) => basename(p));
+  const wrote = (listed: string, owns?: (name: string) => boolean) =>
+    !names || names.some((n) => n === listed || (owns?.(n) ?? false));
+  return [
+    ...(wrote(RESULTS_JSON) ? [RESULTS_JSON] : []),
+    ...REPORT_FORMATS.filter((f) => wrote(f.listed, f.owns)).map((f) => f.listed),
+  ].join(', ');
 }
