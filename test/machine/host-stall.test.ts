@@ -176,8 +176,11 @@ describe('in a running machine (real threads)', () => {
     await runUntil(m, '3 spinning hand-offs on CPU 0', () => machine.cpuCounters(0).handoffs >= 3);
     await drain(m); // every hand-off's gap ends at a preemption point before the CPU goes idle
     const c = m.cpuCounters(0);
-    // Each spinning hand-off is a stall of at least 2 ms; the host may add stalls of its own.
-    expect(c.host_stalls).toBeGreaterThanOrEqual(c.handoffs);
+    // Each spinning hand-off holds the CPU 2 ms with no preemption point in it. Hand-offs that run
+    // back to back (an interrupt raised while the previous one spun is taken on the same irq exit)
+    // are one gap, so stalls may be fewer than hand-offs (CI: 4 stalls for 5 hand-offs); their time
+    // is not: at least 2 ms a hand-off. The host may add stalls of its own.
+    expect(c.host_stalls).toBeGreaterThanOrEqual(1);
     expect(c.host_stall_us).toBeGreaterThanOrEqual(2000 * c.handoffs - c.handoffs);
     expect(m.cpuCounters(1).handoffs).toBe(0); // no interrupts there, no spins
   }, 60_000);
