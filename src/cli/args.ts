@@ -122,16 +122,18 @@ const WHAT: Record<string, string> = {
   DIR: 'a results DIR',
 };
 
-/** qperf spells its sweep option `-oo`, which is not a valid parseArgs short option. */
-function respellQperf(argv: readonly string[]): string[] {
-  const out: string[] = [];
-  let afterTerminator = false;
-  for (const arg of argv) {
-    if (arg === '--') afterTerminator = true;
-    if (!afterTerminator && /^--?oo(=|$)/.test(arg)) out.push(arg.replace(/^--?oo/, '--sweep'));
-    else out.push(arg);
+/**
+ * qperf spells its sweep option `-oo`, which is not a valid parseArgs short option: respelled
+ * `--sweep` in place. Returns the indices respelled, so that messages name what the user typed.
+ */
+function respellQperf(args: string[]): Set<number> {
+  const respelled = new Set<number>();
+  for (let i = 0; i < args.length && args[i] !== '--'; i++) {
+    if (!/^--?oo(=|$)/.test(args[i])) continue;
+    args[i] = args[i].replace(/^--?oo/, '--sweep');
+    respelled.add(i);
   }
-  return out;
+  return respelled;
 }
 
 function isCommand(name: string): name is CommandName {
@@ -191,7 +193,7 @@ function orList(items: readonly string[]): string {
  * throws a DeferlabError (exit status 2, usage) for anything malformed.
  */
 export function parseArgv(argv: readonly string[], context: ParseContext = {}): ParsedCommand {
-  const args = respellQperf(argv);
+  const args = [...argv];
   let command: CommandName = 'run';
   let named = false;
   if (args.length > 0 && !args[0].startsWith('-')) {
@@ -200,6 +202,7 @@ export function parseArgv(argv: readonly string[], context: ParseContext = {}): 
     if (!isCommand(name)) throw unknownCommand(name, COMMANDS, closest(name, COMMANDS));
     command = name;
   }
+  const respelled = respellQperf(args);
   const grammar = GRAMMAR[command];
   const { tokens } = parseArgs({
     args,
@@ -243,14 +246,16 @@ export function parseArgv(argv: readonly string[], context: ParseContext = {}): 
       throw unknownOption(token.rawName, command, isLong ? closest(token.rawName, known) : undefined);
     }
     const flag = `--${token.name}`;
+    // qperf's -oo: messages name it as the user typed it.
+    const typed = respelled.has(token.index) ? argv[token.index + (named ? 1 : 0)].split('=')[0] : undefined;
     if (def.type === 'boolean') {
       if (token.value !== undefined) throw unexpectedValue(flag, token.value);
       values.set(token.name, true);
       continue;
     }
-    if (token.value === undefined) throw missingValue(flag, def.example ?? 'VALUE');
+    if (token.value === undefined) throw missingValue(flag, def.example ?? 'VALUE', undefined, typed);
     if (!token.inlineValue && looksLikeOption(token.value))
-      throw missingValue(flag, def.example ?? 'VALUE', token.value);
+      throw missingValue(flag, def.example ?? 'VALUE', token.value, typed);
     const list = values.get(token.name);
     values.set(token.name, Array.isArray(list) ? [...list, token.value] : [token.value]);
   }

@@ -90,9 +90,16 @@ export function unknownOption(flag: string, command: string, suggestion?: string
   return new DeferlabError('E_UNKNOWN_OPTION', `unknown option ${flag} for '${command}'${hint}`, 2, true);
 }
 
-export function missingValue(flag: string, example: string, got?: string): DeferlabError {
+/** `typed`: the flag as the user spelled it, where it is an alias (qperf's `-oo` for --sweep). */
+export function missingValue(flag: string, example: string, got?: string, typed?: string): DeferlabError {
   const what = got === undefined ? 'got nothing' : `got the option ${got}`;
-  return new DeferlabError('E_MISSING_VALUE', `${flag} needs a value, like ${flag} ${example} (${what})`, 2, true);
+  const named = typed ? `${typed} (${flag})` : flag;
+  return new DeferlabError(
+    'E_MISSING_VALUE',
+    `${named} needs a value, like ${typed ?? flag} ${example} (${what})`,
+    2,
+    true,
+  );
 }
 
 export function unexpectedValue(flag: string, got: string): DeferlabError {
