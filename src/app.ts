@@ -108,6 +108,19 @@ function describeError(results: RunResults): string {
   return `${e.message}${where ? ` [${where}]` : ''}`;
 }
 
+/**
+ * A user's strategy file that failed before any trial of its own finished: the line points at
+ * `deferlab check-strategy`, which runs its own checks alone (docs/strategies.md).
+ */
+function checkStrategyHint(config: ResolvedConfig, results: RunResults): string {
+  const label = results.error?.strategy;
+  const spec = config.strategies.find((s) => s.label === label);
+  if (spec?.kind !== 'file' || spec.file === undefined) return '';
+  const finished = results.points.some((p) => p.strategies.some((s) => s.label === label && s.trials.length > 0));
+  if (finished) return '';
+  return `; to check the strategy alone: deferlab check-strategy ${spec.file}`;
+}
+
 /** Progress on stderr, only when stderr is a terminal: one line rewritten in place. */
 function progressFor(io: CliIo): ((line: string) => void) | undefined {
   if (!io.isTTY) return undefined;
@@ -219,7 +232,8 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         writeFailed = true;
       }
     }
-    if (results.status === 'failed') sayStopped(io, 'failed', `run failed: ${describeError(results)}`);
+    if (results.status === 'failed')
+      sayStopped(io, 'failed', `run failed: ${describeError(results)}${checkStrategyHint(config, results)}`);
     if (results.status === 'interrupted') {
       const finished = results.points.reduce((n, p) => n + p.strategies.reduce((m, s) => m + s.trials.length, 0), 0);
       const where = config.outDir ? 'in the results' : 'in the table above';

@@ -12,7 +12,7 @@
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { roundOrder } from '../../src/harness/schedule.js';
 import { readResults } from '../../src/report/run/write.js';
@@ -170,6 +170,10 @@ describe('a faulty strategy fails the run: exit 1, one line saying where, partia
         expect.soft(line, 'names the strategy').toContain(`strategy ${c.label}`);
         expect.soft(line, 'names the CPU').toMatch(/\bCPU \d+\b/);
         expect.soft(line, 'names the context').toContain(`context ${c.context}`);
+        // It failed in its first trial: the line points at the command that checks it alone.
+        expect
+          .soft(line)
+          .toContain(`; to check the strategy alone: deferlab check-strategy ${resolve(fixture(`faulty/${c.file}`))}`);
 
         // Partial results: status failed, the error, inline's finished trial, the report.
         const results = await readResults(out);
