@@ -10,7 +10,9 @@
  * any idle CPU, else the least loaded CPU of the pod; WQ_BH pools run from HI/TASKLET softirq
  * with BH_WORKER_RESTARTS / BH_WORKER_JIFFIES.
  * Differences: no concurrency management (deferred work never sleeps), one worker per bound
- * pool, one unbound pool whose pod is applied when a worker is placed (not a pool per pod).
+ * pool, one unbound pool whose pod is applied when a worker is placed (not a pool per pod);
+ * with `kthreads: 'cpu'` (the default) unbound workers are hosted on CPU threads, so the one
+ * woken is one hosted on the CPU chosen rather than the first idle one (kickUnbound).
  *
  * Context: queue_work_on from any context on the owner of a CPU; workers' pops from task
  * context, BH pools' from softirq. Never allocates on those paths.
@@ -198,12 +200,36 @@ export class Workqueues {
     return (Atomics.load(this.ctx.i32, this.objects.ow(work.id, O_STATE)) & ObjState.Pending) !== 0;
   }
 
-  /** Wake an idle unbound worker onto a CPU of the queueing CPU's pod (need_more_worker). */
+  /**
+   * Wake an idle unbound worker onto a CPU of the queueing CPU's pod (need_more_worker, then
+   * kick_pool: the first idle worker, its wake_cpu in the pod, select_task_rq_fair's idle
+   * sibling). A worker on a thread of its own (`kthreads: 'thread'`) is moved to the CPU chosen;
+   * one hosted on a CPU's thread (src/machine/plan.ts) cannot move, so a worker hosted on the CPU
+   * chosen is woken. One hosted there that is not asleep is waking or about to re-check the
+   * worklist before it sleeps (WorkerTask), and takes the item. No worker hosted there at all
+   * (fewer workers than CPUs): a sleeping one on an idle CPU, else any sleeping one.
+   */
   private kickUnbound(pool: number, here: number, wq: WorkqueueEntry): void {
     if (Atomics.load(this.ctx.i32, this.pw(pool, P_NR_RUNNING)) !== 0) return;
     const target = this.placeUnbound(Math.max(here, 0), wq);
-    for (const w of this.plan.pools[pool].workers) {
-      if (this.sched.rqs.state(w) === TaskState.Sleeping && this.sched.wakeUpOn(w, target)) return;
+    const sched = this.sched;
+    const tasks = this.plan.tasks;
+    const workers = this.plan.pools[pool].workers;
+    let hostedThere = false;
+    for (const w of workers) {
+      if (tasks[w].bound) {
+        if (tasks[w].cpu !== target) continue;
+        hostedThere = true;
+        if (sched.rqs.state(w) === TaskState.Sleeping && sched.wakeUpOn(w, -1)) return;
+      } else if (sched.rqs.state(w) === TaskState.Sleeping && sched.wakeUpOn(w, target)) return;
+    }
+    if (hostedThere) return;
+    for (let pass = 0; pass < 2; pass++) {
+      for (const w of workers) {
+        if (!tasks[w].bound || sched.rqs.state(w) !== TaskState.Sleeping) continue;
+        if (pass === 0 && !sched.isIdle(tasks[w].cpu)) continue;
+        if (sched.wakeUpOn(w, -1)) return;
+      }
     }
   }
 

@@ -426,13 +426,30 @@ export class Machine extends MachineMemory {
     }));
   }
 
-  /** Wait until busy() is '' (or the timeout passes, or a fault). Returns the last busy reason. */
+  /**
+   * Wait until the machine is quiet (or the timeout passes, or a fault). Returns '' when quiet,
+   * else the last busy reason.
+   *
+   * Quiet is two sweeps of busy() in a row that find nothing, with no activity (memory.ts,
+   * activity()) from the end of the first to the end of the second. One sweep is not enough:
+   * busy() reads upstream stages first, but some downstream stages feed upstream ones (NET_RX
+   * sends an ACK, a NIC event, after the sweep has read the NICs and before it reads the
+   * softirqs, by then done), and a sweep the host descheduled halfway widens that window from
+   * microseconds to milliseconds (the drain test on a loaded host: 2 NIC interrupts handled after
+   * "quiet"). Anything that ran after the first sweep's end moved the count; anything left
+   * pending then is seen by the second sweep.
+   */
   async drain(timeoutMs: number): Promise<string> {
     const t0 = Date.now();
+    let quietAt = -1; // activity() when the previous sweep found nothing busy, else -1
     for (;;) {
       if (this.fault) throw new MachineFaultError(this.fault);
       const b = this.busy();
-      if (b === '' || Date.now() - t0 > timeoutMs) return b;
+      const now = b === '' ? this.activity() : -1;
+      if (b === '' && now === quietAt) return '';
+      quietAt = now;
+      if (Date.now() - t0 > timeoutMs)
+        return b || 'the machine was still active between two checks that found it quiet';
       await sleep(2);
     }
   }

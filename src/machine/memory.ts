@@ -33,6 +33,7 @@ import {
   CpuCounter,
   CpuFlag,
   GLOBAL_COUNTER_NAMES,
+  GlobalCounter,
   IRQ_RECORD_WORDS,
   IRQ_RING_CAPACITY,
   type MachineRegions,
@@ -56,6 +57,34 @@ import { type MachinePlan, planMachineTasks } from './plan.js';
 import { planMachine } from './regions.js';
 
 export type Counters = Record<string, number>;
+
+/** The per-CPU counters {@link MachineMemory.activity} sums. */
+const ACTIVITY_CPU_COUNTERS: readonly number[] = [
+  CpuCounter.interrupts,
+  CpuCounter.ipis_received,
+  CpuCounter.irq_entries,
+  CpuCounter.handoffs,
+  CpuCounter.mixes,
+  CpuCounter.works_queued,
+  CpuCounter.works_run,
+  CpuCounter.tasklets_run,
+  CpuCounter.timers_run,
+  CpuCounter.irq_works_run,
+  CpuCounter.bh_works_run,
+  CpuCounter.napi_polls,
+  CpuCounter.net_rx_packets,
+  CpuCounter.nic_tx_packets,
+  CpuCounter.nic_tx_completions,
+  CpuCounter.tcp_acks_sent,
+  CpuCounter.tcp_backlog_runs,
+];
+/** The global counters it sums. */
+const ACTIVITY_GLOBAL_COUNTERS: readonly number[] = [
+  GlobalCounter.irqs_raised,
+  GlobalCounter.app_messages,
+  GlobalCounter.items_produced,
+  GlobalCounter.items_consumed,
+];
 
 export class MachineMemory {
   readonly i32: Int32Array;
@@ -181,6 +210,24 @@ export class MachineMemory {
     out.mixes_wrong_cpu = this.fastPools.reduce((a, f) => a + f.wrongCpu, 0);
     out.irq_thread_cpu_ns = this.f64[(this.R.control + C_IRQ_CPU_NS) / 2];
     return out;
+  }
+
+  /**
+   * A sum of the counters that move whenever a stage of the pipeline busy() checks does work (an
+   * interrupt handled, a NAPI poll, a packet or ACK sent, a hand-off, a work item, a tasklet,
+   * timer or irq_work run, a message or interrupt generated); not ticks, softirq entries, context
+   * switches or idle periods, which go on in a quiet machine. Monotonic while the machine runs.
+   * The drain compares it across two quiet sweeps (Machine.drain). Context: main thread, Atomics loads.
+   */
+  activity(): number {
+    const i32 = this.i32;
+    let s = 0;
+    for (let c = 0; c < this.opts.cpus; c++) {
+      const base = this.R.cpu + c * CPU_WORDS + CPU_COUNTERS;
+      for (const k of ACTIVITY_CPU_COUNTERS) s += Atomics.load(i32, base + k);
+    }
+    for (const k of ACTIVITY_GLOBAL_COUNTERS) s += Atomics.load(i32, this.R.globalCounters + k);
+    return s;
   }
 
   /** One CPU's counters (the per-CPU ones only). */

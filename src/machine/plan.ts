@@ -4,9 +4,9 @@
  * Task ids:   0..N-1         idle task of CPU c (hosted on CPU c's thread)
  *             then           the workload's tasks (hosted on their CPU's thread)
  *             then per CPU   kworker/c:0 (system_wq pool), kworker/c:0H (highpri pool), ksoftirqd/c
- *             then           unbound workers kworker/u:i
+ *             then           unbound workers kworker/uN:i
  * Thread ids: 0..N-1         CPU threads (workers/cpu); with `kthreads: 'cpu'` they also host
- *                            their CPU's kworkers and ksoftirqd
+ *                            their CPU's kworkers and ksoftirqd, and unbound worker i on CPU i mod N
  *             then           one thread per other kthread task and hog (workers/kthread)
  *             last           the irq thread (workers/irq)
  * Pool ids:   per CPU c      2c = bound normal, 2c+1 = bound highpri
@@ -129,18 +129,27 @@ export function planMachineTasks(o: MachineOptions): MachinePlan {
     kworkerHi.push(h.id);
     ksoftirqd.push(s.id);
   }
+  // Unbound workers. With `kthreads: 'thread'` each is a thread of its own that the waker places
+  // on a CPU (wakeUpOn moves a sleeping one): waking it onto an idle CPU is two host wake-ups in
+  // series, the CPU's thread (the IPI) and then the worker's (the switch). With `kthreads: 'cpu'`
+  // (the default) worker i is hosted on CPU i mod N's thread and stays there, as a bound kthread
+  // does: the waker picks the CPU (kickUnbound, placeUnbound) and wakes a worker hosted on it,
+  // one host wake-up and a same-thread switch, as the kernel switches on the woken CPU itself.
+  // Nothing modelled is lost: an unbound worker is never migrated once woken (newidle.ts pulls
+  // placed tasks only), and a work item still waits on the pool's one worklist for any worker.
+  const hostedUnbound = (o.kthreads ?? DEFAULT_KTHREADS) === 'cpu';
   for (let i = 0; i < o.unboundWorkers; i++) {
-    const u = kthread({
+    const u = {
       ...base,
-      bound: false,
+      bound: hostedUnbound,
       name: `kworker/u${n}:${i}`,
-      kind: 'unbound',
+      kind: 'unbound' as const,
       cpu: i % n,
       policy: SchedPolicy.Normal,
       pool: unboundPool,
       poolSlot: i,
-    });
-    pools[unboundPool].workers.push(u.id);
+    };
+    pools[unboundPool].workers.push((hostedUnbound ? add(u, u.cpu) : kthread(u)).id);
   }
   const irqThread = threads.length;
   threads.push({ id: irqThread, name: 'irq', kind: 'irq', cpu: -1, tasks: [] });

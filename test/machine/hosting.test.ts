@@ -1,7 +1,7 @@
 /**
  * Task hosting: with `kthreads: 'cpu'` the bound kworkers and ksoftirqd run on their CPU's
- * thread (a same-thread switch) instead of threads of their own; unbound workers and hogs stay
- * threads. Work handed to a hosted kworker still runs exactly once, in task context. With `hogs:
+ * thread (a same-thread switch) instead of threads of their own, and so do the unbound workers
+ * (worker i on CPU i mod N). Work handed to a hosted kworker still runs exactly once, in task context. With `hogs:
  * 'cpu'` a hog runs on its CPU's thread too, and still yields the CPU to the work queued beside it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -17,7 +17,7 @@ afterEach(async () => {
 describe('kthread hosting', () => {
   it("puts kworker/n and ksoftirqd/n on CPU n's thread with kthreads cpu, and on threads of their own by default", () => {
     for (const hosting of ['cpu', 'thread'] as const) {
-      const plan = planMachineTasks(options({ cpus: 3, kthreads: hosting }));
+      const plan = planMachineTasks(options({ cpus: 3, kthreads: hosting, unboundWorkers: 3 }));
       for (let c = 0; c < 3; c++) {
         for (const id of [plan.kworker[c], plan.kworkerHi[c], plan.ksoftirqd[c]]) {
           const t = plan.tasks[id];
@@ -25,13 +25,49 @@ describe('kthread hosting', () => {
           else expect(plan.threads[t.thread].kind, t.name).toBe('kthread');
         }
       }
-      for (const id of plan.pools[plan.unboundPool].workers)
-        expect(plan.threads[plan.tasks[id].thread].kind).toBe('kthread');
+      // Unbound worker i: on CPU i mod 3's thread, and staying there, or a thread of its own.
+      const unbound = plan.pools[plan.unboundPool].workers;
+      expect(unbound.length).toBe(3);
+      unbound.forEach((id, i) => {
+        const t = plan.tasks[id];
+        if (hosting === 'cpu') expect([t.thread, t.cpu, t.bound], t.name).toEqual([i % 3, i % 3, true]);
+        else expect([plan.threads[t.thread].kind, t.bound], t.name).toEqual(['kthread', false]);
+      });
     }
-    const hosted = planMachineTasks(options({ cpus: 3, kthreads: 'cpu' }));
-    const threaded = planMachineTasks(options({ cpus: 3, kthreads: 'thread' }));
-    expect(threaded.threads.length - hosted.threads.length).toBe(9);
+    const hosted = planMachineTasks(options({ cpus: 3, kthreads: 'cpu', unboundWorkers: 3 }));
+    const threaded = planMachineTasks(options({ cpus: 3, kthreads: 'thread', unboundWorkers: 3 }));
+    expect(threaded.threads.length - hosted.threads.length).toBe(12);
   });
+
+  // Hosted unbound workers cannot move: the waker wakes one hosted on the CPU it chose, or, where
+  // none is hosted, a sleeping one elsewhere (workqueue.ts, kickUnbound). Fewer workers than CPUs
+  // and more: every item runs once, and only on CPUs that host a worker.
+  for (const workers of [1, 5]) {
+    it(`runs every unbound hand-off once with ${workers} hosted unbound worker(s) on 3 CPUs, each where it is hosted`, async () => {
+      m = await Machine.boot(
+        options({
+          cpus: 3,
+          kthreads: 'cpu',
+          unboundWorkers: workers,
+          irq: { rate: 5000, pattern: 'poisson', burstSize: 2, cpus: [0, 1, 2] },
+          strategies: [builtin('unbound', { scope: 'system' })],
+        }),
+      );
+      const machine = m;
+      await runUntil(m, '300 unbound work items run', () => {
+        machine.onlineCpus(); // a mix run on another CPU's behalf is refused and leaves MIX_INFLIGHT set
+        return machine.counters().works_run >= 300;
+      });
+      await drain(m);
+      const c = m.counters();
+      expect(c.works_run).toBe(c.works_queued);
+      expect(c.mixes_duplicate).toBe(0);
+      expect(c.mixes_task).toBe(c.mixes);
+      const ranOn = [0, 1, 2].map((cpu) => m!.cpuCounters(cpu).works_run);
+      if (workers === 1) expect(ranOn.slice(1), 'CPUs 1 and 2 host no unbound worker').toEqual([0, 0]);
+      else expect(ranOn.filter((n) => n > 0).length, `work ran on ${ranOn}`).toBeGreaterThan(1);
+    });
+  }
 
   it('runs every workqueue hand-off once, in a kworker hosted on the CPU thread', async () => {
     m = await Machine.boot(
