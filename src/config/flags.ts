@@ -369,7 +369,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     path: 'kthreads',
     value: 'HOSTING',
     example: 'cpu',
-    help: "where kworker/n and ksoftirqd/n run: thread (threads of their own: every switch into one is a host futex wake) or cpu (on CPU n's thread: a same-thread switch)",
+    help: "where kworker/n, ksoftirqd/n and the unbound kworker/uN:i run: thread (threads of their own: every switch into one is a host futex wake) or cpu (on CPU n's thread, unbound worker i on CPU i mod N's: a same-thread switch)",
     accepts: KTHREAD_HOSTINGS.join(', '),
     default: DEFAULT_KTHREADS,
   },
