@@ -88,6 +88,15 @@ interface Dist {
  * the boundary from run to run: the share says where the split is.
  */
 const PROMPT_NS = 500_000;
+/**
+ * A p50 is read as between modes when a side served a share of its wake-ups within PROMPT_NS
+ * inside [SPLIT_LOW, SPLIT_HIGH]: the share moved by up to 15 points between runs minutes apart
+ * on a quiet host (1 hog nice -20: host 64% and 50%, lab 51% and 66%; 2026-12-04, docs/twin.md),
+ * and a p50 whose share is within that of 50% jumps between the prompt mode (tens of µs) and the
+ * waiting one (ms).
+ */
+const SPLIT_LOW = 0.35;
+const SPLIT_HIGH = 0.65;
 /** A side's answer: numbers, or why there are none. */
 type Answer = Dist | { none: string };
 /** A share answer: the first task's CPU over the second's. */
@@ -424,14 +433,29 @@ function besideHost(
   };
 }
 
+/** Whether a distribution's p50 lies between its modes (its ≤0.5 ms share near one half). */
+function splitAtP50(a: Answer): boolean {
+  return !('none' in a) && a.prompt >= SPLIT_LOW && a.prompt <= SPLIT_HIGH;
+}
+
 function render(rows: Row[], shares: { question: string; host: Share; lab: Share }[]): string[] {
-  const body = rows.map((r) => [
-    r.question,
-    ...distCells(r.host),
-    ...distCells(r.lab),
-    'none' in r.host || 'none' in r.lab ? '-' : ratio(r.lab.p50, r.host.p50),
-    'none' in r.host || 'none' in r.lab ? '-' : ratio(r.lab.p99, r.host.p99),
-  ]);
+  const split: string[] = [];
+  const body = rows.map((r) => {
+    let p50 = 'none' in r.host || 'none' in r.lab ? '-' : ratio(r.lab.p50, r.host.p50);
+    if (!('none' in r.host) && !('none' in r.lab) && (splitAtP50(r.host) || splitAtP50(r.lab))) {
+      p50 += ' †';
+      split.push(
+        `${r.question.slice(4)}: ≤0.5 ms host ${share(r.host.prompt)}, lab ${share(r.lab.prompt)} (lab − host ${((r.lab.prompt - r.host.prompt) * 100).toFixed(0)} points)`,
+      );
+    }
+    return [
+      r.question,
+      ...distCells(r.host),
+      ...distCells(r.lab),
+      p50,
+      'none' in r.host || 'none' in r.lab ? '-' : ratio(r.lab.p99, r.host.p99),
+    ];
+  });
   for (const s of shares) {
     const h = 'none' in s.host ? '-' : `${s.host.ratio.toFixed(2)} : 1`;
     const l = 'none' in s.lab ? '-' : `${s.lab.ratio.toFixed(2)} : 1`;
@@ -456,6 +480,14 @@ function render(rows: Row[], shares: { question: string; host: Share; lab: Share
     ],
     body,
   );
+  if (split.length)
+    lines.push(
+      `  † p50 between modes: a side served ${SPLIT_LOW * 100}–${SPLIT_HIGH * 100}% of its wake-ups within 0.5 ms, so the p50 falls where`,
+      '    the distribution splits between wake-ups served at once and ones that wait a slice or more, and a few',
+      '    per cent moving between the modes moves it by milliseconds (the share moved up to 15 points between runs of',
+      '    one side minutes apart): compare the ≤0.5 ms shares instead:',
+      ...split.map((l) => `    ${l}`),
+    );
   const modelled = rows.filter((r) => r.model);
   const modelLines = table(
     [
@@ -562,6 +594,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       { n: 2, nice: 0 },
     ];
     let unboundLab: Answer = { none: 'not run' };
+    /** (c)'s run: where the unbound worker's wake-ups went (its kick_wake stage). */
+    let unboundRun: RunResults | undefined;
     const wakerRuns: string[] = [];
     for (const c of cases) {
       const q = c.n === 0 ? '(a) no hog' : `(a) ${c.n} hog${c.n > 1 ? 's' : ''} nice ${c.nice}`;
@@ -591,7 +625,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       // The rules of the profile before delayed dequeue too, when the host's is a later one.
       const older = lab.profile === '6.18' ? rules('6.9') : undefined;
       rows.push({ question: q, host: h, lab: labDist(r, BOUND), model, ...(older ? { older } : {}) });
-      if (withUnbound) unboundLab = labDist(r, UNBOUND);
+      if (withUnbound) {
+        unboundLab = labDist(r, UNBOUND);
+        unboundRun = r;
+      }
     }
     process.stderr.write('(b), (c)...                 \r');
     const pp = hostDist(host(['pingpong', PINGPONG_ITERS]));
@@ -658,6 +695,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const labNode = 'none' in unboundLab ? 'n/a' : ratio(unboundLab.p50, node.p50);
     out(
       `      the runtime's own floor under any wake-up of the lab's: Node/host p50 ${nodeHost}, lab/Node p50 ${labNode}.`,
+    );
+    // The same floor inside the lab's own (c): the woken CPU's thread, ring → it runs again.
+    const ks = unboundRun?.status === 'completed' ? strategy(unboundRun.points[0], UNBOUND) : undefined;
+    const kick = ks?.merged.kick_wake?.summary;
+    out(
+      kick && kick.count > 0
+        ? `  (c) of which the host's wake-up of the lab's halted CPU threads (kick_wake: another thread's notify → the halted thread runs again; ${kick.count} in the window): p50 ${fmt(kick.p50)}, p99 ${fmt(kick.p99)}, max ${fmt(kick.max)}.`
+        : '  (c) kick_wake (the host waking a halted CPU thread): none recorded in the window.',
     );
     out(
       `  (a) the host's waker used per wake-up (CPU time: ${W} µs of work and its system calls): ${wakerRuns.join(', ')};`,

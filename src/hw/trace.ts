@@ -44,6 +44,7 @@ export const STAGES = [
   'gc', // one V8 garbage collection on a CPU or kthread thread
   'one_way_host', // --host-stalls mark|drop: one_way of the exchanges that overlapped a host stall
   'request_to_start_host', // --host-stalls mark|drop: request_to_start of the requests that overlapped a host stall
+  'kick_wake', // a halted idle CPU woken by another thread's ring (a remote wake-up, an IPI, a NIC's kick) → its thread runs again: the host's futex wake-up
 ] as const;
 export type Stage = (typeof STAGES)[number];
 export enum St {
@@ -63,6 +64,7 @@ export enum St {
   Gc = 13,
   OneWayHost = 14,
   RequestToStartHost = 15,
+  KickWake = 16,
 }
 
 /** Largest value tracked without resizing: 100 s in ns. */

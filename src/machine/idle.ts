@@ -18,7 +18,8 @@
  * A halted CPU sleeps until its next device interrupt is due (an arrival, irqchip.ts, or its
  * NIC's next interrupt, src/net/nic.ts) or a kick;
  * how late it wakes for a due interrupt is recorded as `idle_exit`, the emulated idle-exit
- * latency (on this host, Atomics.wait's oversleep).
+ * latency (on this host, Atomics.wait's oversleep); how long after another thread's ring a kicked
+ * one runs again, as `kick_wake` (the host's futex wake-up, its run delay included).
  *
  * The policies' names and the governor's parameters are in cpuidle.ts.
  *
@@ -180,6 +181,10 @@ export class IdleTask implements HostedTask {
     const t1 = rt.now();
     rt.ctx.timeline.span(TlWhat.Halt, this.id, 0, t0, t1);
     if (this.policy === 'haltpoll') this.pollLimitNs = adjustPollLimit(this.pollLimitNs, t1 - t0, this.maxPollNs);
+    // Woken by a ring (a remote wake-up, an IPI, a kick): how long the host took to run this
+    // thread after the notify (kick_wake), whatever it finds to do.
+    const kicked = bell.wokenNsAgo(t1);
+    if (kicked >= 0) rt.tracer.record(St.KickWake, kicked);
     if (due <= t1) {
       rt.tracer.record(St.IdleExit, t1 - due);
       return;

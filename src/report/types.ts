@@ -28,6 +28,7 @@ export const STAGE_NAMES = [
   'ctx_switch',
   'softirq',
   'idle_exit',
+  'kick_wake',
   'net_rx_ksoftirqd_wait',
   'host_stall',
   'gc',
@@ -51,6 +52,8 @@ export const STAGE_DESCRIPTIONS: Readonly<Record<StageName, string>> = {
   ctx_switch: 'emulated context-switch hand-off',
   softirq: 'one softirq run duration',
   idle_exit: 'idle-exit latency: a halted idle CPU wakes this late for a due interrupt (host wake-up)',
+  kick_wake:
+    "kicked-idle wake-up: a halted idle CPU woken by another thread (a remote wake-up, an IPI) → its thread runs again (the host's futex wake-up)",
   net_rx_ksoftirqd_wait:
     'NET_RX left to ksoftirqd (the 5.15 rule at irq exit, or __do_softirq out of budget) → ksoftirqd runs it',
   host_stall: "host stall: a gap between two preemption points of a running CPU's thread above the threshold",

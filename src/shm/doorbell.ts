@@ -27,8 +27,15 @@
  *           avoided   RMW by wakers: rings that found the sleeper awake and did not notify.
  *           sleeps    plain, by the sleeper only: waits entered.
  *           spurious  plain, by the sleeper only: wakes after which the condition was false.
+ *           rungAt    Atomics.store by a waker just before each notify it issues: the clock
+ *                     (emulated ns / RUNG_UNIT_NS, modulo 2^32); Atomics.load by the sleeper
+ *                     after a wait that a notify ended ('ok'), to time the host's wake-up
+ *                     (`wokenNsAgo`). The SC store precedes the notify in the waker's program
+ *                     order, so a sleeper woken by that notify reads it or a later waker's
+ *                     (an underestimate, only under 'always' or with two wakers at once).
  * The counters live on their own line so that counting does not bounce the futex word's line.
  */
+import { nowNs } from '../clock.js';
 import { LINE_WORDS } from './layout.js';
 
 export const DOORBELL_WORDS = 2 * LINE_WORDS;
@@ -37,6 +44,9 @@ const SENT = LINE_WORDS;
 const AVOIDED = LINE_WORDS + 1;
 const SLEEPS = LINE_WORDS + 2;
 const SPURIOUS = LINE_WORDS + 3;
+const RUNG_AT = LINE_WORDS + 4;
+/** rungAt's unit: 100 ns, so that an Int32 word wraps only every 429 s (differences are taken modulo 2^32). */
+const RUNG_UNIT_NS = 100;
 
 const AWAKE = 0;
 const SLEEPING = 1;
@@ -54,6 +64,8 @@ export interface DoorbellStats {
 
 export class Doorbell {
   private readonly bell: number;
+  /** The last {@link sleep} was ended by a notify (Atomics.wait returned 'ok'). Sleeper only. */
+  private notified = false;
 
   constructor(
     private readonly i32: Int32Array,
@@ -85,7 +97,20 @@ export class Doorbell {
     this.i32[this.base + SLEEPS]++;
     const r = Atomics.wait(this.i32, this.bell, SLEEPING, timeoutMs);
     Atomics.store(this.i32, this.bell, AWAKE);
+    this.notified = r === 'ok';
     return r !== 'timed-out';
+  }
+
+  /**
+   * Sleeper: how long ago (emulated ns, at `now` from nowNs) the notify that ended the last
+   * {@link sleep} was issued, at 100 ns resolution: the host's futex wake-up of this thread,
+   * run delay included. -1 when no notify ended it (a timeout, or rung before it waited).
+   */
+  wokenNsAgo(now: number): number {
+    if (!this.notified) return -1;
+    const at = Atomics.load(this.i32, this.base + RUNG_AT);
+    const d = ((now / RUNG_UNIT_NS) >>> 0) - at;
+    return (d | 0) * RUNG_UNIT_NS;
   }
 
   /** Sleeper: the wake found nothing to do. */
@@ -101,6 +126,7 @@ export class Doorbell {
     const i32 = this.i32;
     const wasSleeping = Atomics.exchange(i32, this.bell, AWAKE) === SLEEPING;
     if (wasSleeping || this.policy === 'always') {
+      Atomics.store(i32, this.base + RUNG_AT, (nowNs() / RUNG_UNIT_NS) >>> 0);
       Atomics.notify(i32, this.bell, 1);
       Atomics.add(i32, this.base + SENT, 1);
       return true;

@@ -82,7 +82,11 @@ const BAD_INPUT: BadCase[] = [
     args: ['run', '--cpus'],
     expect: [/--cpus needs a value/, /--cpus 4/, /got nothing/],
   },
-  { name: 'sweep (-oo) missing its value', args: ['run', '-oo'], expect: [/-oo \(--sweep\) needs a value, like -oo msg_size/] },
+  {
+    name: 'sweep (-oo) missing its value',
+    args: ['run', '-oo'],
+    expect: [/-oo \(--sweep\) needs a value, like -oo msg_size/],
+  },
   { name: 'switch given a value', args: run('--no-tracing=1'), expect: [/--no-tracing takes no value/] },
   { name: 'stray argument', args: run('extra'), expect: [/'run' takes no arguments/, /"extra"/] },
   {

@@ -3,6 +3,7 @@
  * and 'if-idle' sends fewer notifies than 'always' to a consumer that mostly polls.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { newEpoch } from '../../src/clock.js';
 import { DOORBELL_WORDS, Doorbell, type NotifyPolicy } from '../../src/shm/doorbell.js';
 import {
   CTL_WORDS,
@@ -32,6 +33,7 @@ async function run(policy: NotifyPolicy, mode: DoorbellMode, cycles: number, min
     minSleeps,
     seed,
     sleepTimeoutMs: SLEEP_TIMEOUT_MS,
+    epoch: newEpoch(),
   };
   const [slept, woke] = await startTogether(threads, ['doorbell-sleeper', 'doorbell-waker'], data);
   // The sleeper first: if it gave up on lost wakeups the waker is stuck and would only time out.
@@ -60,6 +62,14 @@ describe('Doorbell across threads', () => {
     expect(stats.sleeps).toBe(s.sleeps);
     // Under 'if-idle' every notify consumed one announced sleep.
     expect(stats.sent).toBeLessThanOrEqual(s.prepares);
+    // wokenNsAgo: a wait a notify ended reads the time its waker stored before notifying. Each
+    // notify wakes at most one wait, and a sleeper that slept 10^5 times was woken by some; the
+    // readings lie inside the run (not garbage from the word's 100 ns units wrapping modulo
+    // 2^32), allowing the two threads' clock calibration 1 ms.
+    expect(s.notified).toBeGreaterThan(0);
+    expect(s.notified).toBeLessThanOrEqual(stats.sent);
+    expect(s.minWokenNs).toBeGreaterThanOrEqual(-1e6);
+    expect(s.maxWokenNs).toBeLessThanOrEqual(s.runNs + 1e6);
   });
 
   it("'if-idle' sends fewer notifies than 'always' to a consumer that mostly polls", async () => {

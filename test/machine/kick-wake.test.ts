@@ -1,0 +1,45 @@
+/**
+ * kick_wake: a halted idle CPU woken by another thread's ring records how long after the notify
+ * its thread ran again (src/shm/doorbell.ts wokenNsAgo, src/machine/idle.ts halt), at most once
+ * per halt. Counts only: the values are timings.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { builtin, drain, Machine, options, runUntil } from './helpers.js';
+
+let m: Machine | undefined;
+afterEach(async () => {
+  await m?.stop();
+  m = undefined;
+});
+
+describe('kick_wake', () => {
+  it('is recorded for a halted CPU woken from another CPU, at most once per halt', async () => {
+    // Interrupts on CPU 0 only, beside a nice -20 hog; each hands its mix to an unbound worker,
+    // and the waker picks the idle CPU for it (placeUnbound): CPU 1, halted between items, is
+    // woken by CPU 0's ring.
+    m = await Machine.boot(
+      options({
+        cpus: 2,
+        idle: 'halt',
+        kthreads: 'cpu',
+        unboundWorkers: 2,
+        irq: { rate: 2000, pattern: 'poisson', burstSize: 1, cpus: [0] },
+        strategies: [builtin('unbound', { scope: 'system' })],
+        workload: { kind: 'custom', tasks: [{ kind: 'hog', cpu: 0, policy: 'normal', nice: -20, rtPrio: 0 }] },
+      }),
+    );
+    const machine = m;
+    await machine.collect(); // drop whatever boot recorded
+    await runUntil(m, 'CPU 1 halted 50 times and ran 50 unbound items', () => {
+      machine.onlineCpus(); // a mix run on CPU 1 for CPU 0's pool is refused and leaves MIX_INFLIGHT set
+      return machine.cpuCounters(1).idle_halts >= 50 && machine.cpuCounters(1).works_run >= 50;
+    });
+    await drain(m);
+    const halts = machine.cpuCounters(0).idle_halts + machine.cpuCounters(1).idle_halts;
+    const h = await machine.collect();
+    const kicked = h.kick_wake?.totalCount ?? 0;
+    console.log(`kick_wake: ${kicked} readings over ${halts} halts`);
+    expect(kicked, 'CPU 1 was woken by rings while it halted').toBeGreaterThan(0);
+    expect(kicked, 'one reading per halt at most').toBeLessThanOrEqual(halts);
+  }, 60_000);
+});
