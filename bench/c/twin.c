@@ -14,8 +14,12 @@
  *                                                         back and forth: one switch (round trip / 2)
  *        ./twin share NICE_A NICE_B MS                 (b) two busy threads on CPU 0 for MS ms:
  *                                                         their CPU time (CLOCK_THREAD_CPUTIME_ID)
- *        ./twin cross ITERS GAP_US                     (c) a waker on CPU 0 wakes a futex sleeper
- *                                                         on CPU 1 every GAP_US: wake-up latency
+ *        ./twin cross ITERS GAP_US [busy]              (c) a waker on CPU 0 wakes a futex sleeper
+ *                                                         on CPU 1 every GAP_US: wake-up latency;
+ *                                                         `busy`: the waker spins through the gap
+ *                                                         (as the lab's CPU 0, running a hog,
+ *                                                         takes the interrupt that wakes CPU 1)
+ *                                                         instead of sleeping
  *        ./twin tcp ITERS K WORK_US MODE MSG           (d) a loopback TCP ping-pong of MSG bytes,
  *                                                         client on CPU 0, server on CPU 1; every K
  *                                                         exchanges the client's receive does WORK_US
@@ -324,7 +328,7 @@ static void *sleeper_main(void *p)
 	return NULL;
 }
 
-static int cmd_cross(int iters, i64 gap)
+static int cmd_cross(int iters, i64 gap, int busy_gap)
 {
 	if (iters <= 0 || gap <= 0) {
 		fprintf(stderr, "twin cross: ITERS > 0, GAP_US > 0\n");
@@ -344,9 +348,14 @@ static int cmd_cross(int iters, i64 gap)
 		die("malloc");
 	int n = 0;
 	for (int k = 0; k < iters; k++) {
-		/* A gap: the sleeper is back in FUTEX_WAIT and CPU 1 idle when the wake comes. */
-		struct timespec g = {gap / 1000000000LL, gap % 1000000000LL};
-		nanosleep(&g, NULL);
+		/* A gap: the sleeper is back in FUTEX_WAIT and CPU 1 idle when the wake comes. The
+		 * waker sleeps through it, or spins (busy: CPU 0 never idles). */
+		if (busy_gap) {
+			busy(gap);
+		} else {
+			struct timespec g = {gap / 1000000000LL, gap % 1000000000LL};
+			nanosleep(&g, NULL);
+		}
 		atomic_store(&cross_woken_at, -1);
 		i64 t0 = now_ns();
 		atomic_store(&cross_word, 1);
@@ -497,9 +506,9 @@ int main(int argc, char **argv)
 	if (argc >= 5 && strcmp(argv[1], "share") == 0)
 		return cmd_share(atoi(argv[2]), atoi(argv[3]), atoi(argv[4]));
 	if (argc >= 4 && strcmp(argv[1], "cross") == 0)
-		return cmd_cross(atoi(argv[2]), atoll(argv[3]) * 1000);
+		return cmd_cross(atoi(argv[2]), atoll(argv[3]) * 1000, argc >= 5 && strcmp(argv[4], "busy") == 0);
 	if (argc >= 7 && strcmp(argv[1], "tcp") == 0)
 		return cmd_tcp(atoi(argv[2]), atoi(argv[3]), atoll(argv[4]) * 1000, argv[5], atoi(argv[6]));
-	fprintf(stderr, "usage: twin hogs N NICE PERIOD_US WORK_US ITERS | pingpong ITERS | share NICE_A NICE_B MS | cross ITERS GAP_US | tcp ITERS K WORK_US inline|wake MSG\n");
+	fprintf(stderr, "usage: twin hogs N NICE PERIOD_US WORK_US ITERS | pingpong ITERS | share NICE_A NICE_B MS | cross ITERS GAP_US [busy] | tcp ITERS K WORK_US inline|wake MSG\n");
 	return 2;
 }

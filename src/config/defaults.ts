@@ -15,6 +15,7 @@ import type { KernelName as KernelProfileName } from '../kernel/profiles.js';
 import { DEFAULT_KERNEL } from '../kernel/profiles.js';
 import { DEFAULT_KTHREAD_CHARGE } from '../kernel/sched/rq.js';
 import { IDLE_POLICIES } from '../machine/cpuidle.js';
+import type { HostHelperMode } from '../machine/host-threads.js';
 import type { HogHosting as HogHostingName, KthreadHosting as KthreadHostingName } from '../machine/options.js';
 import {
   DEFAULT_HOGS,
@@ -242,6 +243,9 @@ export const DEFAULTS = deepFreeze({
   /** --host-steal: the host's run delay over a stall is steal, not the running task's time; off by
    *  default (docs/twin.md, "Host stalls as steal": on a loaded host it stretches every slice). */
   hostSteal: false,
+  /** --host-helpers: V8's and libuv's threads at nice 19 once a machine is up (src/machine/host-threads.ts;
+   *  docs/twin.md, "V8's helpers": with them at nice 0, (c)'s p99 was 1.6-2.3 ms, at 19 0.2-1.5 ms). */
+  hostHelpers: 'nice' as HostHelperMode,
   sweep: null,
   control: false,
   /** --max-time: ten minutes of extra rounds per point, at most. */

@@ -12,6 +12,7 @@ import { DeferlabError } from '../errors.js';
 import { MAX_SCALE, MIN_SCALE, parseIrqTraceMap } from '../irq/trace-file.js';
 import { KTHREAD_CHARGES, type KthreadCharge } from '../kernel/sched/rq.js';
 import { SOFTIRQ_DEFER_VALUES, type SoftirqDefer } from '../kernel/softirq.js';
+import { HOST_HELPER_MODES, type HostHelperMode } from '../machine/host-threads.js';
 import { NIC_PROFILES, type NicProfileName } from '../net/profiles.js';
 import {
   FAST_MIX_VARIANTS,
@@ -157,6 +158,8 @@ export interface PartialConfig {
   explain?: boolean;
   /** How kthreads are charged: `work` (their work items only, the default model) or `wall` (src/kernel/sched/rq.ts). */
   kthreadCharge?: KthreadCharge;
+  /** What is done with the process's threads that are not the machine's: `nice` (19) or `leave` (src/machine/host-threads.ts). */
+  hostHelpers?: HostHelperMode;
 }
 
 /**
@@ -385,6 +388,7 @@ const CONFIG_SHAPE = {
   softirqDefer: z.enum(SOFTIRQ_DEFER_VALUES, { error: oneOf(SOFTIRQ_DEFER_VALUES) }).optional(),
   explain: z.boolean({ error: 'must be true or false' }).optional(),
   kthreadCharge: z.enum(KTHREAD_CHARGES, { error: oneOf(KTHREAD_CHARGES) }).optional(),
+  hostHelpers: z.enum(HOST_HELPER_MODES, { error: oneOf(HOST_HELPER_MODES) }).optional(),
 };
 
 export const partialConfigSchema = z.strictObject(CONFIG_SHAPE);

@@ -11,6 +11,7 @@ import { resolve as resolvePath } from 'node:path';
 import type { IrqTraceConfig } from '../irq/replay.js';
 import { kernelProfile } from '../kernel/profiles.js';
 import { DEFAULT_KTHREAD_CHARGE, type KthreadCharge } from '../kernel/sched/rq.js';
+import type { HostHelperMode } from '../machine/host-threads.js';
 import type { NicOptions } from '../net/profiles.js';
 import { DEFAULT_THRESHOLD_PCT } from '../report/statistics/family.js';
 import type { StageName } from '../report/types.js';
@@ -172,6 +173,8 @@ export interface ResolvedConfig {
   readonly explain?: boolean;
   /** `--kthread-charge`: kthreads charged their work items only (the default model) or their wall time. */
   readonly kthreadCharge: KthreadCharge;
+  /** `--host-helpers`: the process's threads that are not the machine's at nice 19 (`nice`) or left alone. */
+  readonly hostHelpers: HostHelperMode;
 }
 
 export interface TimelineConfig {
@@ -416,5 +419,6 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     tdf: m.tdf ?? DEFAULTS.tdf,
     ...(m.explain ? { explain: true } : {}),
     kthreadCharge: m.kthreadCharge ?? DEFAULT_KTHREAD_CHARGE,
+    hostHelpers: m.hostHelpers ?? DEFAULTS.hostHelpers,
   } satisfies ResolvedConfig);
 }

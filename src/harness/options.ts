@@ -47,6 +47,7 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     tracing: config.tracing,
     hostStalls: { mode: config.hostStalls, steal: config.hostSteal },
     kthreadCharge: config.kthreadCharge,
+    hostHelpers: config.hostHelpers,
     // Rings for --timeline's window and --explain's slice (emulated ms: N host ms each at TDF N).
     ...(config.timeline || config.explain ? { timelineRecords: ringRecords(config) } : {}),
     watchdogMs: config.watchdogMs,

@@ -235,6 +235,7 @@ async function runPoint(
   say(`booting ${opts.cpus} CPUs${pname ? ` (${pname})` : ''}...`);
   const m = await Machine.boot(opts, hooks.signal); // Ctrl-C during boot: BootInterrupted
   results.meta.threads = m.plan.threads.length;
+  if (m.hostHelpersNiced !== undefined) results.meta.hostHelpersNiced = m.hostHelpersNiced;
   const watchdog = startWatchdog(m, config.watchdogMs, () => accs[activeIndex]?.result.label, hooks.rssLimitBytes);
   let activeIndex = 0;
   const abortWatch = aborted(hooks.signal); // one listener for the whole point

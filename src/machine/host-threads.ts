@@ -7,7 +7,8 @@
  * Context: readTid() once per thread at start-up; readSchedstat() on the main thread, between
  * phases (a /proc read costs ~20 µs), never on a measured path.
  */
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 
 /** This thread's Linux thread id (/proc/thread-self → `<pid>/task/<tid>`), or -1 where there is none. */
 export function readTid(): number {
@@ -36,4 +37,49 @@ export function readSchedstat(tid: number, out: HostSchedstat): HostSchedstat {
     out.waitNs = Number.NaN;
   }
   return out;
+}
+
+/** What `--host-helpers` may do with the process's threads that are not the machine's. */
+export const HOST_HELPER_MODES = ['nice', 'leave'] as const;
+export type HostHelperMode = (typeof HOST_HELPER_MODES)[number];
+
+/**
+ * The nice value given to the process's other threads (`--host-helpers nice`): setpriority(2)
+ * on a thread id sets that thread's nice on Linux (the nice value is per thread: setpriority(2),
+ * NOTES, "a thread ID"). 19, the lowest priority, so that an emulated CPU's thread woken on a
+ * host core that one of them holds takes it at once (EEVDF weight 15 against 1024 for nice 0,
+ * kernel/sched/core.c sched_prio_to_weight).
+ */
+export const HOST_HELPER_NICE = 19;
+
+/**
+ * Lower the priority of every thread of this process that is not one of `keep` (the machine's
+ * CPU, kthread and irq threads), nor the process's main thread, nor the calling thread: V8's
+ * platform workers (concurrent compilation, parallel and concurrent GC) and libuv's pool. On a
+ * host with as many cores as emulated CPUs they would otherwise hold a core an emulated CPU's
+ * thread needs (docs/twin.md, "V8's helpers"). Returns how many threads were reniced, or -1
+ * where /proc cannot be read. Irreversible without CAP_SYS_NICE: the threads keep nice 19 for
+ * the life of the process. Context: main thread, once the machine's threads have reported their
+ * ids (Machine.start); one /proc listing and one system call per thread.
+ */
+export function niceHostHelpers(keep: readonly number[]): number {
+  let tids: string[];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return -1;
+  }
+  const mine = new Set([...keep, process.pid, readTid()]);
+  let niced = 0;
+  for (const t of tids) {
+    const tid = Number(t);
+    if (!Number.isInteger(tid) || mine.has(tid)) continue;
+    try {
+      setPriority(tid, HOST_HELPER_NICE);
+      niced++;
+    } catch {
+      // the thread exited since the listing, or the host refuses: leave it
+    }
+  }
+  return niced;
 }

@@ -46,6 +46,7 @@ import { TraceReplay } from '../irq/replay.js';
 import { DOORBELL_WORDS, Doorbell } from '../shm/doorbell.js';
 import { attachShm } from '../shm/layout.js';
 import { MpscRing } from '../shm/ring.js';
+import { readTid } from './host-threads.js';
 import type { StartupData, WorkerMessage } from './protocol.js';
 
 /** How far ahead arrivals are published: two refill periods, so a late refill never starves a CPU. */
@@ -121,7 +122,7 @@ export async function startIrqThread(data: StartupData): Promise<void> {
 
     const arrivals = new Arrivals(i32, R.arrivals);
     const tl = timelineOf(i32, new Float64Array(sab), R, threadId, nowNs);
-    post({ type: 'ready', thread: threadId, objects: [], wasm: false, clockErrorNs: 0 });
+    post({ type: 'ready', thread: threadId, objects: [], wasm: false, clockErrorNs: 0, tid: readTid() });
     const f64 = new Float64Array(sab);
     let lastSample = Number.NEGATIVE_INFINITY;
     let lastPhase = -1;

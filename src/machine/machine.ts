@@ -34,7 +34,7 @@ import {
 } from '../hw/trace.js';
 import { compileStrategies } from '../strategies/compile.js';
 import { spawnWorker } from '../threads/spawn.js';
-import { type HostSchedstat, readSchedstat } from './host-threads.js';
+import { type HostSchedstat, niceHostHelpers, readSchedstat } from './host-threads.js';
 import { type Counters, MachineMemory } from './memory.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
@@ -114,6 +114,13 @@ export class Machine extends MachineMemory {
   readonly objectsSignature: string[][] = [];
   /** Linux thread ids of the CPU and kthread threads (host-threads.ts), for the oversubscription counters. */
   private readonly hostTids: number[] = [];
+  /** The irq thread's Linux thread id (-1: not reported): a machine thread, never reniced. */
+  private irqTid = -1;
+  /**
+   * `--host-helpers nice`: how many of the process's other threads were set to nice 19 at boot
+   * (niceHostHelpers; -1: /proc unreadable); undefined when the option was not given.
+   */
+  hostHelpersNiced: number | undefined;
   private readonly schedstat: HostSchedstat = { runNs: 0, waitNs: 0 };
 
   private constructor(
@@ -175,6 +182,7 @@ export class Machine extends MachineMemory {
       w.on('message', (m: WorkerMessage) => {
         if (m.type === 'ready') {
           ready.add(m.thread);
+          if (th.kind === 'irq' && m.tid !== undefined && m.tid >= 0) this.irqTid = m.tid;
           if (th.kind !== 'irq') {
             if (m.tid !== undefined && m.tid >= 0) this.hostTids.push(m.tid);
             this.objectsSignature[m.thread] = m.objects;
@@ -282,6 +290,7 @@ export class Machine extends MachineMemory {
     clearTimeout(timer);
     clearInterval(setupWatch);
     signal?.removeEventListener('abort', onAbort);
+    if (this.opts.hostHelpers === 'nice') this.hostHelpersNiced = niceHostHelpers([...this.hostTids, this.irqTid]);
     const sigs = this.objectsSignature.filter((s) => s !== undefined);
     const differs = (sigs[0] ?? []).findIndex((_, i) => new Set(sigs.map((s) => s[i])).size > 1);
     if (differs >= 0) {

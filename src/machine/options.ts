@@ -15,6 +15,7 @@ import type { StrategyRef } from '../strategies/ref.js';
 import type { WorkloadOptions } from '../workloads/index.js';
 import { HALTPOLL_MAX_NS, type IdlePolicyName } from './cpuidle.js';
 import type { HostStallOptions } from './host-stall.js';
+import type { HostHelperMode } from './host-threads.js';
 
 export { defaultTopology, type Topology } from '../hw/board.js';
 // Each part's options live with their owner; re-exported here for the harness and the tests.
@@ -84,6 +85,12 @@ export interface MachineOptions {
   kthreads?: KthreadHosting;
   /** Where hogs and spinners run: their own threads (the default) or their CPU's thread (HOG_HOSTINGS). */
   hogs?: HogHosting;
+  /**
+   * `--host-helpers`: `nice` lowers the process's threads that are not the machine's (V8's
+   * helpers, libuv's pool) to nice 19 once the machine's threads are up (host-threads.ts,
+   * niceHostHelpers); absent or `leave`: untouched (the API's and the tests' default).
+   */
+  hostHelpers?: HostHelperMode;
   /** How kthreads are charged (`--kthread-charge`, src/kernel/sched/rq.ts); default DEFAULT_KTHREAD_CHARGE (work). */
   kthreadCharge?: KthreadCharge;
   /** The fair class's policy (src/kernel/sched/fair.ts); default: the kernel profile's (fairPolicyOf). */

@@ -33,7 +33,7 @@ export type WorkerMessage =
       objects: string[];
       wasm: boolean;
       clockErrorNs: number;
-      /** The thread's Linux thread id (host-threads.ts), -1 if unknown: the main thread reads its schedstat. */
+      /** The thread's Linux thread id (host-threads.ts), -1 if unknown: the main thread reads its schedstat (CPU and kthread threads) and never renices it (every machine thread, the irq thread's too). */
       tid?: number;
     }
   | {

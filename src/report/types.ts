@@ -272,6 +272,12 @@ export interface RunMeta {
   workload?: string;
   /** The host's costs, measured before the first machine booted; absent in older results. */
   calibration?: Calibration;
+  /**
+   * `--host-helpers nice`: how many of the process's threads that are not the machine's (V8's
+   * helpers, libuv's pool) ran at nice 19 (-1: /proc could not be read). Absent: left alone, or
+   * results from before the option.
+   */
+  hostHelpersNiced?: number;
   /** When `options.idle` was `auto`: the policy the CPUs ran and why, e.g. `poll (auto: 1.9 of 2 cores free)`. */
   idlePolicy?: string;
   /**

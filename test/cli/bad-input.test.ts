@@ -59,6 +59,11 @@ const run = (...args: string[]) => ['run', ...args, '--no-output'];
 
 const BAD_INPUT: BadCase[] = [
   { name: 'cpus 0', args: run('--cpus', '0'), expect: [/--cpus/, /integer from 1 to 64/, /\(got 0\)/] },
+  {
+    name: 'host-helpers not a mode',
+    args: run('--host-helpers', 'bogus'),
+    expect: [/--host-helpers must be one of nice, leave/, /got "bogus"/],
+  },
   { name: 'cpus not a number', args: run('--cpus', 'abc'), expect: [/--cpus/, /integer/, /got "abc"/] },
   { name: 'cpus above 64', args: run('--cpus', '65'), expect: [/--cpus/, /1 to 64/, /got 65/] },
   { name: 'cpus fractional', args: run('--cpus', '1.5'), expect: [/--cpus/, /integer/, /got 1\.5/] },

@@ -70,6 +70,7 @@ describe('defaults', () => {
       hostStalls: 'keep',
       hostSteal: false,
       kthreadCharge: 'work',
+      hostHelpers: 'nice',
       outDir: join(cwd, 'deferlab-results', '20250102-030405'),
       sweep: null,
       control: null,
@@ -83,10 +84,17 @@ describe('defaults', () => {
 
   it('boot the default machine (machineDefaults), with the run seed and strategies', () => {
     const c = resolve();
-    expect(machineOptions(c)).toEqual({ ...machineDefaults(), seed: c.seed, strategies: strategyRefs(c) });
+    // A run renices the process's other threads (--host-helpers nice); the API's machineDefaults leave them.
+    expect(machineOptions(c)).toEqual({
+      ...machineDefaults(),
+      hostHelpers: 'nice',
+      seed: c.seed,
+      strategies: strategyRefs(c),
+    });
     const four = resolve({ cpus: 4, workload: { kind: 'irq_only' } });
     expect(machineOptions(four)).toEqual({
       ...machineDefaults(4),
+      hostHelpers: 'nice',
       workload: { kind: 'irq_only' },
       seed: four.seed,
       strategies: strategyRefs(four),

@@ -90,6 +90,10 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
     // from one is made (a same-thread switch, or a host hand-off).
     custom && typeof o.hogs === 'string' ? `hogs on ${o.hogs === 'cpu' ? 'CPU threads' : 'own threads'}` : '',
     tdfText(results.meta),
+    // --host-helpers nice: the process's other threads (V8's helpers) ran below the machine's.
+    (results.meta.hostHelpersNiced ?? 0) > 0
+      ? `${results.meta.hostHelpersNiced} helper threads at nice 19 (--host-helpers)`
+      : '',
   ].filter(Boolean);
   if (machine.length) parts.push(machine.join(', '));
 
