@@ -428,7 +428,7 @@ const FILE_RULES: [string, string, string, string][] = [
     'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, nodes, hz, trialMs, ' +
       'warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
       'lockSpins, idle, kthreads, hogs, kernel, watchdogMs, tracing, hostStalls, hostSteal, outDir, sweep, control, until, maxTimeMs, wide, ' +
-      'threshold, timeline, timelineWindowMs, tdf, softirqDefer, explain, kthreadCharge',
+      'threshold, timeline, timelineWindowMs, tdf, softirqDefer, explain, kthreadCharge, hostHelpers',
   ],
   [
     'unknown nested key',
@@ -452,7 +452,7 @@ const FILE_RULES: [string, string, string, string][] = [
     `${key} in flag-${key}.json is not a known setting; did you mean ${meant}? the keys allowed here are cpus, nodes, hz, ` +
       'trialMs, warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, ' +
       'unboundWorkers, lockSpins, idle, kthreads, hogs, kernel, watchdogMs, tracing, hostStalls, hostSteal, outDir, sweep, ' +
-      'control, until, maxTimeMs, wide, threshold, timeline, timelineWindowMs, tdf, softirqDefer, explain, kthreadCharge',
+      'control, until, maxTimeMs, wide, threshold, timeline, timelineWindowMs, tdf, softirqDefer, explain, kthreadCharge, hostHelpers',
   ]),
   ['wrong type', 'type.json', '{"tracing": "yes"}', 'tracing in type.json must be true or false (got "yes")'],
   [
