@@ -54,12 +54,21 @@ describe('seed-machine plans the seed machine', () => {
       expect(wl.instances).toBe(r.group.pairs);
       expect(wl.nic.profile).toBe(r.group.nic);
       expect(wl.nicIrqCpus).toEqual(r.group.nic === 'ixgbe' ? range(16) : [0, 1]);
-      expect(r.config.strategies.map((s) => s.name)).toEqual(['inline', 'workqueue']);
+      // 5.15's inline before the change: the bisected commit's trylock mix (issue #26 item 4).
+      expect(r.config.strategies.map((s) => s.name)).toEqual(['inline_trylock', 'workqueue']);
+      expect(r.config.baseline).toBe('inline_trylock');
       expect(r.config.sweep).toEqual({ param: 'trigger', values: SEED_TRIGGERS });
       expect(r.config.until).toMatchObject({ pct: 10, maxTimeMs: 15_000 });
     }
     // The seed's observations: IPoIB with one pair, ixgbe, and 8 pairs.
     expect(SEED_GRID.groups.map(observationOf)).toEqual(['ipoib', 'ipoib', 'ixgbe', 'instances', 'instances']);
+  });
+
+  it("another kernel: its own inline is the baseline (the trylock mix is 5.15's)", () => {
+    for (const r of seedMachinePlan(resolvedFor(['--kernel', '6.9']))) {
+      expect(r.config.strategies.map((s) => s.label)).toEqual(['inline', 'workqueue']);
+      expect(r.config.baseline).toBe('inline');
+    }
   });
 
   it('a bigger machine: qperf on its node 0, ixgbe at its 16-queue RSS limit; a msg_size sweep sizes the rings', () => {

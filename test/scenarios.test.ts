@@ -93,7 +93,7 @@ describe('scenarios at a tiny size', () => {
     // Part 1 and 2's verdicts pool effect sizes: each prints its pooled effect, interval and margin,
     // and every point ran on 2 boots (the matched pairs: 4K at trigger 16, both differences).
     expect(v.find((l) => l.includes("reaches the seed's 10%"))).toMatch(
-      /largest: [+-]\d+\.\d% \[[+-]\d+\.\d%, [+-]\d+\.\d%\] \(95% CI, against inline; .*margin \+10\.0% of inline/,
+      /largest: [+-]\d+\.\d% \[[+-]\d+\.\d%, [+-]\d+\.\d%\] \(95% CI, against inline_trylock; .*margin \+10\.0% of inline_trylock/,
     );
     const pooled = v.filter((l) => !l.includes("reaches the seed's 10%"));
     expect(pooled).toHaveLength(10);
@@ -105,9 +105,9 @@ describe('scenarios at a tiny size', () => {
     expect(v.find((l) => l.includes('IPoIB minus ixgbe'))).toContain('1 matched point pair: ixgbe 4K@16');
     expect(v.find((l) => l.includes('1 pair minus 8'))).toContain('1 matched point pair: ipoib-cm×3 4K@16');
     // Seed 000's kernel by default (the full size adds 6.1 beside it, judged the same way).
-    expect(v.filter((l) => l.includes("workqueue regresses tcp_lat's mean against inline (kernel 5.15)")).length).toBe(
-      1,
-    );
+    expect(
+      v.filter((l) => l.includes("workqueue regresses tcp_lat's mean against inline_trylock (kernel 5.15)")).length,
+    ).toBe(1);
     // The cost per hand-off: kthread switches counted directly, no noise footnote.
     expect(out()).toMatch(/^point +strategy +hand-offs\/s +kthread switches per hand-off +hand-off call p50/m);
     expect(out()).not.toContain('+ctx switches');
@@ -406,6 +406,7 @@ describe("random-regression's parts run with the settings its help states", () =
       net: sizes.net.map((g) => netGroupRun(plan.net, g).config.until),
       triggers: plan.triggers.map((t) => t.config.until),
       control: [plan.main, plan.net, ...plan.triggers.map((t) => t.config)].map((c) => c.control),
+      besideControl: plan.beside.map((b) => b.config.control),
     };
   }
 
@@ -415,7 +416,9 @@ describe("random-regression's parts run with the settings its help states", () =
     expect(u.main).toBeNull();
     expect(u.beside).toEqual([null]); // 6.1 beside 5.15
     expect(u.triggers).toEqual(FULL_SIZES.triggers.map(() => null));
-    expect(new Set(u.control), 'the A/A control in every part').toEqual(new Set(['inline (control)']));
+    // 5.15's baseline is the bisected commit's trylock mix; 6.1 beside it has the blocking inline.
+    expect(new Set(u.control), 'the A/A control in every part').toEqual(new Set(['inline_trylock (control)']));
+    expect(u.besideControl).toEqual(['inline (control)']);
     // What the help says it runs with.
     expect(helpText('scenario', SCENARIOS, 'random-regression')).toMatch(
       /runs with --control, --until 10 on part 2 \(capped by --max-time\s+15s/,
@@ -436,6 +439,24 @@ describe("random-regression's parts run with the settings its help states", () =
     const plan = regressionPlan(c);
     expect(plan.main.sweep).toEqual({ param: 'irq_rate', values: [1000, 20000] });
     expect(netGroupRun(plan.net, DEFAULT_SIZES.net[0]).config.irq.rate).toBe(0);
+  });
+
+  it("the baseline is the kernel's inline before the change: inline_trylock on 5.15 with the blocking inline beside it", () => {
+    const plan = regressionPlan(resolvedFor('random-regression', []), FULL_SIZES);
+    const labels = (c: { strategies: readonly { label: string }[] }) => c.strategies.map((s) => s.label);
+    expect(plan.main.baseline).toBe('inline_trylock');
+    expect(labels(plan.main).slice(0, 3)).toEqual(['inline_trylock', 'inline', 'workqueue']);
+    expect([plan.net.baseline, ...plan.triggers.map((t) => t.config.baseline)]).toEqual(
+      Array(1 + plan.triggers.length).fill('inline_trylock'),
+    );
+    expect(labels(plan.net)).toEqual(['inline_trylock', 'workqueue']);
+    // 6.1 beside it: no trylock variant, inline is the baseline.
+    expect(plan.beside.map((b) => [b.config.kernel, b.config.baseline, labels(b.config)[0]])).toEqual([
+      ['6.1', 'inline', 'inline'],
+    ]);
+    const on69 = regressionPlan(resolvedFor('random-regression', ['--kernel', '6.9']));
+    expect(on69.main.baseline).toBe('inline');
+    expect(labels(on69.main)).not.toContain('inline_trylock');
   });
 
   it("each part's sweep: the user's --sweep replaces part 1's sizes only", () => {

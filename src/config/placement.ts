@@ -97,7 +97,7 @@ export function checkAppCpus(
     const inst: Path = ['workload', 'instances'];
     throw conflict(
       `${origins.describe(inst, String(instances))} pairs need at least one allowed CPU each, but ${origins.name(path)} allows ${list.length} (${list.join(',')})`,
-      `allow ${instances} CPUs or more, or run at most ${list.length} pairs`,
+      `allow ${instances} CPUs or more, or run at most ${list.length} pair${list.length === 1 ? '' : 's'}`,
       true,
     );
   }

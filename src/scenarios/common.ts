@@ -15,6 +15,7 @@ import type { FixedSetting } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
 import { type RunHooks, runExperiment } from '../harness/run.js';
+import { type KernelName, kernelProfile } from '../kernel/profiles.js';
 import { renderTable } from '../report/run/table.js';
 import { writeResults } from '../report/run/write.js';
 import type { Calibration, PointResult, RunResults, StageName, StrategyResult } from '../report/types.js';
@@ -73,6 +74,16 @@ export interface ScenarioContext {
  * that one boot's trials cannot show, and the verdicts' intervals account for it (effects.ts).
  */
 export const SCENARIO_BOOTS = 2;
+
+/**
+ * The inline mix the seed's "before" ran on `kernel`: the profile's `inlineBefore` where it has one
+ * (5.15: `inline_trylock`, random.c at the bisected commit, which skipped the mix when
+ * input_pool.lock was contended), else `inline` (the mix blocking on the lock). random-regression
+ * and seed-machine compare against it (issue #26 item 4); `inline` stays a named variant beside it.
+ */
+export function seedInline(kernel: KernelName): string {
+  return kernelProfile(kernel).inlineBefore ?? 'inline';
+}
 
 export function specs(texts: readonly string[]): StrategySpec[] {
   return texts.map((t) => {

@@ -88,14 +88,14 @@ export function netGroupRun(base: ResolvedConfig, g: NetGroup): { name: string; 
  */
 export function netPoint(g: NetGroup, r: RunResults, p: RunResults['points'][number], cpus: number): NetPoint {
   const wq = strategy(p, 'workqueue');
-  const inl = strategy(p, 'inline');
+  const inl = strategy(p, r.baseline);
   const busy = wq?.counters.handoffs_app_busy ?? 0;
   const idle = wq?.counters.handoffs_app_idle ?? 0;
   return {
     group: g,
     size: Number(p.params.msg_size ?? g.msgSizes[0]),
     mean: comparison(wq, 'one_way', 'mean'),
-    units: bootEffects(p, 'workqueue', controlOf(r, p)?.label ?? 'inline', 'inline'),
+    units: bootEffects(p, 'workqueue', controlOf(r, p)?.label ?? r.baseline, r.baseline),
     tails: (['p50', 'p99', 'p99_9'] as const).map((m) => (comparison(wq, 'one_way', m)?.ratio ?? Number.NaN) - 1) as [
       number,
       number,

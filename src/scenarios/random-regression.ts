@@ -5,7 +5,9 @@
  * restored it; the reporters also said it did not show over ixgbe, nor with 8 qperf processes.
  *
  * Part 1 compares the strategies (inline, both workqueues, tasklet, timers) on the network path
- * (src/net/) at the scenario's NIC. Part 2 asks the seed's three observations on the path:
+ * (src/net/) at the scenario's NIC, against the kernel's inline before the change (seedInline: on
+ * 5.15 `inline_trylock`, the bisected commit's mix that skipped when input_pool.lock was held; the
+ * blocking `inline` runs beside it as a variant). Part 2 asks the seed's three observations on the path:
  * workqueue against inline per NIC profile and message size, at random.c's trigger 1024 and at
  * 64 (the bisected 5.15 backport 4a61bf7f9b18 itself), with one pair and with 8; what decides it
  * is how many hand-offs land on a CPU whose application task is running or runnable, and what
@@ -14,7 +16,7 @@
  */
 import { tcpLatOptions } from '../config/defaults.js';
 import type { CommandRules } from '../config/rules.js';
-import type { ResolvedConfig } from '../config/schema.js';
+import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { formatSize } from '../config/units.js';
 import type { KernelName } from '../kernel/profiles.js';
 import { directional } from '../report/statistics/meta.js';
@@ -34,6 +36,7 @@ import {
   type ScenarioContext,
   SEED_EFFECT,
   scenarioStatus,
+  seedInline,
   specs,
   stageValue,
   strategy,
@@ -57,9 +60,12 @@ const RULES: CommandRules = {
   fixed: {
     strategies: {
       kind: 'sets',
-      why: 'it compares inline, workqueue, workqueue:wq=system, tasklet, timer and timer:deferrable=true, then inline with workqueue',
+      why: "it compares inline (and on 5.15 inline_trylock, the bisected commit's), workqueue, workqueue:wq=system, tasklet, timer and timer:deferrable=true, then inline with workqueue",
     },
-    baseline: { kind: 'sets', why: 'it compares every strategy with inline, as the seed did' },
+    baseline: {
+      kind: 'sets',
+      why: "it compares every strategy with the kernel's inline before the change (inline_trylock on 5.15, else inline), as the seed did",
+    },
     'workload.kind': { kind: 'sets', why: "it measures qperf's tcp_lat, as the seed did" },
     'workload.msgSize': {
       kind: 'sets',
@@ -81,9 +87,19 @@ const RULES: CommandRules = {
 export const RANDOM_REGRESSION_RESOLUTION: Resolution = { control: true, until: { pct: 10, maxTime: '15s' } };
 
 /** Seed 000's kernel (linux-stable 5.15); --kernel runs another. */
-const SEED_KERNEL = '5.15';
+const SEED_KERNEL: KernelName = '5.15';
 
 const MAIN = ['inline', 'workqueue', 'workqueue:wq=system', 'tasklet', 'timer', 'timer:deferrable=true'];
+
+/**
+ * Part 1's strategies on `kernel`: MAIN against {@link seedInline}. Where that is `inline_trylock`
+ * (5.15, the bisected commit's mix), it is the baseline and MAIN's blocking `inline` stays beside
+ * it as a named variant (issue #26 item 4).
+ */
+export function mainStrategies(kernel: KernelName): string[] {
+  const base = seedInline(kernel);
+  return base === 'inline' ? [...MAIN] : [base, ...MAIN];
+}
 const BAD = ['workqueue', 'workqueue(wq=system)'];
 const FIXES = ['tasklet', 'timer', 'timer(deferrable=true)'];
 
@@ -144,17 +160,18 @@ export const FULL_SIZES: RegressionSizes = {
  * and the kernels beside it, part 2's groups (NIC profile, pairs, trigger, message sizes), part
  * 3's rates and triggers.
  */
-export function regressionSweeps(sizes: RegressionSizes, kernel: string): string[] {
+export function regressionSweeps(sizes: RegressionSizes, kernel: KernelName): string[] {
   const list = (xs: readonly (string | number)[]) => xs.join(', ');
   const kernels = [kernel, ...(sizes.beside ?? []).filter((k) => k !== kernel)];
+  const base = seedInline(kernel);
   const groups = sizes.net.map(
     (g) =>
       `${g.nic}, ${g.instances} pair${g.instances > 1 ? 's' : ''}, trigger ${g.trigger}: ${list(g.msgSizes.map(formatSize))}`,
   );
   return [
-    `part 1: ${MAIN.length} strategies against inline, msg_size ${list(sizes.msgSizes.map(formatSize))} (--sweep replaces it), kernel ${list(kernels)} (--kernel replaces ${kernel})`,
-    `part 2: workqueue against inline per NIC profile, pairs and trigger, msg_size swept: ${groups.join('; ')}`,
-    `part 3: workqueue against inline at 64 B, irq_rate ${list(sizes.rates.map(countText))} per CPU, trigger ${list(sizes.triggers)}`,
+    `part 1: ${mainStrategies(kernel).length} strategies against ${base}${base === 'inline' ? '' : ' (inline, blocking on the lock, beside it)'}, msg_size ${list(sizes.msgSizes.map(formatSize))} (--sweep replaces it), kernel ${list(kernels)} (--kernel replaces ${kernel})`,
+    `part 2: workqueue against ${base} per NIC profile, pairs and trigger, msg_size swept: ${groups.join('; ')}`,
+    `part 3: workqueue against ${base} at 64 B, irq_rate ${list(sizes.rates.map(countText))} per CPU, trigger ${list(sizes.triggers)}`,
   ];
 }
 
@@ -192,11 +209,11 @@ export function kthreadSwitchesPerHandoff(s: Pick<StrategyResult, 'counters'>): 
  * their --trials rounds. Pure: no machine is booted.
  */
 export interface RegressionPlan {
-  /** Part 1: every strategy against inline on the scenario's kernel, over `c.sweep` or the sizes. */
+  /** Part 1: every strategy against {@link seedInline} on the scenario's kernel, over `c.sweep` or the sizes. */
   main: ResolvedConfig & { readonly sweep: NonNullable<ResolvedConfig['sweep']> };
   /** Part 1 again on each kernel of `sizes.beside` other than the scenario's. */
   beside: { name: string; config: ResolvedConfig }[];
-  /** Part 2's base: workqueue against inline with `c.until`; each group's run: {@link netGroupRun}. */
+  /** Part 2's base: workqueue against {@link seedInline} with `c.until`; each group's run: {@link netGroupRun}. */
   net: ResolvedConfig;
   /** Part 3: one irq_rate sweep at 64 B per trigger. */
   triggers: { name: string; trigger: number; config: ResolvedConfig }[];
@@ -207,10 +224,12 @@ export function regressionPlan(c: ResolvedConfig, sizes: RegressionSizes = DEFAU
   const sweep = c.sweep ?? { param: 'msg_size' as const, values: sizes.msgSizes };
   const maxMsg = Math.max(...(sweep.param === 'msg_size' ? sweep.values : []), wl.msgSize);
   const ringBytes = Math.max(wl.ringBytes, 2 ** Math.ceil(Math.log2(maxMsg * 4 + 64)));
+  const base = seedInline(c.kernel);
   const main: RegressionPlan['main'] = {
     ...c,
-    strategies: specs(MAIN),
-    baseline: 'inline',
+    strategies: specs(mainStrategies(c.kernel)),
+    baseline: base,
+    control: c.control && controlLabel(base),
     workload: { ...wl, ringBytes },
     sweep,
     until: null,
@@ -219,15 +238,25 @@ export function regressionPlan(c: ResolvedConfig, sizes: RegressionSizes = DEFAU
     main,
     beside: (sizes.beside ?? [])
       .filter((kernel) => kernel !== c.kernel)
-      .map((kernel) => ({ name: `random-regression-${kernel}`, config: { ...main, kernel } })),
-    net: { ...main, strategies: specs(['inline', 'workqueue']), baseline: 'inline', until: c.until },
+      .map((kernel) => ({
+        name: `random-regression-${kernel}`,
+        config: {
+          ...main,
+          kernel,
+          strategies: specs(mainStrategies(kernel)),
+          baseline: seedInline(kernel),
+          control: c.control && controlLabel(seedInline(kernel)),
+        },
+      })),
+    net: { ...main, strategies: specs([base, 'workqueue']), baseline: base, until: c.until },
     triggers: sizes.triggers.map((trigger) => ({
       name: `random-regression-trigger-${trigger}`,
       trigger,
       config: {
         ...c,
-        strategies: specs(['inline', 'workqueue']),
-        baseline: 'inline',
+        strategies: specs([base, 'workqueue']),
+        baseline: base,
+        control: main.control,
         workload: { ...wl, msgSize: 64 },
         fastPool: { ...c.fastPool, trigger },
         sweep: { param: 'irq_rate', values: sizes.rates },
@@ -268,7 +297,7 @@ export async function runRandomRegression(
     }
   }
   ctx.io.stdout(`${lines.join('\n')}\n`);
-  const margin = `${pct(SEED_EFFECT)} of inline`;
+  const margin = `${pct(SEED_EFFECT)} of ${r1.baseline}`;
   const more = `more trials decide: try --trials ${Math.max(6, c.trials * 2)}`;
   /**
    * The seed's claims about the bad and the fixed strategies, judged on one run of MAIN: each
@@ -277,12 +306,13 @@ export async function runRandomRegression(
    * direction; its ~10% is one rig's size). The fixes: its absence, by equivalence against 10%.
    */
   const judgeMain = (run: RunResults, on: string): void => {
-    const ref = (p: (typeof run.points)[number]) => controlOf(run, p)?.label ?? 'inline';
-    const effectOf = (label: string) => pooledEffect(run.points.map((p) => bootEffects(p, label, ref(p), 'inline')));
+    const ref = (p: (typeof run.points)[number]) => controlOf(run, p)?.label ?? run.baseline;
+    const effectOf = (label: string) =>
+      pooledEffect(run.points.map((p) => bootEffects(p, label, ref(p), run.baseline)));
     for (const label of BAD)
       verdicts.push(
         claimVerdict(
-          `${label} regresses tcp_lat's mean against inline${on}`,
+          `${label} regresses tcp_lat's mean against ${run.baseline}${on}`,
           effectOf(label),
           SEED_EFFECT,
           label === 'workqueue'
@@ -294,7 +324,7 @@ export async function runRandomRegression(
     for (const label of FIXES)
       verdicts.push(
         absenceVerdict(
-          `${label} within noise of inline (mean)${on}`,
+          `${label} within noise of ${run.baseline} (mean)${on}`,
           effectOf(label),
           SEED_EFFECT,
           label === 'tasklet'
@@ -338,7 +368,7 @@ export async function runRandomRegression(
         p50: p50 ? p50.ratio - 1 : Number.NaN,
         handoffs: wq?.rates.handoffs ?? 0,
         mean: mean ? mean.ratio - 1 : Number.NaN,
-        units: bootEffects(p, 'workqueue', controlOf(r, p)?.label ?? 'inline', 'inline'),
+        units: bootEffects(p, 'workqueue', controlOf(r, p)?.label ?? r.baseline, r.baseline),
       });
     }
     if (r.status !== 'completed') break;
@@ -346,7 +376,7 @@ export async function runRandomRegression(
   const perPoint = pooledEffect(grid.map((g) => g.units)).points;
   const regime: string[] = [
     '',
-    `rate/CPU  trigger  workqueue vs inline: mean      p50  hand-offs/s  vs ${c.control ? 'the A/A control' : 'inline'} [95% CI]`,
+    `rate/CPU  trigger  workqueue vs ${r1.baseline}: mean      p50  hand-offs/s  vs ${c.control ? 'the A/A control' : r1.baseline} [95% CI]`,
     ...grid.map(
       (g, i) =>
         `${String(g.rate).padStart(8)}  ${String(g.trigger).padStart(7)}  ${pct(g.mean).padStart(27)}  ${pct(g.p50).padStart(7)}  ${g.handoffs.toFixed(0).padStart(11)}  ${effectText(perPoint[i])}`,
@@ -361,9 +391,9 @@ export async function runRandomRegression(
   const largest =
     bi < 0
       ? ''
-      : `largest: ${effectText(perPoint[bi])} (95% CI, against ${c.control ? 'the A/A control' : 'inline'}; p50 vs inline ${pct(grid[bi].p50)}) at ${grid[bi].rate} interrupts/s per CPU with trigger ${grid[bi].trigger}; margin +${margin}`;
+      : `largest: ${effectText(perPoint[bi])} (95% CI, against ${c.control ? 'the A/A control' : r1.baseline}; p50 vs ${r1.baseline} ${pct(grid[bi].p50)}) at ${grid[bi].rate} interrupts/s per CPU with trigger ${grid[bi].trigger}; margin +${margin}`;
   verdicts.push({
-    expectation: "workqueue's mean regression against inline reaches the seed's 10% in some regime",
+    expectation: `workqueue's mean regression against ${r1.baseline} reaches the seed's 10% in some regime`,
     outcome: regimeOutcome,
     detail:
       bi < 0

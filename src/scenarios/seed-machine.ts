@@ -23,7 +23,7 @@
  */
 import { tcpLatOptions } from '../config/defaults.js';
 import type { CommandRules } from '../config/rules.js';
-import type { ResolvedConfig } from '../config/schema.js';
+import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { formatSize } from '../config/units.js';
 import type { NicProfileName } from '../net/profiles.js';
 import { nicOptions } from '../net/profiles.js';
@@ -39,6 +39,7 @@ import {
   type ScenarioContext,
   SEED_EFFECT,
   scenarioStatus,
+  seedInline,
   specs,
   stageValue,
   strategy,
@@ -97,8 +98,14 @@ export const SEED_TRIGGERS = [64, 1024];
 const RULES: CommandRules = {
   minNodeCpus: { count: SEED_PAIRS, why: `whose ${SEED_PAIRS} qperf pairs run on node 0 (numactl -N0)` },
   fixed: {
-    strategies: { kind: 'sets', why: 'it compares workqueue with inline, as part 2 of random-regression does' },
-    baseline: { kind: 'sets', why: 'it compares workqueue with inline' },
+    strategies: {
+      kind: 'sets',
+      why: "it compares workqueue with the kernel's inline before the change (inline_trylock on 5.15), as part 2 of random-regression does",
+    },
+    baseline: {
+      kind: 'sets',
+      why: "it compares workqueue with the kernel's inline before the change (inline_trylock on 5.15)",
+    },
     'workload.kind': { kind: 'sets', why: "it measures qperf's tcp_lat, as the seed did" },
     'workload.nic': { kind: 'sets', why: 'it runs ipoib-cm, ipoib-ud and ixgbe, a sub-run each' },
     ...Object.fromEntries(
@@ -182,8 +189,9 @@ export function seedMachinePlan(c: ResolvedConfig, grid: MachineGrid = SEED_GRID
         rule,
         config: {
           ...c,
-          strategies: specs(['inline', 'workqueue']),
-          baseline: 'inline',
+          strategies: specs([seedInline(c.kernel), 'workqueue']),
+          baseline: seedInline(c.kernel),
+          control: c.control && controlLabel(seedInline(c.kernel)),
           softirqDefer: rule,
           sweep,
           workload: {
@@ -202,9 +210,9 @@ export function seedMachinePlan(c: ResolvedConfig, grid: MachineGrid = SEED_GRID
 /** A point of the grid: part 2's point, its rule, and the ksoftirqd rule's counters. */
 export interface MachinePoint extends NetPoint {
   rule: boolean;
-  /** Per second, workqueue then inline: __do_softirq restarts cut by need_resched. */
+  /** Per second, workqueue then the baseline (inline_trylock on 5.15): __do_softirq restarts cut by need_resched. */
   cut: [number, number];
-  /** Per second, workqueue then inline: NET_RX left to a runnable ksoftirqd (the 5.15 rule). */
+  /** Per second, workqueue then the baseline: NET_RX left to a runnable ksoftirqd (the 5.15 rule). */
   left: [number, number];
   /** How long NET_RX waited for ksoftirqd once left to it, workqueue: p50 and p99 (ns). */
   wait: [number, number];
@@ -227,7 +235,7 @@ export function machinePoint(run: MachineRun, r: RunResults, p: RunResults['poin
     observation: observationOf(g),
   };
   const wq = strategy(p, 'workqueue');
-  const inl = strategy(p, 'inline');
+  const inl = strategy(p, r.baseline);
   let wait = 0;
   let ran = 0;
   for (const s of p.strategies) {
@@ -250,7 +258,7 @@ export function observationOf(g: MachineGroup): Observation {
 }
 
 /** The table, one row per point: the conditions, the rule's counters, what workqueue cost. */
-export function machineTable(points: readonly MachinePoint[]): string[] {
+export function machineTable(points: readonly MachinePoint[], base = 'inline'): string[] {
   const row = (p: MachinePoint) => {
     return [
       p.group.nic.padEnd(8),
@@ -269,8 +277,8 @@ export function machineTable(points: readonly MachinePoint[]): string[] {
   };
   return [
     '',
-    'workqueue against inline on seed 000\'s machine; cut/s: __do_softirq restarts cut by need_resched, left/s: NET_RX left to a runnable ksoftirqd (each "workqueue, inline", per second); NET_RX wait: from being left to ksoftirqd until it ran (workqueue p50, p99); host wait: CPU threads runnable but waiting for a host core',
-    'NIC       pairs  trigger  msg_size  ksoftirqd  hand-offs/s  app busy          cut/s         left/s        NET_RX wait p50, p99  host wait  Δ mean [95% CI] (workqueue − inline)',
+    `workqueue against ${base} on seed 000's machine; cut/s: __do_softirq restarts cut by need_resched, left/s: NET_RX left to a runnable ksoftirqd (each "workqueue, ${base}", per second); NET_RX wait: from being left to ksoftirqd until it ran (workqueue p50, p99); host wait: CPU threads runnable but waiting for a host core`,
+    `NIC       pairs  trigger  msg_size  ksoftirqd  hand-offs/s  app busy          cut/s         left/s        NET_RX wait p50, p99  host wait  Δ mean [95% CI] (workqueue − ${base})`,
     ...points.map(row),
   ];
 }
@@ -356,7 +364,7 @@ export async function runSeedMachine(ctx: ScenarioContext, grid: MachineGrid = S
     for (const p of r.points) points.push(machinePoint(run, r, p));
     if (r.status !== 'completed') break;
   }
-  ctx.io.stdout(`${machineTable(points).join('\n')}\n`);
+  ctx.io.stdout(`${machineTable(points, seedInline(ctx.config.kernel)).join('\n')}\n`);
   const suffix = (rule: boolean) =>
     ` (${ctx.config.cpus} CPUs in ${ctx.config.topology.numa.length} nodes, ksoftirqd rule ${rule ? 'on' : 'off'})`;
   const verdicts: Verdict[] = [];
