@@ -5,14 +5,21 @@
  * collector taken from a fresh context (node:v8 setFlagsFromString + node:vm), a well-worn way to
  * reach it without a command-line flag. Where that fails, nothing is done.
  *
- * Used by the main thread between a sweep's points (src/harness/gc.ts says why) and by every
- * machine thread when a trial ends (runtime.ts, checkControl at Phase.Pause): v8.GCProfiler, which
- * the host-stall detector stops and starts at every stall (host-stall.ts, GcProbe), makes a new
- * native profiler at each start; the old one, holding its records, is freed only when V8 collects
- * its JS wrapper, which a machine thread's small heap (under 16 MB) seldom makes it do. At TDF 8 a
- * default comparison's process grew 60–100 MB per second and was killed by the OOM killer at 24 GB;
- * a loop that stops and starts a GCProfiler every 50 ms while allocating grew to 1 GB in 15 s, and
- * to 66 MB with a full collection every second (docs/architecture.md, "Time dilation").
+ * Used by the main thread between a sweep's points (src/harness/gc.ts says why) and, through
+ * {@link GrowthCollector}, by every machine thread at a trial's end when the process's resident
+ * memory has grown: v8.GCProfiler, which the host-stall detector stops and starts at every stall
+ * (host-stall.ts, GcProbe), makes a new native profiler at each start; the old one, holding its
+ * records, is freed only when V8 collects its JS wrapper, which a machine thread's small heap
+ * (under 16 MB) seldom makes it do. At TDF 8 on ed03e62 a default comparison's process grew
+ * 60–100 MB per second and was killed by the OOM killer at 24 GB; a loop that stops and starts a
+ * GCProfiler every 50 ms while allocating grew to 1 GB in 15 s, and to 66 MB with a full
+ * collection every second (docs/architecture.md, "Time dilation").
+ *
+ * Why not at every trial's end (ebc43fc did that): a forced full collection leaves V8's heap at
+ * its smallest, and the next trial paid for it. On a 16-CPU machine (seed-machine's IPoIB CM
+ * sub-run, 3 trials, two runs each way, 2026-12-06) the measured phases then held 140–210 GCs of
+ * 8.6–13 s in all per strategy, against 20–35 of 11–340 ms without, one-way p99 0.8–1.9 ms
+ * against 0.35–0.6 ms, and Δ-mean intervals ±25–35 µs against ±5–10 µs (docs/architecture.md).
  * Context: any thread, between measurements.
  */
 import { setFlagsFromString } from 'node:v8';
@@ -35,4 +42,39 @@ export function collectGarbage(): void {
     }
   }
   gc?.();
+}
+
+/**
+ * Growth of the process's resident memory (bytes) since a machine thread's last collection, or its
+ * start, past which it collects at a trial's end. 256 MiB: a few seconds of the leak described
+ * above at its measured rate, far above what a run's own memory moves between trials (a default
+ * comparison at TDF 8 without any forced collection held 66 MB resident over 90 s on a55ebad),
+ * and small beside the watchdog's net (75% of the host's memory, src/harness/watchdog.ts).
+ */
+export const COLLECT_GROWTH_BYTES = 256 * 1024 * 1024;
+
+/**
+ * A machine thread's collection at a trial's end, only when resident memory grew past
+ * {@link COLLECT_GROWTH_BYTES} since its last one. `rss` and `collect` are the process's and
+ * {@link collectGarbage} (tests give fakes). Context: its own thread, between measurements.
+ */
+export class GrowthCollector {
+  private base: number;
+  /** Collections made. */
+  collections = 0;
+  constructor(
+    private readonly rss: () => number = process.memoryUsage.rss,
+    private readonly collect: () => void = collectGarbage,
+    private readonly growth: number = COLLECT_GROWTH_BYTES,
+  ) {
+    this.base = rss();
+  }
+  /** A trial ended: collect if resident memory grew past the bound; true when it did. */
+  atPause(): boolean {
+    if (!(this.rss() >= this.base + this.growth)) return false;
+    this.collect();
+    this.collections++;
+    this.base = this.rss();
+    return true;
+  }
 }

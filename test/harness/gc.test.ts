@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { collectGarbage } from '../../src/harness/gc.js';
+import { GrowthCollector } from '../../src/machine/full-gc.js';
 import { releaseHistograms, takeHistogram } from '../../src/machine/machine.js';
 
 describe('collectGarbage', () => {
@@ -17,6 +18,33 @@ describe('collectGarbage', () => {
     await new Promise((r) => setTimeout(r, 0));
     collectGarbage();
     expect(ref.deref(), 'collected').toBeUndefined();
+  });
+});
+
+describe("GrowthCollector (a machine thread at a trial's end)", () => {
+  it('collects only once resident memory grew past the bound since its last collection', () => {
+    let rss = 1000;
+    let collected = 0;
+    const g = new GrowthCollector(
+      () => rss,
+      () => {
+        collected++;
+        rss -= 50; // a collection frees some of what leaked
+      },
+      100,
+    );
+    expect(g.atPause(), 'no growth').toBe(false);
+    rss = 1099;
+    expect(g.atPause(), 'just below the bound').toBe(false);
+    rss = 1100;
+    expect(g.atPause(), 'at the bound').toBe(true);
+    expect(collected).toBe(1);
+    // The bound counts from what was resident after that collection (1050), not from the start.
+    rss = 1149;
+    expect(g.atPause()).toBe(false);
+    rss = 1150;
+    expect(g.atPause()).toBe(true);
+    expect([collected, g.collections]).toEqual([2, 2]);
   });
 });
 
