@@ -46,10 +46,16 @@ export function collectGarbage(): void {
 
 /**
  * Growth of the process's resident memory (bytes) since a machine thread's last collection, or its
- * start, past which it collects at a trial's end. 256 MiB: a few seconds of the leak described
- * above at its measured rate, far above what a run's own memory moves between trials (a default
- * comparison at TDF 8 without any forced collection held 66 MB resident over 90 s on a55ebad),
- * and small beside the watchdog's net (75% of the host's memory, src/harness/watchdog.ts).
+ * start, past which it collects at a trial's end. Why it grows: Node's GCProfiler::Stop
+ * (src/node_v8.cc) leaves the profiler's GC callbacks registered, and they do not check its state,
+ * so a stopped profiler goes on appending each GC's heap statistics as JSON until its JS wrapper is
+ * collected; one per stall look, each recording every later GC. Measured on the child process of a
+ * default comparison at TDF 1 with no collection at all (2026-12-06): 144 MB to 4.1 GB in 80 s with
+ * a 4 MiB young generation, where a wrapper promoted to the old generation is collected only by a
+ * full GC; 147 to 489 MB in 70 s with 16 MiB (`WORKER_YOUNG_MB`, machine.ts: most wrappers then die in a
+ * scavenge); flat at ~245 MB with the GC profile off. 256 MiB is then about a minute of growth,
+ * far above what a run's own memory moves between trials, and small beside the watchdog's net
+ * (75% of the host's memory, src/harness/watchdog.ts).
  */
 export const COLLECT_GROWTH_BYTES = 256 * 1024 * 1024;
 

@@ -62,13 +62,17 @@ export const SETUP_TIMEOUT_MS = 10_000;
 /** Old-generation heap limit of each machine thread (MiB). */
 export const WORKER_HEAP_MB = 512;
 /**
- * Young-generation limit of each machine thread (MiB). V8's default lets each isolate's
- * semi-spaces grow to several MiB and keeps the pages it shrinks away from in a pool; with 11
- * isolates that alone made a 10-minute soak's RSS creep by ~15% (bench/soak.ts). The threads
- * allocate little once warm (reports between trials), so a small young generation costs only
- * more frequent, shorter scavenges, and RSS levels off within the first minute.
+ * Young-generation limit of each machine thread (MiB). The threads allocate all the time: every
+ * clock read (performance.now() on Node 20) leaves a short-lived heap number, ~80–100 MB/s on a
+ * busy CPU thread, so the young generation's size sets how often each thread stops for a
+ * scavenge. At 4 MiB (the value until 2026-12-06, chosen against a soak's RSS creep) the default
+ * comparison's inline and workqueue (3 trials of 1 s, two runs each, alternated) spent 539–647 ms
+ * per strategy in GC and had a p99.9 of 0.75–1.6 ms; at 16 MiB 144–257 ms and 0.23–0.27 ms; at 48
+ * MiB 182–208 ms and 0.37–0.46 ms (docs/architecture.md, "Memory over a long run"). Little
+ * survives a scavenge here, so a larger space means fewer pauses of about the same length. The
+ * cost is resident memory: up to 16 MiB more per machine thread.
  */
-export const WORKER_YOUNG_MB = 4;
+export const WORKER_YOUNG_MB = 16;
 /** How long the threads may take to report between trials. */
 export const COLLECT_TIMEOUT_MS = 10_000;
 
