@@ -21,7 +21,7 @@ import {
   type Verdict,
 } from '../src/scenarios/common.js';
 import { boundVerdict, type Requests, runCpuHog, unboundVerdict } from '../src/scenarios/cpu-hog.js';
-import { runEntropy, starves } from '../src/scenarios/entropy.js';
+import { creditedMixes, fewerEventsP, runEntropy, starves } from '../src/scenarios/entropy.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
 import { intervalText, ipiRatioText, runIpiStorm } from '../src/scenarios/ipi-storm.js';
 import {
@@ -297,6 +297,33 @@ describe('the noise-floor rule for metrics without an interval', () => {
     [0, 0, Number.NaN, 'no'], // inline credited nothing: nothing to fall short of
   ] as const)('entropy: %d bits/s against inline %d, floor %d: %s', (bits, inline, floor, says) => {
     expect(starves(bits, inline, floor)).toBe(says);
+  });
+
+  it.each([
+    // Counts of credited mixes, rates in proportion. The probe's case: inline mixed twice in 0.4 s,
+    // the candidate never: chance (p 0.25).
+    [0, 2, 'inside floor'],
+    [0, 5, 'starves'], // p 1/32
+    [3, 40, 'starves'],
+    [20, 40, 'no'], // half of inline's: not less than half
+    [0, 4, 'inside floor'], // p 1/16
+  ] as const)('entropy counted: %d bits against inline %d: %s', (cand, inl, says) => {
+    // Rates in proportion to the counts (the same trials on both sides), no control.
+    expect(starves(cand, inl, Number.NaN, { cand, inline: inl })).toBe(says);
+  });
+
+  it('creditedMixes leaves out the refused and the skipped', () => {
+    expect(creditedMixes({ counters: { mixes: 10, mixes_remote: 3, mixes_trylock_skipped: 2 } })).toBe(5);
+    expect(creditedMixes({ counters: {} })).toBe(0);
+    expect(creditedMixes(undefined)).toBe(0);
+  });
+
+  it('fewerEventsP is the binomial tail at 1/2', () => {
+    expect(fewerEventsP(0, 2)).toBeCloseTo(0.25, 12);
+    expect(fewerEventsP(1, 3)).toBeCloseTo(5 / 16, 12);
+    expect(fewerEventsP(0, 0)).toBe(1);
+    expect(fewerEventsP(10, 10)).toBeGreaterThan(0.5);
+    expect(fewerEventsP(100, 300)).toBeLessThan(1e-10);
   });
 });
 

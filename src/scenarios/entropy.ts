@@ -163,12 +163,57 @@ export async function runEntropy(
 }
 
 /**
+ * One-sided exact binomial test that `cand` of `cand + base` events came from a process no
+ * slower than the other's, under equal exposure (both sides ran the same interleaved trials):
+ * P(X ≤ cand) for X ~ Binomial(cand + base, 1/2). Small p: the candidate's count is lower than
+ * chance allows. Counts of credited mixes are Poisson-like (a mix every 1024 interrupts or second
+ * per CPU), and two Poisson counts given their sum split binomially. Pure.
+ */
+export function fewerEventsP(cand: number, base: number): number {
+  const n = Math.round(cand) + Math.round(base);
+  const k = Math.round(cand);
+  if (n <= 0) return 1;
+  // Sum the pmf in log space: C(n, i) / 2^n, i = 0..k.
+  let logC = 0; // log C(n, 0)
+  let p = 0;
+  for (let i = 0; i <= k; i++) {
+    if (i > 0) logC += Math.log(n - i + 1) - Math.log(i);
+    p += Math.exp(logC - n * Math.LN2);
+  }
+  return Math.min(1, p);
+}
+
+const fmtP = (p: number) => (p < 0.001 ? '< 0.001' : p.toFixed(3));
+
+/**
+ * The mixes that credited entropy, summed over the strategy's trials: mixes run, less those
+ * random.c refused because they ran off the fast pool's CPU and those inline_trylock skipped (both
+ * are counted in `mixes` too). Mixes, not bits, are the counted events: one mix credits many bits
+ * at once (5.15: one per 64 interrupts the pool gathered), so bits are not Poisson counts.
+ */
+export function creditedMixes(s: Pick<StrategyResult, 'counters'> | undefined): number {
+  const c = s?.counters ?? {};
+  return Math.max(0, (c.mixes ?? 0) - (c.mixes_remote ?? 0) - (c.mixes_trylock_skipped ?? 0));
+}
+
+/** The level at which a shortfall of counted mixes must be unlikely by chance to be called. */
+export const STARVE_ALPHA = 0.05;
+
+/**
  * Whether `bits` (a strategy's bits/s) starves the input pool against inline's `inlineBits`: less
  * than half of them, by a shortfall beyond the noise floor (`floor`: how far the A/A copy of
- * inline moved; NaN without a control). `inside floor`: less than half, but within the floor.
+ * inline moved; NaN without a control) and, given the mixes that credited on each side over its
+ * trials (`counts`, {@link creditedMixes}), one that chance does not explain ({@link fewerEventsP} below {@link STARVE_ALPHA}).
+ * `inside floor`: less than half, but within the floor or within chance (too few mixes to tell).
  */
-export function starves(bits: number, inlineBits: number, floor: number): 'starves' | 'inside floor' | 'no' {
+export function starves(
+  bits: number,
+  inlineBits: number,
+  floor: number,
+  counts?: { cand: number; inline: number },
+): 'starves' | 'inside floor' | 'no' {
   if (!(inlineBits > 0) || !(bits < 0.5 * inlineBits)) return 'no';
+  if (counts && !(fewerEventsP(counts.cand, counts.inline) < STARVE_ALPHA)) return 'inside floor';
   return beyondFloor(inlineBits - bits, floor) ? 'starves' : 'inside floor';
 }
 
@@ -191,12 +236,13 @@ function judge(ctx: ScenarioContext, r: RunResults, on: string): Verdict[] {
         `${String(p.params.irq_rate).padStart(8)}   ${s.label.padEnd(28)}  ${(s.rates.mixes ?? 0).toFixed(1).padStart(7)}  ${bitsOf(s).toFixed(0).padStart(7)}   ${ms(s.counters.time_to_256_bits_ns).padStart(16)}   ${String(s.counters.mixes_remote ?? 0).padStart(13)}`,
       );
       if (s === inline || s === control) continue;
-      const says = starves(bitsOf(s), ib, floor);
+      const counted = { cand: creditedMixes(s), inline: creditedMixes(inline) };
+      const says = starves(bitsOf(s), ib, floor, counted);
       if (says === 'no') continue;
       verdicts.push({
         expectation: `${s.label} at ${p.params.irq_rate}/s delivers less entropy than inline${on}`,
         outcome: says === 'starves' ? 'reproduced' : 'inconclusive',
-        detail: `${bitsOf(s).toFixed(0)} bits/s vs inline ${ib.toFixed(0)} (${s.counters.mixes_remote ?? 0} mixes ran off their CPU and were refused)${floorText}${says === 'inside floor' ? ': the shortfall is inside it (too few mixes at this rate; try a longer --duration)' : ''}`,
+        detail: `${bitsOf(s).toFixed(0)} bits/s vs inline ${ib.toFixed(0)} (${counted.cand} mix${counted.cand === 1 ? '' : 'es'} credited against ${counted.inline}, p ${fmtP(fewerEventsP(counted.cand, counted.inline))} by chance; ${s.counters.mixes_remote ?? 0} mixes ran off their CPU and were refused)${floorText}${says === 'inside floor' ? ': the shortfall is within chance or the noise floor (too few mixes at this rate; try a longer --duration)' : ''}`,
       });
     }
   }
