@@ -165,7 +165,7 @@ export const CPU_WHERE = LINE_WORDS + 11;
 export const CPU_COUNTERS = 2 * LINE_WORDS;
 
 /** Per-CPU doubles (f64 index from the per-CPU f64 region). */
-export const CPU_F64 = 16; // two lines a CPU (slots 0-8 used)
+export const CPU_F64 = 16; // two lines a CPU (slots 0-9 used)
 /** O: clock (ns) at which the outgoing owner handed the CPU over; the incoming owner records
  *  the context-switch cost from it. Written before the OWNER store that publishes it. */
 export const CPUF_SWITCH_NS = 0;
@@ -199,6 +199,14 @@ export const CPUF_NET_RX_LEFT_NS = 7;
  *  aligned double is stored whole; a reader that sees the old value misses a stall that ended an
  *  instant before (a stall still in progress is not seen either: docs/results.md). */
 export const CPUF_STALL_END = 8;
+/** L rq lock (plain store under it, by src/kernel/sched/rt.ts rtPeriod): while this CPU's RT
+ *  tasks are throttled, the clock (ns) at which their period ends; +Infinity when not throttled.
+ *  The kernel ends a throttle from sched_rt_period_timer, an hrtimer that NOHZ does not stop
+ *  (kernel/sched/rt.c), where the lab's rtPeriod runs at the tick: so the irq thread reads this
+ *  plainly (an aligned double is stored whole) and ticks an idle CPU once it has passed
+ *  (src/machine/irq-thread.ts). Without it a throttled hog on an idle, tickless CPU stayed
+ *  throttled until something else ticked it. Initialised to +Infinity. */
+export const CPUF_RT_UNTHROTTLE = 9;
 
 /** Values of CPU_WHERE (with an object or softirq number added where said). */
 export enum Where {

@@ -3,7 +3,8 @@
  *
  * It keeps `jiffies` (stored at each tick boundary from the shared clock and HZ), delivers the
  * tick to every CPU that is not idle (NOHZ: an idle CPU takes no tick unless a non-deferrable
- * timer has expired on it, in which case it is kicked awake; during Drain every CPU ticks, so
+ * timer has expired on it, or the period of its throttled RT tasks has ended (CPUF_RT_UNTHROTTLE:
+ * the kernel's rt_period_timer), in which case it is kicked awake; during Drain every CPU ticks, so
  * deferred work parked on deferrable timers completes), and generates the device interrupts of
  * a trial at the chosen rate and pattern.
  *
@@ -31,9 +32,11 @@ import {
   C_PHASE,
   C_STOP,
   CPU_COUNTERS,
+  CPU_F64,
   CPU_NEXT_TIMER,
   CPU_OWNER,
   CPU_WORDS,
+  CPUF_RT_UNTHROTTLE,
   CpuCounter,
   CpuFlag,
   GlobalCounter,
@@ -147,7 +150,11 @@ export async function startIrqThread(data: StartupData): Promise<void> {
             const idle = Atomics.load(i32, R.cpu + c * CPU_WORDS + CPU_OWNER) === c;
             if (!idle || phase === Phase.Drain) {
               chip.flag(c, CpuFlag.Tick);
-            } else if (j - Atomics.load(i32, R.cpu + c * CPU_WORDS + CPU_NEXT_TIMER) >= 0) {
+            } else if (
+              j - Atomics.load(i32, R.cpu + c * CPU_WORDS + CPU_NEXT_TIMER) >= 0 ||
+              // A throttled RT queue's period timer (an hrtimer: NOHZ does not stop it) has expired.
+              now >= f64[R.cpuF64 / 2 + c * CPU_F64 + CPUF_RT_UNTHROTTLE]
+            ) {
               i32[R.cpu + c * CPU_WORDS + CPU_COUNTERS + CpuCounter.nohz_kicks]++; // statistic, this thread only
               chip.flag(c, CpuFlag.Tick);
             }

@@ -30,6 +30,7 @@ import {
   CPU_WHERE,
   CPU_WORDS,
   CPUF_NIC_DUE,
+  CPUF_RT_UNTHROTTLE,
   CpuCounter,
   CpuFlag,
   GLOBAL_COUNTER_NAMES,
@@ -166,6 +167,7 @@ export class MachineMemory {
     for (let c = 0; c < opts.cpus; c++) {
       i32[R.cpu + c * CPU_WORDS + CPU_OWNER] = c; // the idle task
       this.f64[R.cpuF64 / 2 + c * CPU_F64 + CPUF_NIC_DUE] = Number.POSITIVE_INFINITY;
+      this.f64[R.cpuF64 / 2 + c * CPU_F64 + CPUF_RT_UNTHROTTLE] = Number.POSITIVE_INFINITY;
       MpscRing.init(i32, R.irqRings[c], IRQ_RING_CAPACITY, IRQ_RECORD_WORDS, words(R.irqRings[c]));
       SpscRing.init(i32, R.arrivals[c], ARRIVAL_RING_CAPACITY, ARRIVAL_RECORD_WORDS, words(R.arrivals[c]));
     }

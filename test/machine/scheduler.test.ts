@@ -104,4 +104,26 @@ describe('fair share on one CPU', () => {
     const slices = m.slices(taskId(m, 'spinner/0'));
     expect(slices, `RT hog ${hog} ticks; normal task ${other} ticks, ${slices} slices`).toBeGreaterThan(1);
   });
+
+  it('a throttled SCHED_FIFO hog alone on an idle, tickless CPU runs again when its period ends', async () => {
+    // Nothing else on CPU 0: once the hog is throttled (950 ms of a 1 s period) the idle task
+    // owns the CPU and NOHZ stops its tick. The kernel's rt_period_timer (an hrtimer) still
+    // fires at the period's end; before the lab modelled it (CPUF_RT_UNTHROTTLE), nothing
+    // ticked the idle CPU and the hog stayed throttled at ~950 ticks for good.
+    m = await Machine.boot(
+      options({
+        hz: 1000,
+        idle: { policy: 'halt', maxPollNs: 0 },
+        irq: { rate: 0, pattern: 'constant', burstSize: 8, cpus: [] },
+        workload: { kind: 'custom', tasks: [{ kind: 'hog', cpu: 0, policy: 'fifo', nice: 0, rtPrio: 50 }] },
+      }),
+    );
+    const machine = m;
+    const hog = taskId(machine, 'hog/0');
+    // 2100 ticks take two unthrottles: a 1 s period lets the hog run 950 ms at most.
+    await runUntil(m, 'the RT hog at 2100 ticks', () => machine.ticks(hog) >= 2100, { boundMs: 60_000 });
+    // What ended a throttle: the irq thread woke the idle CPU for the period timer (a NOHZ kick; no
+    // timer is pending on this machine, so nothing else kicks it).
+    expect(m.counters().nohz_kicks, 'kicks of the idle CPU for the period timer').toBeGreaterThanOrEqual(1);
+  }, 90_000);
 });

@@ -5,7 +5,7 @@
  * them, in ./layout.ts and src/hw/layout.ts; everything here runs under the CPU's rq lock
  * (RunQueues, ./rq.ts), so plain loads and stores.
  */
-import { CPUF_RT_PERIOD, CPUF_RT_TIME, SchedPolicy } from '../../hw/layout.js';
+import { CPUF_RT_PERIOD, CPUF_RT_TIME, CPUF_RT_UNTHROTTLE, SchedPolicy } from '../../hw/layout.js';
 import type { RqView } from './fair.js';
 import { RQ_LEN, RQ_QUEUE, RQ_RT_THROTTLED, T_POLICY, T_RT_PRIO } from './layout.js';
 
@@ -29,8 +29,11 @@ export function rtPeriod(q: RqView, cpu: number, now: number): boolean {
     f64[q.cf(cpu, CPUF_RT_TIME)] = 0;
     if (i32[b + RQ_RT_THROTTLED]) changed = true;
     i32[b + RQ_RT_THROTTLED] = 0;
+    f64[q.cf(cpu, CPUF_RT_UNTHROTTLE)] = Number.POSITIVE_INFINITY;
   } else if (!i32[b + RQ_RT_THROTTLED] && f64[q.cf(cpu, CPUF_RT_TIME)] > RT_RUNTIME_NS) {
     i32[b + RQ_RT_THROTTLED] = 1;
+    // The period timer's expiry: the irq thread ticks this CPU then even when idle (layout.ts).
+    f64[q.cf(cpu, CPUF_RT_UNTHROTTLE)] = f64[q.cf(cpu, CPUF_RT_PERIOD)] + RT_PERIOD_NS;
     changed = true;
   }
   return changed;
