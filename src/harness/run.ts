@@ -252,7 +252,9 @@ async function runPoint(
   const rounds: string[][] = [];
   const until = config.until;
   const minRounds = until ? Math.max(config.trials, UNTIL_MIN_ROUNDS) : config.trials;
-  const deadline = until ? Date.now() + until.maxTimeMs : Number.POSITIVE_INFINITY;
+  // --max-time caps the rounds --until adds: it counts from the end of the compulsory ones
+  // (docs/cli.md). Set when round minRounds is about to start.
+  let deadline = Number.POSITIVE_INFINITY;
   let outcome: UntilOutcome | undefined;
   const stopAt = (stop: UntilOutcome['stop'], done: number): void => {
     if (!until) return;
@@ -308,6 +310,7 @@ async function runPoint(
     for (let r = 0; ; r++) {
       if (r >= minRounds) {
         if (!until) break;
+        if (r === minRounds) deadline = Date.now() + until.maxTimeMs;
         const widths = intervalWidths(
           accs.map((a) => a.result),
           config.baseline,
