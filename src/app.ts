@@ -299,9 +299,11 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         if (e instanceof ReportError) throw new DeferlabError('E_BAD_OPTION', e.message, EXIT_BAD_INPUT);
         throw e;
       }
-      const { paths, table } = rendered;
+      const { paths, table, writeProblem } = rendered;
       io.stdout(`${table}\n`);
-      io.stdout(`re-rendered ${paths.length} files in ${dir}\n`);
+      // The table is what was asked for; the files beside results.json are a courtesy.
+      if (writeProblem) io.stderr(`deferlab: warning: ${writeProblem}; the table above is from results.json\n`);
+      else io.stdout(`re-rendered ${paths.length} files in ${dir}\n`);
       return EXIT_OK;
     },
     async explain(dir, io) {

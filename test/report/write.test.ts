@@ -1,5 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -149,6 +149,19 @@ describe('writeResults / readResults', () => {
     const { paths, table } = await reportFromDir(dir);
     expect(paths.sort()).toEqual(written.slice(1).sort());
     for (const p of paths) expect(existsSync(p)).toBe(true);
+    for (const s of r.points[0].strategies) expect(table).toContain(s.label);
+  });
+
+  it('still gives the table when the derived files cannot be written (deferlab report on a read-only directory)', async () => {
+    const dir = join(root, 'rerender-blocked');
+    const r = results();
+    await writeResults(dir, r);
+    // A directory where results.csv goes: its write fails as on a read-only directory, even as root.
+    await rm(join(dir, 'results.csv'));
+    await mkdir(join(dir, 'results.csv'));
+    const { paths, table, writeProblem } = await reportFromDir(dir);
+    expect(paths).toEqual([]);
+    expect(writeProblem).toMatch(/could not re-render the files derived from .*results\.json into /);
     for (const s of r.points[0].strategies) expect(table).toContain(s.label);
   });
 

@@ -209,22 +209,24 @@ export async function readResultsFile(path: string): Promise<RunResults> {
 /**
  * `deferlab report DIR`: read DIR/results.json, re-render the report formats (formats.ts)
  * from it (results.json itself is left untouched), and return the terminal table
- * (`opts.wide`: every column) for the caller to print.
+ * (`opts.wide`: every column) for the caller to print. A directory the formats cannot be written
+ * into (read-only, someone else's) still gives the table: `writeProblem` says what failed and
+ * `paths` is empty. A results.json that cannot be read is a ReportError.
  */
 export async function reportFromDir(
   dir: string,
   opts: RenderOptions = {},
-): Promise<{ results: RunResults; paths: string[]; table: string }> {
+): Promise<{ results: RunResults; paths: string[]; table: string; writeProblem?: string }> {
   const results = await readResults(dir);
-  let paths: string[];
+  const table = renderTable(results, opts);
   try {
-    paths = await renderFiles(dir, results);
+    return { results, paths: await renderFiles(dir, results), table };
   } catch (e) {
-    throw new ReportError(
-      'ERR_RESULTS_WRITE',
-      `read ${join(dir, RESULTS_JSON)}, but could not write the files derived from it into ${dir}: ${errnoText(e)}`,
-      e,
-    );
+    return {
+      results,
+      paths: [],
+      table,
+      writeProblem: `could not re-render the files derived from ${join(dir, RESULTS_JSON)} into ${dir}: ${errnoText(e)}`,
+    };
   }
-  return { results, paths, table: renderTable(results, opts) };
 }
