@@ -222,9 +222,13 @@ function scenarioExamples(scenarios: HelpScenarios | undefined, name: string | u
 }
 
 /** The flags demo takes: every config flag but those DEMO_RULES fixes (--no-output it allows). */
+/** A recorded trace's flags: every command with rules refuses them (src/config/irq-trace.ts). */
+const isIrqTraceFlag = (f: { path: string }) => f.path.startsWith('irq.trace');
+
 function demoFlags(): string[] {
   const fixed = Object.entries(DEMO_RULES.fixed ?? {});
   return CONFIG_FLAGS.filter((f) => {
+    if (isIrqTraceFlag(f)) return false;
     const rule = fixed.find(([path]) => path === f.path)?.[1];
     // A switch to what the demo does anyway (--no-control: it runs no control) says nothing.
     if (rule && f.flag === '--no-control') return false;
@@ -362,7 +366,7 @@ Options: the machine's options of 'deferlab run' (deferlab run --help):
 ${wrapWords(`${demoFlags().join(', ')}, --config FILE.`, WIDTH - 2)
   .map((l) => `  ${l}`)
   .join('\n')}
-${wrapWords(`Not: ${notTaken(DEMO_RULES)}.`, WIDTH).join('\n')}
+${wrapWords(`Not: ${notTaken(DEMO_RULES)}, ${CONFIG_FLAGS.filter(isIrqTraceFlag).map((f) => f.flag).join(', ')}.`, WIDTH).join('\n')}
 
 Examples:
 ${examples('demo')}

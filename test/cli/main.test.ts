@@ -457,6 +457,12 @@ describe('help and version', () => {
     expect(text.replace(/\n/g, ' ')).toContain("tcp_lat's and the NIC's options (--msg-size, --nic, --instances, ...)");
     expect(Math.max(...text.split('\n').map((l) => l.length))).toBeLessThanOrEqual(100);
     expect(text).not.toContain('narrated');
+    // demo refuses a recorded trace (src/config/irq-trace.ts): its help lists the trace's flags
+    // under Not, never among what it takes (a probe found them there).
+    const [takes, not] = text.replace(/\n/g, ' ').split('Not:');
+    expect(takes).not.toContain('--irq-trace');
+    expect(not).toContain('--irq-trace, --irq-trace-map, --irq-trace-loop, --irq-trace-scale');
+    expect(await h.run(['demo', '--irq-trace', 'examples/irq-trace.perf.txt'])).toBe(2);
   });
 
   it('check-strategy --help shows both ways to give options, and the built-in names', async () => {
