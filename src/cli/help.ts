@@ -366,7 +366,12 @@ Options: the machine's options of 'deferlab run' (deferlab run --help):
 ${wrapWords(`${demoFlags().join(', ')}, --config FILE.`, WIDTH - 2)
   .map((l) => `  ${l}`)
   .join('\n')}
-${wrapWords(`Not: ${notTaken(DEMO_RULES)}, ${CONFIG_FLAGS.filter(isIrqTraceFlag).map((f) => f.flag).join(', ')}.`, WIDTH).join('\n')}
+${wrapWords(
+  `Not: ${notTaken(DEMO_RULES)}, ${CONFIG_FLAGS.filter(isIrqTraceFlag)
+    .map((f) => f.flag)
+    .join(', ')}.`,
+  WIDTH,
+).join('\n')}
 
 Examples:
 ${examples('demo')}

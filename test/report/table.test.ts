@@ -71,6 +71,15 @@ describe('terminal table', () => {
     }
   });
 
+  it('names the --threshold band as the run was given it, not a 0 made up when the baseline measured nothing', () => {
+    const given = { ...r, meta: { ...r.meta, options: { ...r.meta.options, threshold: 3.5 } } };
+    expect(renderTable(given)).toMatch(/wholly outside ±3\.5% of the baseline \(--threshold\)/);
+    // Without it in the options (older results) and without a baseline to recover it from: "?".
+    const none = structuredClone(r);
+    for (const p of none.points) for (const s of p.strategies) for (const c of s.comparison ?? []) c.baseline = 0;
+    expect(renderTable(none)).toMatch(/wholly outside ±\?% of the baseline/);
+  });
+
   it('fits 120 columns by default: the latency, the Δ mean and its verdict always; rates as room allows', () => {
     const wide = syntheticResults({
       samples: 300,

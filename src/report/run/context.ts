@@ -15,6 +15,8 @@ export interface TableContext {
   tracing?: boolean;
   /** The A/A control's label (`--control`), if the run had one. */
   control?: string;
+  /** `--threshold`, % of the baseline, as the run was given it. */
+  thresholdPct?: number;
 }
 
 /** The {@link TableContext} of a run, from its metadata (`meta.options` is the resolved config). */
@@ -24,6 +26,7 @@ export function tableContext(results: Pick<RunResults, 'meta'> & { control?: str
     cpus?: unknown;
     trialMs?: unknown;
     tracing?: unknown;
+    threshold?: unknown;
   };
   const w = o.workload;
   const kind =
@@ -40,5 +43,6 @@ export function tableContext(results: Pick<RunResults, 'meta'> & { control?: str
     ...(num(results.meta.hostCores) !== undefined ? { hostCores: results.meta.hostCores } : {}),
     ...(typeof o.tracing === 'boolean' ? { tracing: o.tracing } : {}),
     ...(typeof results.control === 'string' ? { control: results.control } : {}),
+    ...(num(o.threshold) !== undefined ? { thresholdPct: num(o.threshold) } : {}),
   };
 }

@@ -209,7 +209,7 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
           : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a paired-t interval; ') +
         (isAdjusted(point)
           ? `Holm-adjusted over ${plural(candidatesOf(point, baselineLabel, ctx.control), 'candidate')} (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
-            `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage)}% of the baseline (--threshold)`
+            `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage, ctx.thresholdPct)}% of the baseline (--threshold)`
           : '95% intervals, each on its own (results written before the family adjustment); "worse"/"better" only when the interval excludes 0') +
         (control ? ' and the difference lies outside the A/A noise floor' : '') +
         ', "~" = within noise; "could see ±X (Y%)": the smallest difference this comparison would likely have called ' +
@@ -242,13 +242,18 @@ function isAdjusted(point: PointResult): boolean {
   return point.strategies.some((s) => s.comparison?.some((c) => c.adjust !== undefined));
 }
 
-/** The --threshold band the point's comparisons carry, % (stored as ns: recovered from one). */
-function thresholdPctOf(point: PointResult, stage: StageName): string {
+/**
+ * The --threshold band, %: as the run was given it (`given`, results.meta.options), else recovered
+ * from a comparison's stored ns. Neither (older results, a baseline with no samples): "?", never a
+ * made-up 0.
+ */
+function thresholdPctOf(point: PointResult, stage: StageName, given?: number): string {
+  if (given !== undefined) return String(given);
   for (const s of point.strategies) {
     const c = s.comparison?.find((x) => x.stage === stage && x.metric === 'mean' && x.threshold !== undefined);
     if (c && c.baseline !== 0) return String(Math.round((1000 * c.threshold!) / Math.abs(c.baseline)) / 10);
   }
-  return '0';
+  return '?';
 }
 
 /**
