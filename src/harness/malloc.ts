@@ -30,6 +30,7 @@
  * Context: main thread, before anything else runs.
  */
 import { spawn } from 'node:child_process';
+import { EXIT_INTERRUPTED } from '../errors.js';
 import { FORWARD_SIGNAL, SignalDeliveries, STOP_SIGNALS } from './signals.js';
 
 /** glibc's environment variable for M_MMAP_THRESHOLD (mallopt(3)). */
@@ -104,9 +105,14 @@ export async function reexecWithFixedThreshold(): Promise<void> {
     child.on('error', reject);
     child.on('exit', (code, signal) => {
       detach();
-      // A child that has no handler for the forward yet (still loading) dies of it: the parent
-      // then dies of the signal it got itself, as a process with no handler would.
-      if (signal) process.kill(process.pid, signal === FORWARD_SIGNAL ? (stoppedBy ?? 'SIGTERM') : signal);
+      // A child stopped before its handlers were in place (still loading its modules) dies of the
+      // stop signal or of the forward: that is an interrupted command, said and exited as the
+      // child would have (130, docs/cli.md), not a death by signal (143 for SIGTERM).
+      if (signal !== null && (signal === FORWARD_SIGNAL || STOP_SIGNALS.includes(signal) || stoppedBy)) {
+        process.stderr.write('deferlab: interrupted\n');
+        process.exit(EXIT_INTERRUPTED);
+      }
+      if (signal) process.kill(process.pid, signal);
       process.exit(code ?? 1);
     });
   }).catch((e: unknown) => {
