@@ -347,8 +347,8 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
   const maxTimeFrom = origins.layerOf(['maxTimeMs'])?.source.kind;
   if (untilPct === null && m.maxTimeMs !== undefined && maxTimeFrom !== 'preset') {
     throw conflict(
-      `${origins.name(['maxTimeMs'])} limits how long --until keeps adding rounds, but --until is not given`,
-      'add --until PCT (e.g. --until 3), or drop it',
+      `${origins.name(['maxTimeMs'])} limits how long --until keeps adding rounds, but --until is ${origins.isDefault(['until']) ? 'not given' : 'off'}`,
+      `${origins.isDefault(['until']) ? 'add' : 'give'} --until PCT (e.g. --until 3), or drop it`,
       origins.layerOf(['maxTimeMs'])?.source.kind === 'flags',
     );
   }

@@ -192,6 +192,11 @@ const BAD_INPUT: BadCase[] = [
   { name: 'until above 100', args: run('--until', '101'), expect: [/--until/, /0\.1 to 100/, /got 101/] },
   { name: 'max-time without until', args: run('--max-time', '5min'), expect: [/--max-time/, /--until is not given/] },
   {
+    name: 'max-time beside --until off',
+    args: ['scenario', 'cpu-hog', '--until', 'off', '--max-time', '10s'],
+    expect: [/--max-time/, /--until is off; give --until PCT/],
+  },
+  {
     name: 'max-time too long',
     args: run('--until', '3', '--max-time', '1441min'),
     expect: [/--max-time/, /from 1s to 86400s/, /"1441min"/],
