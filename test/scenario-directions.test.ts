@@ -26,7 +26,8 @@
  *     as the scenario's preset says (see cpu-hog.ts).
  *   - entropy reads counters: timer:deferrable=true never wakes an idle CPU (NOHZ), and
  *     irq_work:target=next mixes on the wrong CPU, which random.c refuses: both fall short of
- *     inline at every HZ and CPU count.
+ *     inline at every HZ and CPU count (at trigger 64, so that a 100 ms trial mixes often enough
+ *     for the verdict's test of counts).
  *   - ipi-storm is not here: at this size (one 100 ms trial per policy) its IPIs per item pointed
  *     either way on a loaded host (1.9x and 7.2x *more* with if-idle at a load of 16: the
  *     consumer's thread descheduled, not the policy), and its verdicts are intervals over trials,
@@ -126,7 +127,10 @@ describe('verdict directions across HZ and CPU counts (tiny size)', () => {
     expect(unbound.started, hog.out()).toBeGreaterThan(0);
 
     if (!ENTROPY_AT.some((e) => e.hz === hz && e.cpus === cpus)) return;
-    const entropy = run('entropy', { hz, cpus });
+    // Trigger 64 (the bisected backport's): 16 times the mixes of 1024, so that one 100 ms trial
+    // counts enough of inline's for the starving verdicts' exact test (entropy.ts, fewerEventsP)
+    // to tell a strategy that credits none from chance.
+    const entropy = run('entropy', { hz, cpus, fastPool: { trigger: 64 } });
     const compared = ['inline', 'timer:deferrable=true', 'irq_work:target=next'];
     expect(await runEntropy(entropy.ctx, [20000], [], compared), entropy.out()).toBe(0);
     for (const starving of ['timer(deferrable=true)', 'irq_work(target=next)'])
