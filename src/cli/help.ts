@@ -12,7 +12,7 @@ import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from '../e
 import { outputFiles, REPORT_FORMATS } from '../report/run/formats.js';
 import { STAGE_NAMES } from '../report/types.js';
 import { wrapWords } from '../text.js';
-import type { CommandName } from './args.js';
+import { COMMANDS, type CommandName } from './args.js';
 
 /** The scenarios as help describes them (the CLI's `deps.scenarios`). */
 export type HelpScenarios = Readonly<
@@ -331,7 +331,10 @@ ${examples('compare')}
 Exit status: ${EXIT_OK} done, ${EXIT_BAD_INPUT} bad input (fewer than 2 runs, a missing or damaged results.json,
 another schemaVersion, an unknown stage).
 `,
-  scenario: (scenarios, scenario) => `Usage: deferlab scenario NAME [OPTIONS]
+  scenario: (
+    scenarios,
+    scenario,
+  ) => `Usage: deferlab scenario ${scenario && scenarios?.[scenario] ? scenario : 'NAME'} [OPTIONS]
 
 Run a named experiment: a seed thread, reproduced, ending with one VERDICT line per expectation
 (reproduced, not reproduced, contradicted, or inconclusive when the data cannot decide). Options
@@ -413,7 +416,7 @@ without --explain).
 `,
   help: () => `Usage: deferlab help [COMMAND]
 
-Show the help, or the help of COMMAND (${['run', 'list', 'check-strategy', 'report', 'compare', 'scenario', 'demo'].join(', ')}).
+Show the help, or the help of COMMAND (${COMMANDS.filter((c) => c !== 'help').join(', ')}).
 `,
 };
 
