@@ -87,8 +87,7 @@ export class Runtime {
   onReport: ((epoch: number) => void) | undefined;
   /** Host stalls and GC on this thread (src/machine/host-stall.ts). */
   readonly stalls: HostStalls;
-  /** This thread's collection at a trial's end once resident memory has grown (full-gc.ts). */
-  private readonly growth = new GrowthCollector();
+  private readonly growth = new GrowthCollector(); // a full GC at a trial's end after growth (full-gc.ts)
   /** Control values last seen. */
   phase = Phase.Boot;
   epoch = 0;
@@ -456,9 +455,7 @@ export class Runtime {
     // machine's first measured trial. With recording off in the warm-up, that trial's mean came
     // out ~30% above the later trials' (tcp_lat 64 B inline, poll, after a 1.5 s warm-up).
     this.stalls.takeGc(); // the ending phase's GCs, into its stage (a Measure's are kept, a warm-up's reset)
-    // Between trials, nothing measured: free the GC profilers the stalls' takes left, once resident
-    // memory has grown (full-gc.ts says why not at every trial's end).
-    if (p === Phase.Pause) this.growth.atPause();
+    if (p === Phase.Pause) this.growth.atPause(); // between trials: the GC profilers' leak (full-gc.ts)
     tr.on = this.opts.tracing && (p === Phase.Warmup || p === Phase.Measure);
     this.ctx.timeline.phase(p);
     if (p === Phase.Measure) tr.reset();
