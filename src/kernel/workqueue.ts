@@ -37,9 +37,12 @@ import type { Softirqs } from './softirq.js';
 /** A pool: its lock line (pool->lock: unbound pools' consumers pop under it), then a line of
  *  words written by every CPU. */
 export const POOL_WORDS = LOCK_WORDS + LINE_WORDS;
-/** R: workers of this pool awake and processing (workqueue.c's nr_running). A producer wakes a
- *  worker only when it reads 0 after publishing; a worker decrements it, then re-checks the
- *  worklist before sleeping (the Dekker pair that keeps work from being stranded). */
+/** R: workers of this pool awake and processing (workqueue.c's nr_running). A producer on a
+ *  bound pool wakes a worker only when it reads 0 after publishing; a worker decrements it, then
+ *  re-checks the worklist before sleeping (the Dekker pair that keeps work from being stranded).
+ *  Unbound pools keep the count but never read it (kickUnbound: WORKER_UNBOUND workers are not
+ *  counted in the kernel's nr_running). Writers: the pool's workers (Atomics.add/sub); reader:
+ *  queue_work on any CPU (Atomics.load, after the worklist's publish). */
 export const P_NR_RUNNING = LOCK_WORDS;
 
 // Pool numbering (the plan's pool ids, src/machine/plan.ts): per CPU c, 2c = bound normal and 2c+1 =
@@ -210,7 +213,11 @@ export class Workqueues {
    * (fewer workers than CPUs): a sleeping one on an idle CPU, else any sleeping one.
    */
   private kickUnbound(pool: number, here: number, wq: WorkqueueEntry): void {
-    if (Atomics.load(this.ctx.i32, this.pw(pool, P_NR_RUNNING)) !== 0) return;
+    // No nr_running gate: an unbound pool's workers carry WORKER_UNBOUND, one of
+    // WORKER_NOT_RUNNING's flags (kernel/workqueue.c), so they never count in pool->nr_running
+    // and need_more_worker() holds whenever the worklist is not empty: every insert_work() kicks
+    // the first idle worker. Gating on the workers awake here stranded items behind one awake
+    // worker that a nice -20 hog kept off its CPU, while idle workers slept on idle CPUs.
     const target = this.placeUnbound(Math.max(here, 0), wq);
     const sched = this.sched;
     const tasks = this.plan.tasks;

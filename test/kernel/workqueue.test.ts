@@ -1,6 +1,7 @@
 /**
  * workqueue.c on one thread: queue_work_on's PENDING bit, PENDING cleared before the function
- * runs, and need_more_worker's rule (a bound worker is woken only when none is running).
+ * runs, and need_more_worker's rule (a bound worker is woken only when none is running; an
+ * unbound pool's idle worker on every queue).
  */
 import { describe, expect, it } from 'vitest';
 import type { Work } from '../../src/api/types.js';
@@ -65,6 +66,27 @@ describe('queue_work_on', () => {
     ).toBe(true);
     expect(k.rt.sched.rqs.state(kworker)).toBe(TaskState.Runnable);
     expect(k.mem.cpuCounters(0).wakeups).toBe(1);
+  });
+
+  // kernel/workqueue.c: unbound workers carry WORKER_UNBOUND (in WORKER_NOT_RUNNING), so an
+  // unbound pool's nr_running stays 0 and every insert_work() kicks an idle worker. One worker
+  // awake (say kept off its CPU by a hog) must not strand the item while others sleep.
+  it('wakes an idle unbound worker on every queue, whatever workers of the pool are awake', () => {
+    const k = oneThreadKernel({ cpus: 3, kthreads: 'cpu', unboundWorkers: 3 });
+    const wq = k.rt.workqueues.system('system_unbound_wq');
+    const pool = k.mem.plan.unboundPool;
+    const workers = k.mem.plan.pools[pool].workers;
+    Atomics.store(k.mem.i32, k.rt.workqueues.pw(pool, P_NR_RUNNING), 1); // one is awake somewhere
+    expect(workers.map((w) => k.rt.sched.rqs.state(w))).toEqual(workers.map(() => TaskState.Sleeping));
+    expect(
+      k.rt.workqueues.queueOn(
+        0,
+        wq,
+        work(k, () => {}),
+      ),
+    ).toBe(true);
+    const woken = workers.filter((w) => k.rt.sched.rqs.state(w) !== TaskState.Sleeping);
+    expect(woken.length, 'one idle unbound worker woken').toBe(1);
   });
 
   it('refuses a WQ_BH queue onto another CPU, leaving the work not pending', () => {
