@@ -12,8 +12,11 @@
  *
  * A defect of the emulation showed at this size in about one cpu-hog sub-run in eight: the
  * unbound worker stranded on the hog's CPU (placeUnbound compared nr_running, not weighted load:
- * fixed, see docs/scenarios.md). Should it happen again, the combination runs again with another
- * seed (at most twice more); stranded three times in a row fails.
+ * fixed, see docs/scenarios.md), and another in the workqueue's unbound kick (it waited for any
+ * awake worker of the pool, as a bound pool does, where the kernel's unbound workers are never
+ * counted in nr_running: fixed, test/kernel/workqueue.test.ts). Should either happen again, or
+ * should a loaded host leave a window that judges nothing, the combination runs again with
+ * another seed (ATTEMPTS in all).
  *
  *   - cpu-hog reads every request's wait until its work ran (request_to_start, pending requests
  *     too). The hog holds CPU 0 for milliseconds at every HZ, so the bound kworker's verdict is
@@ -92,50 +95,81 @@ function outcomes(text: string, key: string): string[] {
 /** The unbound worker ran at most 3 times for 20 or more requests: stranded on the hog's CPU. */
 const stranded = (q: Requests) => q.interrupts >= 20 && q.started <= 3;
 
+/** Attempts at a combination before its cpu-hog checks fail (see the test). */
+const ATTEMPTS = 3;
+
+/**
+ * cpu-hog at the tiny size: 1000 requests/s so that a 100 ms window times enough of them, and
+ * the host's run delay over a stall counted as steal (--host-steal), not as the running task's
+ * time: on a loaded host the nice -20 hog was otherwise charged for the time its CPU's thread
+ * waited for a host core, fell behind the kworker in virtual time and let it run at once.
+ */
+const HOG_FLAGS = { irq: { rate: 1000 }, hostSteal: true };
+
+/**
+ * What one cpu-hog attempt must show, as the failed checks' descriptions (none: it judged as
+ * expected). Counts and verdicts, never a timing.
+ */
+function hogChecks(boundVerdict: string[], bound: Requests, unbound: Requests): string[] {
+  const failed: string[] = [];
+  if (boundVerdict.join() !== 'reproduced')
+    failed.push(`bound kworker delayed: ${boundVerdict.join() || 'no verdict'}`);
+  if (bound.interrupts === 0) failed.push('no interrupt reached the bound window');
+  if (unbound.interrupts === 0) failed.push('no interrupt reached the unbound window');
+  if (stranded(unbound)) failed.push(`the unbound worker was stranded (${unbound.started} runs)`);
+  // Requests that found the work pending are timed too: more requests than runs.
+  if (bound.started > 0 && bound.timed <= bound.started)
+    failed.push(`bound: ${bound.timed} requests timed for ${bound.started} runs`);
+  // The unbound worker served its requests off the hog's CPU: most of its runs were remote
+  // mixes (run on another CPU than the one that queued them), a count, not a timing.
+  if (unbound.started === 0 || unbound.remote * 2 <= unbound.started)
+    failed.push(`unbound: ${unbound.remote} of ${unbound.started} runs remote`);
+  return failed;
+}
+
 describe('verdict directions across HZ and CPU counts (tiny size)', () => {
-  it.each(COMBINATIONS)('HZ $hz, $cpus CPUs', async ({ hz, cpus }) => {
+  it.each(COMBINATIONS)('HZ $hz, $cpus CPUs', { timeout: 240_000 }, async ({ hz, cpus }) => {
     const dir = join(tmp, `hz${hz}-cpus${cpus}`);
-    // Two things make a 100 ms window judge nothing, and then the combination runs again with
-    // another seed (at most twice more): a host loaded far beyond its cores held CPU 0's owner
-    // off for the whole window (no interrupt reached CPU 0, in either strategy's window: CI once
-    // saw the unbound one's 100 ms lost to host stalls and GC), or the unbound worker was stranded
-    // on the hog's CPU (it ran at most 3 times for 20 or more requests: see the header).
+    // A 100 ms window can judge nothing, and then the combination runs again with another seed
+    // (at most ATTEMPTS in all; every attempt's output is printed if none judges): a host loaded
+    // far beyond its cores held CPU 0's owner off for the whole window (no interrupt reached
+    // CPU 0: CI once saw the unbound window's 100 ms lost to host stalls and GC); the unbound
+    // worker was stranded on the hog's CPU (see the header); or, at a host load of 11 on 2
+    // cores, the CPU threads waited for a host core 80% of the time and the bound kworker's
+    // waits in one window stayed under a millisecond (2 of 5 runs before --host-steal below). A
+    // defect that turns a direction around fails every attempt.
     const variant = 'cpu-hog-nice-20';
-    let hog = run('cpu-hog', { hz, cpus, irq: { rate: 1000 }, outDir: dir });
-    let bound = requests(undefined);
-    let unbound = requests(undefined);
-    for (let attempt = 0; attempt < 3; attempt++) {
-      if (attempt > 0) hog = run('cpu-hog', { hz, cpus, irq: { rate: 1000 }, outDir: dir, seed: 7 + attempt });
+    const attempts: string[] = [];
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const hog = run('cpu-hog', { ...HOG_FLAGS, hz, cpus, outDir: dir, seed: 7 + attempt });
       expect(await runCpuHog(hog.ctx, [variant]), hog.out()).toBe(0);
       const p = (await readResults(join(dir, variant))).points[0];
-      bound = requests(strategy(p, 'workqueue(wq=system)'));
-      unbound = requests(strategy(p, 'unbound(scope=system)'));
-      if (bound.interrupts > 0 && unbound.interrupts > 0 && !stranded(unbound)) break;
+      const bound = requests(strategy(p, 'workqueue(wq=system)'));
+      const unbound = requests(strategy(p, 'unbound(scope=system)'));
+      const failed = hogChecks(outcomes(hog.out(), 'bound kworker delayed'), bound, unbound);
+      if (!failed.length) break;
+      attempts.push(`attempt ${attempt + 1}: ${failed.join('; ')}\n${hog.out()}`);
+      console.log(`HZ ${hz}, ${cpus} CPUs, attempt ${attempt + 1} judged nothing: ${failed.join('; ')}`);
+      if (attempt === ATTEMPTS - 1) expect.fail(`no attempt judged as expected:\n${attempts.join('\n')}`);
     }
-    expect(outcomes(hog.out(), 'bound kworker delayed'), hog.out()).toEqual(['reproduced']);
-    expect(bound.interrupts, hog.out()).toBeGreaterThan(0);
-    expect(
-      unbound.interrupts,
-      `no interrupt reached the unbound window three times in a row\n${hog.out()}`,
-    ).toBeGreaterThan(0);
-    expect(stranded(unbound), `the unbound worker was stranded three times in a row\n${hog.out()}`).toBe(false);
-    // Requests that found the work pending are timed too: more requests than runs.
-    if (bound.started > 0) expect(bound.timed, hog.out()).toBeGreaterThan(bound.started);
-    // The unbound worker served its requests off the hog's CPU: most of its runs were remote
-    // mixes (run on another CPU than the one that queued them), a count, not a timing.
-    expect(unbound.remote * 2, hog.out()).toBeGreaterThan(unbound.started);
-    expect(unbound.started, hog.out()).toBeGreaterThan(0);
 
     if (!ENTROPY_AT.some((e) => e.hz === hz && e.cpus === cpus)) return;
     // Trigger 64 (the bisected backport's): 16 times the mixes of 1024, so that one 100 ms trial
     // counts enough of inline's for the starving verdicts' exact test (entropy.ts, fewerEventsP)
     // to tell a strategy that credits none from chance.
-    const entropy = run('entropy', { hz, cpus, fastPool: { trigger: 64 } });
+    // Retried as cpu-hog is (at a host load of 12 on 2 cores, inline's whole 100 ms window once
+    // saw no interrupt: 'inconclusive, inline credited no entropy').
     const compared = ['inline', 'timer:deferrable=true', 'irq_work:target=next'];
-    expect(await runEntropy(entropy.ctx, [20000], [], compared), entropy.out()).toBe(0);
-    for (const starving of ['timer(deferrable=true)', 'irq_work(target=next)'])
-      expect(outcomes(entropy.out(), `${starving} at 20000/s delivers less entropy`), entropy.out()).toEqual([
-        'reproduced',
-      ]);
+    const starving = ['timer(deferrable=true)', 'irq_work(target=next)'];
+    const tries: string[] = [];
+    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+      const entropy = run('entropy', { hz, cpus, fastPool: { trigger: 64 }, seed: 7 + attempt });
+      expect(await runEntropy(entropy.ctx, [20000], [], compared), entropy.out()).toBe(0);
+      const got = starving.map((st) => outcomes(entropy.out(), `${st} at 20000/s delivers less entropy`).join());
+      if (got.every((o) => o === 'reproduced')) break;
+      tries.push(`attempt ${attempt + 1}: ${got.join(', ')}\n${entropy.out()}`);
+      console.log(`HZ ${hz}, ${cpus} CPUs, entropy attempt ${attempt + 1}: ${got.join(', ')}`);
+      if (attempt === ATTEMPTS - 1) expect.fail(`entropy: no attempt judged as expected:\n${tries.join('\n')}`);
+    }
   });
 });

@@ -100,14 +100,28 @@ describe('a sliced run', () => {
       },
     });
     expect(r.status).toBe('interrupted');
+    // A kept slice that recorded nothing (a loaded host gave the machine no core for 200 ms: seen
+    // once with the suite and two busy loops on 2 cores) reads like a dropped one (count 0, mean
+    // NaN), so what is checked is what no load can produce: the dropped cycles hold nothing,
+    // and the kept ones, on each side, something.
+    const kept: boolean[][] = [];
     for (const label of LABELS) {
       const [first, second] = oneWaySlices(r, label);
-      expect(first.every(Number.isFinite), `${label}: round 1 whole`).toBe(true);
-      expect(second.map(Number.isFinite), `${label}: round 2's first two cycles`).toEqual([true, true, false, false]);
+      expect(first, `${label}: round 1`).toHaveLength(4);
+      expect(second, `${label}: round 2`).toHaveLength(4);
+      expect(second.slice(2).map(Number.isFinite), `${label}: round 2's cycles 3 and 4 dropped`).toEqual([
+        false,
+        false,
+      ]);
+      expect(first.filter(Number.isFinite).length, `${label}: round 1 kept`).toBeGreaterThanOrEqual(3);
+      expect(second.slice(0, 2).some(Number.isFinite), `${label}: round 2's first two cycles kept`).toBe(true);
+      kept.push([...first, ...second.slice(0, 2)].map(Number.isFinite));
     }
+    // The Δ mean pairs the kept cycles where both sides recorded.
+    const pairs = kept[0].filter((k, i) => k && kept[1][i]).length;
     const tasklet = r.points[0].strategies.find((s) => s.label === 'tasklet')!;
     const mean = tasklet.comparison!.find((c) => c.stage === 'one_way' && c.metric === 'mean')!;
-    expect(mean.method).toMatch(/n=6 pairs/);
+    expect(mean.method).toMatch(new RegExp(`n=${pairs} pairs`));
   }, 60_000);
 
   it("carries each strategy's fast pool counts over its slices: one that strands its CPUs' hand-offs does not strand the next one's", async () => {
