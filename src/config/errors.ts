@@ -151,6 +151,15 @@ export function configSyntax(file: string, reason: string, where?: { line: numbe
   );
 }
 
+/** A config file with nothing in it (or only white space). */
+export function configEmpty(file: string): DeferlabError {
+  return new DeferlabError(
+    'E_CONFIG_SYNTAX',
+    `${file} is empty: a config file is one JSON object, like {"cpus": 4, "irq": {"rate": "20k"}} ({} for the defaults)`,
+    2,
+  );
+}
+
 /** A config file in another format (by its extension: YAML, TOML) that is not JSON. */
 export function configFormat(file: string, format: string): DeferlabError {
   return new DeferlabError(

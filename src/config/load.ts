@@ -11,6 +11,7 @@ import { jsonSyntaxLocation, jsonSyntaxReason } from '../json-error.js';
 import {
   badOption,
   configDuplicateKey,
+  configEmpty,
   configFormat,
   configNotFound,
   configSyntax,
@@ -52,6 +53,7 @@ export function loadConfigFile(given: string, cwd: string): LoadedConfigFile {
     throw configUnreadable(given, (err as Error).message);
   }
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // a BOM is not JSON, but editors write it
+  if (text.trim() === '') throw configEmpty(given);
   let data: unknown;
   try {
     data = JSON.parse(text);

@@ -80,7 +80,15 @@ export function durationMsIn(min: number, max: number): (input: unknown) => Pars
     }
     if (ms === undefined)
       return fail(`must be a duration like 1500 (ms), 1500ms, 1.5s or 2min, from ${formatMs(min)} to ${formatMs(max)}`);
-    if (!Number.isFinite(ms) || ms < min || ms > max) return fail(range);
+    if (!Number.isFinite(ms) || ms < min || ms > max) {
+      // A bare number is milliseconds: say so where the reader may have meant seconds.
+      const bare = typeof input === 'number' || /^[\d.]+$/.test(String(input).trim());
+      return fail(
+        bare && ms > 0 && ms < min && ms * 1000 <= max
+          ? `${range}; a bare number is milliseconds: for seconds write ${String(input).trim()}s`
+          : range,
+      );
+    }
     if (!Number.isInteger(ms)) return fail(`${range}, in whole milliseconds`);
     return ok(ms);
   };

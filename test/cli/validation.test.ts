@@ -54,6 +54,11 @@ const FLAG_RULES: [string, string[], string][] = [
   ['hz 200', ['--hz', '200'], '--hz must be one of the HZ values kernels use: 100, 250, 300, 1000 (got 200)'],
   ['duration 0', ['--duration', '0'], '--duration must be a duration from 50ms to 600s (got 0)'],
   [
+    'duration 5 (seconds meant)',
+    ['--duration', '5'],
+    '--duration must be a duration from 50ms to 600s; a bare number is milliseconds: for seconds write 5s (got 5)',
+  ],
+  [
     'duration 5 parsecs',
     ['--duration', '5 parsecs'],
     '--duration must be a duration like 1500 (ms), 1500ms, 1.5s or 2min, from 50ms to 600s (got "5 parsecs")',

@@ -53,7 +53,10 @@ describe('loadConfigFile', () => {
 
   it('an empty file', () => {
     expect(messageOf(() => loadConfigFile(write('empty.json', ''), cwd)).message).toBe(
-      'empty.json is not valid JSON at line 1, column 1: Unexpected end of JSON input; config files are JSON, which allows no comments and no trailing commas',
+      'empty.json is empty: a config file is one JSON object, like {"cpus": 4, "irq": {"rate": "20k"}} ({} for the defaults)',
+    );
+    expect(messageOf(() => loadConfigFile(write('blank.json', ' \n\t\n'), cwd)).message).toMatch(
+      /^blank\.json is empty: /,
     );
   });
 
