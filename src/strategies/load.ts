@@ -116,6 +116,13 @@ export function pickClass(mod: Record<string, unknown>, file: string, exportName
     );
   }
   const fns = Object.entries(mod).filter(([, v]) => typeof v === 'function');
+  // A plain object's methods (export default { handoff() {} }) arrive here as its properties
+  // (unwrap: a CommonJS module's exports look the same).
+  if (fns.some(([k]) => k === 'handoff'))
+    throw new StrategyLoadError(
+      `${file}: exports a handoff function (found ${fns.map(([k]) => k).join(', ')}) but no class; ` +
+        'a strategy is a class with a handoff(k, d) method, not a plain object: export default class Mine { handoff(k, d) { ... } } (see docs/strategies.md)',
+    );
   if (fns.length > 0) {
     throw new StrategyLoadError(
       `${file}: no exported class has a handoff(k, d) method (found ${fns.map(([k]) => k).join(', ')}); see docs/strategies.md`,

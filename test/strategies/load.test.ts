@@ -73,6 +73,7 @@ const BAD: Record<string, string> = {
   'no-export.mjs': 'export const answer = 42;\n',
   'helpers-only.mjs': 'export function mix() {}\nexport class Pool {}\n',
   'no-handoff.ts': 'export default class NoHandoff {\n  setup(): void {}\n}\n',
+  'plain-object.mjs': 'export default { name: "plain", setup() {}, handoff(k, d) { return true; } };\n',
   'ctor-throws.ts':
     'export default class Throws {\n  constructor(o: Record<string, unknown>) {\n    throw new Error("option batch is required (got " + JSON.stringify(o.batch) + ")");\n  }\n  handoff(): boolean { return true; }\n}\n',
   'bad-claims.mjs': "export default class C {\n  static claims = { cpu: 'local' };\n  handoff() { return true; }\n}\n",
@@ -193,6 +194,13 @@ describe('a bad strategy is one line naming the file and the problem', () => {
     const e = await loadError(checkStrategy(fileRef(file('no-handoff.ts'))));
     expect(e.message).toBe(
       `${file('no-handoff.ts')}: the default export has no handoff(k, d) method; a strategy class needs one`,
+    );
+  });
+
+  it('a plain object as the default export', async () => {
+    const e = await loadError(checkStrategy(fileRef(file('plain-object.mjs'))));
+    expect(e.message).toBe(
+      `${file('plain-object.mjs')}: exports a handoff function (found setup, handoff) but no class; a strategy is a class with a handoff(k, d) method, not a plain object: export default class Mine { handoff(k, d) { ... } } (see docs/strategies.md)`,
     );
   });
 
