@@ -125,7 +125,15 @@ export async function startIrqThread(data: StartupData): Promise<void> {
 
     const arrivals = new Arrivals(i32, R.arrivals);
     const tl = timelineOf(i32, new Float64Array(sab), R, threadId, nowNs);
-    post({ type: 'ready', thread: threadId, objects: [], wasm: false, clockErrorNs: 0, tid: readTid() });
+    post({
+      type: 'ready',
+      thread: threadId,
+      objects: [],
+      objectNames: [],
+      wasm: false,
+      clockErrorNs: 0,
+      tid: readTid(),
+    });
     const f64 = new Float64Array(sab);
     let lastSample = Number.NEGATIVE_INFINITY;
     let lastPhase = -1;

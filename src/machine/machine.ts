@@ -190,6 +190,7 @@ export class Machine extends MachineMemory {
           if (th.kind !== 'irq') {
             if (m.tid !== undefined && m.tid >= 0) this.hostTids.push(m.tid);
             this.objectsSignature[m.thread] = m.objects;
+            if (m.objectNames.length > this.objectNames.length) this.objectNames = m.objectNames;
             this.wasm = m.wasm;
             this.clockErrorNs = Math.max(this.clockErrorNs, m.clockErrorNs);
           }

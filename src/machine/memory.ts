@@ -96,6 +96,8 @@ export class MachineMemory {
   protected readonly inputPool: InputPool;
   protected readonly fastPools: FastPool[] = [];
   protected readonly rqs: RunQueues;
+  /** Every kernel object's `kind "name"` in id order, from the CPU threads' ready messages (whereOf). */
+  protected objectNames: readonly string[] = [];
 
   protected constructor(
     readonly opts: MachineOptions,
@@ -374,7 +376,10 @@ export class MachineMemory {
   whereOf(cpu: number): { context: 'hardirq' | 'softirq' | 'task'; doing: string } {
     const v = Atomics.load(this.i32, this.R.cpu + cpu * CPU_WORDS + CPU_WHERE);
     if (v >= Where.Callback)
-      return { context: 'task', doing: `in the callback of kernel object #${v - Where.Callback}` };
+      return {
+        context: 'task',
+        doing: `in the callback of ${this.objectNames[v - Where.Callback] ?? `kernel object #${v - Where.Callback}`}`,
+      };
     if (v >= Where.Softirq)
       return { context: 'softirq', doing: `in softirq ${SOFTIRQ_NAMES[v - Where.Softirq] ?? v - Where.Softirq}` };
     if (v === Where.Handoff) return { context: 'hardirq', doing: "inside the strategy's hand-off" };

@@ -31,6 +31,8 @@ export type WorkerMessage =
       thread: number;
       /** Kernel objects created by each strategy's setup() (one entry per strategy, then the machine's own and the workqueues), by kind and name: must match across threads. */
       objects: string[];
+      /** Every kernel object in id order (creation order), as `kind "name"`: the watchdog names a stuck callback by it. */
+      objectNames: string[];
       wasm: boolean;
       clockErrorNs: number;
       /** The thread's Linux thread id (host-threads.ts), -1 if unknown: the main thread reads its schedstat (CPU and kthread threads) and never renices it (every machine thread, the irq thread's too). */

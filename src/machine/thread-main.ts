@@ -96,6 +96,7 @@ export async function startTaskThread(data: StartupData): Promise<void> {
           .map((o) => `${o.kind}:${o.name}`)
           .join(',')}|wq:${r.workqueues.list.map((w) => w.name).join(',')}`,
       ],
+      objectNames: r.objects.list.map((o) => `${o.kind} "${o.name}"`),
       wasm,
       clockErrorNs: clockCalibrationErrorNs(),
       tid: readTid(),

@@ -69,6 +69,13 @@ const CASES: FaultCase[] = [
     context: 'hardirq',
   },
   {
+    name: 'the deferred work (a workqueue callback) loops forever, named by the watchdog',
+    file: 'work-loops.ts',
+    label: 'work-loops.ts',
+    message: [/passed no preemption point for \d/, /in the callback of work "loops\/\d+"/, /stuck/],
+    context: 'task',
+  },
+  {
     name: 'handoff blocks in hardirq (Atomics.wait, no timeout)',
     file: 'handoff-blocks.ts',
     label: 'handoff-blocks.ts',
