@@ -139,7 +139,7 @@ export async function runIpiStorm(
   };
   const warm = c.warmupMs ? ` (+ ${c.warmupMs} ms warm-up)` : '';
   io.stdout(
-    `\n== ipi-storm ==\nproducer CPU 0 → consumer CPU 1; ${load.produceNs} ns of work per item produced, ${load.consumeNs} ns per item consumed, NET_TX budget ${load.budget}; ${c.cpus} CPUs, HZ ${c.hz}; ${c.trials} ${c.trials === 1 ? 'trial' : 'trials'} of ${c.trialMs} ms${warm} per policy, interleaved\n`,
+    `\n== ipi-storm ==\nproducer CPU 0 → consumer CPU 1; ${load.produceNs} ns of work per item produced, ${load.consumeNs} ns per item consumed, NET_TX budget ${load.budget}; ${c.cpus} CPUs, HZ ${c.hz}, kernel ${c.kernel}; ${c.trials} ${c.trials === 1 ? 'trial' : 'trials'} of ${c.trialMs} ms${warm} per policy, interleaved\n`,
   );
   const m = await Machine.boot(opts);
   const w = opts.workload;

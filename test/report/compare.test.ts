@@ -134,13 +134,27 @@ describe('--merge', () => {
 
 describe('metadata', () => {
   it('flattens nested fields and lists of objects into dotted paths', () => {
-    const flat = flattenMeta({ options: { hz: 250, strategies: [{ label: 'x' }], irq: { cpus: [0, 1] } }, cal: {} });
+    const flat = flattenMeta({
+      options: { hz: 250, strategies: [{ label: 'x', ref: 'x' }], irq: { cpus: [0, 1] }, l: [{ a: 1 }, { a: 2 }] },
+      cal: {},
+    });
     expect(Object.fromEntries(flat)).toEqual({
       'options.hz': '250',
-      'options.strategies[0].label': 'x',
+      'options.strategies[x].label': 'x',
+      'options.strategies[x].ref': 'x',
       'options.irq.cpus': '[0,1]',
+      'options.l[0].a': '1',
+      'options.l[1].a': '2',
       cal: '{}',
     });
+  });
+
+  it('lines up strategy lists by label, not by position', () => {
+    const strategies = (labels: string[]) => ({ options: { strategies: labels.map((label) => ({ label, hz: 1 })) } });
+    const a = flattenMeta(strategies(['inline', 'workqueue']));
+    const b = flattenMeta(strategies(['inline', 'tasklet', 'workqueue']));
+    expect(b.get('options.strategies[workqueue].hz')).toBe(a.get('options.strategies[workqueue].hz'));
+    expect(a.has('options.strategies[tasklet].label')).toBe(false);
   });
 
   it('lists only what differs, and no field that differs by nature (time, seed, command, outDir)', () => {

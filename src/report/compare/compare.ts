@@ -122,7 +122,8 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 
 /**
  * Flatten metadata into `path → text`: objects recurse (`options.irq.rate`); a list of objects
- * recurses by index (`options.strategies[1].label`); any other list is one value (`[[0],[1]]`).
+ * recurses by label where every element has a distinct one (`options.strategies[workqueue].ref`),
+ * else by index (`x[1].y`); any other list is one value (`[[0],[1]]`).
  * Fields nobody declared (a `kernel` profile, a `calibration` block) flatten like the others.
  */
 export function flattenMeta(value: unknown, prefix = '', out = new Map<string, string>()): Map<string, string> {
@@ -131,8 +132,12 @@ export function flattenMeta(value: unknown, prefix = '', out = new Map<string, s
     if (keys.length === 0 && prefix) out.set(prefix, '{}');
     for (const k of keys) flattenMeta(value[k], prefix ? `${prefix}.${k}` : k, out);
   } else if (Array.isArray(value) && value.length > 0 && value.every(isPlainObject)) {
+    // Keyed by label where every element has its own (a strategy list): runs that list
+    // different strategies then line up by strategy, not by position.
+    const labels = value.map((v) => v.label);
+    const byLabel = labels.every((l) => typeof l === 'string') && new Set(labels).size === labels.length;
     value.forEach((v, i) => {
-      flattenMeta(v, `${prefix}[${i}]`, out);
+      flattenMeta(v, `${prefix}[${byLabel ? labels[i] : i}]`, out);
     });
   } else if (value !== undefined) {
     out.set(prefix, valueText(value));
