@@ -21,7 +21,9 @@
  *      host hand-off (its calibration's figure, not an emulated cost); the shares are the ticks a
  *      hog and a spinner on CPU 0 get from the lab's scheduler (Machine API).
  *  (c) a waker on CPU 0 and a futex sleeper on CPU 1: cross-CPU wake-up latency. The lab: the
- *      unbound worker of run (a) N = 1 at nice -20, woken from CPU 0's interrupt onto idle CPU 1.
+ *      unbound worker of run (a) N = 1 at nice -20, woken from CPU 0's interrupt onto idle CPU 1:
+ *      its wakeup_to_run, try_to_wake_up → it runs, the interval twin.c times (until 2026-12-06
+ *      interrupt → work start, which adds the hard IRQ and queue_work the twin has none of).
  *  (d) a loopback TCP ping-pong with a nice -20 thread woken on the client's CPU every K exchanges
  *      against the lab's workqueue − inline at the same wake-ups per exchange (bench/twin-tcp.ts).
  *
@@ -331,20 +333,28 @@ async function labHogs(
  * whose waits run to tens of ms, that is most requests, and their share of prompt ones falls
  * (22% against 52% per run in one probe) for a reason that is not the scheduler's.
  */
-function labDist(r: RunResults, label: string): Answer {
+/**
+ * `label`'s distribution of `stage` in run `r`: handoff_to_start (interrupt → work start) for (a),
+ * wakeup_to_run (try_to_wake_up → the woken task runs: what twin.c's `cross` times) for (c).
+ */
+function labDist(
+  r: RunResults,
+  label: string,
+  stage: 'handoff_to_start' | 'wakeup_to_run' = 'handoff_to_start',
+): Answer {
   if (r.status !== 'completed') return { none: `the lab run ${r.status}: ${r.error?.message ?? ''}`.trim() };
   const s = strategy(r.points[0], label);
-  const st = s?.merged.handoff_to_start;
+  const st = s?.merged[stage];
   if (!st || st.summary.count === 0) {
     const q = requests(s);
-    return { none: `no work run in the window (${q.interrupts} requests: starved)` };
+    return { none: `no ${stage} in the window (${q.interrupts} requests)` };
   }
   // decodeHistogram decodes into a plain-JS histogram (its useWebAssembly false): a JsHistogram.
-  const h = decodeHistogram(st.histogram, `${label} handoff_to_start`) as JsHistogram;
+  const h = decodeHistogram(st.histogram, `${label} ${stage}`) as JsHistogram;
   const top = h.countsArrayIndex(PROMPT_NS); // the bucket holding 500 µs: at the histogram's precision
   let prompt = 0;
   for (let i = 0; i <= top; i++) prompt += h.getCountAtIndex(i);
-  const v = (k: 'p50' | 'p90' | 'p99' | 'max') => stageValue(s, 'handoff_to_start', k);
+  const v = (k: 'p50' | 'p90' | 'p99' | 'max') => stageValue(s, stage, k);
   return {
     p50: v('p50'),
     p90: v('p90'),
@@ -626,7 +636,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       const older = lab.profile === '6.18' ? rules('6.9') : undefined;
       rows.push({ question: q, host: h, lab: labDist(r, BOUND), model, ...(older ? { older } : {}) });
       if (withUnbound) {
-        unboundLab = labDist(r, UNBOUND);
+        unboundLab = labDist(r, UNBOUND, 'wakeup_to_run');
         unboundRun = r;
       }
     }
@@ -683,7 +693,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         ? "  (b) switch, lab: its calibrated same-thread switch (two tasks hosted on one CPU's thread, through the\n      scheduler: how --hogs cpu switches a hog); one figure, no p99. (c) lab: the unbound worker of"
         : '  (b) switch, lab: its calibrated host hand-off between two threads (the lab switches tasks by handing\n      the CPU from one host thread to another: --hogs thread); no max measured. (c) lab: the unbound worker of',
     );
-    out("      (a) 1 hog nice -20, woken on idle CPU 1 from CPU 0's interrupt (interrupt → work start).");
+    out(
+      "      (a) 1 hog nice -20, woken on idle CPU 1 by CPU 0's interrupt: try_to_wake_up → it runs (wakeup_to_run),",
+    );
+    out('      the interval twin.c times (FUTEX_WAKE called → the sleeper runs).');
     // The floor under the lab's (c): the same wake-up between two JavaScript threads.
     const nc = await nodeCross(CROSS_ITERS, CROSS_GAP_US);
     const node = modelDist(nc.sorted.length ? nc.sorted : [Number.NaN]);
@@ -699,6 +712,11 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     // The same floor inside the lab's own (c): the woken CPU's thread, ring → it runs again.
     const ks = unboundRun?.status === 'completed' ? strategy(unboundRun.points[0], UNBOUND) : undefined;
     const kick = ks?.merged.kick_wake?.summary;
+    const whole = ks?.merged.handoff_to_start?.summary;
+    if (whole && whole.count > 0)
+      out(
+        `  (c) the unbound worker's whole path, interrupt → work start (handoff_to_start; the hard IRQ and queue_work before the wake-up, which the host's twin has none of): p50 ${fmt(whole.p50)}, p99 ${fmt(whole.p99)}, max ${fmt(whole.max)}.`,
+      );
     out(
       kick && kick.count > 0
         ? `  (c) of which the host's wake-up of the lab's halted CPU threads (kick_wake: another thread's notify → the halted thread runs again; ${kick.count} in the window): p50 ${fmt(kick.p50)}, p99 ${fmt(kick.p99)}, max ${fmt(kick.max)}.`

@@ -45,6 +45,7 @@ export const STAGES = [
   'one_way_host', // --host-stalls mark|drop: one_way of the exchanges that overlapped a host stall
   'request_to_start_host', // --host-stalls mark|drop: request_to_start of the requests that overlapped a host stall
   'kick_wake', // a halted idle CPU woken by another thread's ring (a remote wake-up, an IPI, a NIC's kick) → its thread runs again: the host's futex wake-up
+  'wakeup_to_run', // a task woken (try_to_wake_up) → it runs: the run-queue latency after a wake-up (runqlat's)
 ] as const;
 export type Stage = (typeof STAGES)[number];
 export enum St {
@@ -65,6 +66,7 @@ export enum St {
   OneWayHost = 14,
   RequestToStartHost = 15,
   KickWake = 16,
+  WakeupToRun = 17,
 }
 
 /** Largest value tracked without resizing: 100 s in ns. */

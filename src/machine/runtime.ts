@@ -9,7 +9,6 @@
  * the random driver's `interrupt()` → the strategy's handoff() → a kernel object → irq_exit
  * (softirqs) → the deferred job, wherever the strategy put it → `driver.runDeferred()`.
  */
-
 import type { DeferralStrategy, IrqWork, Kernel, StrategySetup } from '../api/types.js';
 import { nowNs } from '../clock.js';
 import { Arrivals, IrqChip, recordTime, Vector } from '../hw/irqchip.js';
@@ -245,11 +244,12 @@ export class Runtime {
     this.ctx.cpu = cpu;
     this.ctx.task = task;
     const now = this.ctx.now(); // one clock read: the switch's end and the task's run-time start
-    this.sched.finishTaskSwitch(cpu, task, now); // its run time starts now, not at the pick
+    const woken = this.sched.finishTaskSwitch(cpu, task, now); // its run time starts now, not at the pick
     this.stalls.arm(now);
     this.ctx.timeline.begin(TlWhat.Task, cpu, task);
     const sw = this.ctx.f64[this.ctx.cf(cpu, CPUF_SWITCH_NS)];
     if (sw > 0) this.ctx.tracer.record(St.CtxSwitch, now - sw);
+    if (woken >= 0) this.ctx.tracer.record(St.WakeupToRun, woken); // try_to_wake_up → running
   }
 
   /** Stop executing on the current CPU without handing it over (run ends). */

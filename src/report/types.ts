@@ -29,6 +29,7 @@ export const STAGE_NAMES = [
   'softirq',
   'idle_exit',
   'kick_wake',
+  'wakeup_to_run',
   'net_rx_ksoftirqd_wait',
   'host_stall',
   'gc',
@@ -54,6 +55,8 @@ export const STAGE_DESCRIPTIONS: Readonly<Record<StageName, string>> = {
   idle_exit: 'idle-exit latency: a halted idle CPU wakes this late for a due interrupt (host wake-up)',
   kick_wake:
     "kicked-idle wake-up: a halted idle CPU woken by another thread (a remote wake-up, an IPI) → its thread runs again (the host's futex wake-up)",
+  wakeup_to_run:
+    "a woken task: try_to_wake_up → it runs, the run-queue latency after a wake-up (bcc's runqlat; a kworker's, ksoftirqd's, an application task's)",
   net_rx_ksoftirqd_wait:
     'NET_RX left to ksoftirqd (the 5.15 rule at irq exit, or __do_softirq out of budget) → ksoftirqd runs it',
   host_stall: "host stall: a gap between two preemption points of a running CPU's thread above the threshold",

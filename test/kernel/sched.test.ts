@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SchedPolicy, TaskState } from '../../src/hw/layout.js';
-import { TF_VLAG } from '../../src/kernel/sched/rq.js';
+import { T_STATE, TF_VLAG } from '../../src/kernel/sched/rq.js';
 import { cpu0Queue, oneThreadKernel } from './helpers.js';
 
 const setup = () => cpu0Queue();
@@ -87,5 +87,45 @@ describe('loadWeight (where a waking unbound worker goes when no CPU is idle)', 
     expect(rqs.loadWeight(0)).toBeGreaterThan(50 * rqs.loadWeight(1));
     put(c, 1, SchedPolicy.Fifo, 0, 10);
     expect(rqs.loadWeight(1)).toBeGreaterThan(rqs.loadWeight(0));
+  });
+});
+
+// wakeup_to_run (runqlat's run-queue latency): the waker stamps TF_WOKEN_AT in try_to_wake_up,
+// and the woken task's first switch-in reads and clears it. Only a wake-up that queued the task
+// counts: a preempted task resumed, or one woken before it left the CPU, records nothing.
+describe('wakeup_to_run', () => {
+  const switchedIn = (q: ReturnType<typeof setup>, task: number, now: number) => {
+    q.rqs.lock(0);
+    try {
+      return q.rqs.switchedIn(0, task, now);
+    } finally {
+      q.rqs.unlock(0);
+    }
+  };
+
+  it('is the time from the wake-up that queued the task to its first run, once', () => {
+    const q = setup();
+    q.run(q.a, SchedPolicy.Normal, 0, 0, 1_000);
+    expect(q.pick(1_200)).toBe(q.a);
+    expect(switchedIn(q, q.a, 1_700)).toBe(700);
+    expect(switchedIn(q, q.a, 1_900), 'read once').toBe(-1);
+  });
+
+  it('records nothing for a preempted task resumed, nor for one woken before it left the CPU', () => {
+    const q = setup();
+    q.run(q.a, SchedPolicy.Normal, 0, 0, 0);
+    expect(q.schedule(0)).toBe(q.a); // a runs (its wake-up read here)
+    // An RT task preempts a; a stays runnable and later resumes: no wake-up in between.
+    expect(q.run(q.b, SchedPolicy.Fifo, 0, 10, 1_000)).toBe(2);
+    expect(q.schedule(1_000)).toBe(q.b);
+    Atomics.store(q.k.mem.i32, q.rqs.tw(q.b, T_STATE), TaskState.Sleeping); // b goes to sleep...
+    expect(q.pick(2_000)).toBe(q.a);
+    expect(switchedIn(q, q.a, 2_500), 'a was preempted, not woken').toBe(-1);
+    // a marks itself sleeping but is still current and queued when a wake-up comes: it just keeps running.
+    Atomics.store(q.k.mem.i32, q.rqs.tw(q.a, T_STATE), TaskState.Sleeping);
+    q.rqs.lock(0);
+    expect(q.rqs.wakeLocked(0, q.a, 3_000)).toBe(1);
+    q.rqs.unlock(0);
+    expect(switchedIn(q, q.a, 3_500)).toBe(-1);
   });
 });

@@ -1,7 +1,8 @@
 /**
  * kick_wake: a halted idle CPU woken by another thread's ring records how long after the notify
  * its thread ran again (src/shm/doorbell.ts wokenNsAgo, src/machine/idle.ts halt), at most once
- * per halt. Counts only: the values are timings.
+ * per halt; and wakeup_to_run, once per wake-up that queued a task. Counts only: the values are
+ * timings.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { builtin, drain, Machine, options, runUntil } from './helpers.js';
@@ -41,5 +42,11 @@ describe('kick_wake', () => {
     console.log(`kick_wake: ${kicked} readings over ${halts} halts`);
     expect(kicked, 'CPU 1 was woken by rings while it halted').toBeGreaterThan(0);
     expect(kicked, 'one reading per halt at most').toBeLessThanOrEqual(halts);
+    // wakeup_to_run: each wake-up that queued a task, read once when it ran (the unbound worker's
+    // among them: every item it ran followed one).
+    const wakeups = machine.cpuCounters(0).wakeups + machine.cpuCounters(1).wakeups;
+    const ran = h.wakeup_to_run?.totalCount ?? 0;
+    expect(ran, 'woken tasks that ran').toBeGreaterThan(0);
+    expect(ran, 'one reading per wake-up at most').toBeLessThanOrEqual(wakeups);
   }, 60_000);
 });

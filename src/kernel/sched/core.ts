@@ -70,10 +70,11 @@ export class Scheduler {
    * run time counts from now, not from the pick (RunQueues.switchedIn: the hand-off between
    * threads is steal time). Context: the thread that now owns `cpu`, before it runs the task.
    */
-  finishTaskSwitch(cpu: number, task: number, now: number = this.ctx.now()): void {
+  finishTaskSwitch(cpu: number, task: number, now: number = this.ctx.now()): number {
     this.rqs.lock(cpu);
-    this.rqs.switchedIn(cpu, task, now);
+    const woken = this.rqs.switchedIn(cpu, task, now);
     this.rqs.unlock(cpu);
+    return woken;
   }
 
   /**

@@ -72,7 +72,7 @@ export const T_WORK_NS = 11;
  *  CPU's owner at schedule() (set) and pick (reaped), and by a waker under the lock (requeued). */
 export const T_DELAYED = 12;
 
-export const TASK_F64 = 8;
+export const TASK_F64 = 9;
 export const TF_VRUNTIME = 0; // L rq lock: virtual runtime (ns, weighted)
 export const TF_DEADLINE = 1; // L rq lock: EEVDF virtual deadline (unused under CFS)
 export const TF_VLAG = 2; // L rq lock: EEVDF lag saved at dequeue (unused under CFS)
@@ -81,3 +81,7 @@ export const TF_SUM_EXEC = 4; // L rq lock: total runtime (ns)
 export const TF_RR_LEFT = 5; // L rq lock: round-robin time left in the slice (ns)
 export const TF_PREV_SUM_EXEC = 6; // L rq lock: CFS prev_sum_exec_runtime: TF_SUM_EXEC when last picked
 export const TF_VPROT = 7; // L rq lock: EEVDF 6.17+ se->vprot: the vruntime up to which a picked task is protected (set_protect_slice)
+/** L rq lock: the clock of the wake-up that queued the sleeping task (try_to_wake_up), 0 once it
+ *  ran since. Writer: the waker, in RunQueues.wakeLocked; reader: the CPU's owner when the task's
+ *  thread takes the CPU (switchedIn), which clears it and records wakeup_to_run. */
+export const TF_WOKEN_AT = 8;

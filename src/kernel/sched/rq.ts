@@ -63,6 +63,7 @@ import {
   TF_EXEC_START,
   TF_RR_LEFT,
   TF_SUM_EXEC,
+  TF_WOKEN_AT,
 } from './layout.js';
 import { pickRt, RR_TIMESLICE_NS, rtPeriod } from './rt.js';
 
@@ -367,12 +368,14 @@ export class RunQueues extends RqView {
       // update_curr() now runs with the task queued (nr_queued ≥ 2: it may resched on its own).
       i32[this.tw(task, T_DELAYED)] = 0;
       this.fair.requeueDelayed(cpu, task);
+      this.v.f64[this.tf(task, TF_WOKEN_AT)] = now;
       const resched = this.updateCurr(cpu, now) && this.nrRunning(cpu) > 1;
       return resched || this.shouldPreempt(cpu, task, currNeedsResched) ? 2 : 1;
     }
     const expired = this.updateCurr(cpu, now);
     const queuedBefore = this.nrRunning(cpu);
     this.enqueue(cpu, task, first);
+    this.v.f64[this.tf(task, TF_WOKEN_AT)] = now;
     const curr = this.curr(cpu);
     // The wake-up's update_curr() may reschedule a running normal task on its own (eevdf.ts,
     // wakeResched): the pick then runs even when the woken task does not preempt.
@@ -431,11 +434,19 @@ export class RunQueues extends RqView {
    * `now`, and if `task` is still `cpu`'s current task with its switch in flight, its clock
    * starts now. The hand-off before it is steal time, charged to no task (the file's header:
    * update_rq_clock_task() subtracts steal from clock_task, and set_next_entity() started the
-   * clock at the pick only because the kernel's own switch takes next to no time).
+   * clock at the pick only because the kernel's own switch takes next to no time). Returns how
+   * long after the wake-up that queued it `task` runs (ns), or −1 when this is not its first run
+   * since one (a preempted task resumed, the idle task).
    */
-  switchedIn(cpu: number, task: number, now: number): void {
+  switchedIn(cpu: number, task: number, now: number): number {
     const es = this.tf(task, TF_EXEC_START);
     if (this.curr(cpu) === task && this.v.f64[es] === NOT_YET_RUNNING) this.v.f64[es] = now;
+    // The first run since a wake-up: try_to_wake_up → running (runqlat's run-queue latency).
+    const w = this.tf(task, TF_WOKEN_AT);
+    const woken = this.v.f64[w];
+    if (!(woken > 0)) return -1;
+    this.v.f64[w] = 0;
+    return Math.max(0, now - woken);
   }
 
   /**
