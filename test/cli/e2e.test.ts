@@ -243,8 +243,9 @@ async function runUserStrategy(dir: string): Promise<void> {
     '--no-output',
   ]);
   expectCleanSuccess(r);
-  expect(r.stdout).toMatch(/^mine\.ts\s+\d/m);
-  expect(r.stdout).toMatch(/^inline\s+\d/m);
+  // Each strategy's row, with figures or '-' (a loaded host can leave a short trial with no sample).
+  expect(r.stdout).toMatch(/^mine\.ts\s+(\d|-\s)/m);
+  expect(r.stdout).toMatch(/^inline\s+(\d|-\s)/m);
 }
 
 describe("a user's TypeScript strategy outside the repository", () => {
