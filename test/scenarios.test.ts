@@ -97,13 +97,19 @@ describe('scenarios at a tiny size', () => {
     );
     const pooled = v.filter((l) => !l.includes("reaches the seed's 10%"));
     expect(pooled).toHaveLength(10);
+    // On a loaded host one of these tiny points can end without an estimate (seen in CI for
+    // seed-machine): the line then says so rather than print a number.
     for (const l of pooled)
       expect(l).toMatch(
-        /(pooled|difference) [+-]\d+\.\d% \[[+-]\d+\.\d%, [+-]\d+\.\d%\] \((95|90)% CI[;,] .*margin \+10\.0%/,
+        /(pooled|difference) [+-]\d+\.\d% \[[+-]\d+\.\d%, [+-]\d+\.\d%\] \((95|90)% CI[;,] .*margin \+10\.0%|pooled n\/a \[n\/a, n\/a\]|no point was measured|no matched point pair with an estimate/,
       );
-    for (const l of v.filter((l) => l.includes('pooled'))) expect(l).toMatch(/ × 2 boots, DerSimonian-Laird/);
-    expect(v.find((l) => l.includes('IPoIB minus ixgbe'))).toContain('1 matched point pair: ixgbe 4K@16');
-    expect(v.find((l) => l.includes('1 pair minus 8'))).toContain('1 matched point pair: ipoib-cm×3 4K@16');
+    for (const l of v.filter((l) => /pooled [+-]\d/.test(l))) expect(l).toMatch(/ × 2 boots, DerSimonian-Laird/);
+    expect(v.find((l) => l.includes('IPoIB minus ixgbe'))).toMatch(
+      /1 matched point pair: ixgbe 4K@16|left out, with no estimate on one side: ixgbe 4K@16/,
+    );
+    expect(v.find((l) => l.includes('1 pair minus 8'))).toMatch(
+      /1 matched point pair: ipoib-cm×3 4K@16|left out, with no estimate on one side: ipoib-cm×3 4K@16/,
+    );
     // Seed 000's kernel by default (the full size adds 6.1 beside it, judged the same way).
     expect(
       v.filter((l) => l.includes("workqueue regresses tcp_lat's mean against inline_trylock (kernel 5.15)")).length,

@@ -109,7 +109,8 @@ describe('a short real run through the CLI', () => {
       expectCleanSuccess(result);
       expect(result.stderr).toBe('');
       expect(result.stdout).toMatch(/^status: completed/m);
-      for (const l of labels) expect(result.stdout).toMatch(new RegExp(`^${l}\\s+\\d`, 'm'));
+      // A row per strategy, with figures or '-' (a loaded host can leave a short trial with no sample).
+      for (const l of labels) expect(result.stdout).toMatch(new RegExp(`^${l}\\s+(\\d|-\\s)`, 'm'));
       expect(result.stdout).toContain(`results: ${out}`);
 
       const results = await readResults(out); // validates against the results model
@@ -145,8 +146,9 @@ describe('a short real run through the CLI', () => {
       expect(html).toContain('id="calibration"');
 
       // One .hgrm per strategy × recorded stage, one_way at least; each parses back to its count.
+      // one_way is recorded (a strategy without a sample in its 300 ms on a loaded host has none).
+      expect(strategies.some((s) => 'one_way' in s.merged)).toBe(true);
       for (const s of strategies) {
-        expect(Object.keys(s.merged)).toContain('one_way');
         for (const stage of STAGE_NAMES) {
           const m = s.merged[stage];
           if (!m) continue;
@@ -171,7 +173,7 @@ describe('a short real run through the CLI', () => {
     const r = await runCli(['report', out], { timeoutMs: 30_000 });
     expectCleanSuccess(r);
     expect(r.stderr).toBe('');
-    for (const l of labels) expect(r.stdout).toMatch(new RegExp(`^${l}\\s+\\d`, 'm'));
+    for (const l of labels) expect(r.stdout).toMatch(new RegExp(`^${l}\\s+(\\d|-\\s)`, 'm'));
     expect(r.stdout).toMatch(new RegExp(`re-rendered ${derived.length} files in `));
     expect(readdirSync(out).sort()).toEqual([...derived, 'results.json'].sort());
     expect(readFileSync(join(out, 'results.json'), 'utf8')).toBe(json);

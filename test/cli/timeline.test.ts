@@ -122,7 +122,7 @@ describe('--timeline', () => {
           ...['--strategy', 'inline', '--strategy', 'workqueue'],
           ...['--trials', '1', '--duration', '100ms', '--warmup', '50ms'],
           ...['--trigger', '16', '--irq-rate', '5k', '--seed', '7'],
-          ...['--timeline', '--timeline-window', '20ms', '--out', out],
+          ...['--timeline', '--timeline-window', '60ms', '--out', out], // 60 ms: a busy host's stall leaves events in it
         ],
         { timeoutMs: RUN_TEST_TIMEOUT_MS - 10_000 },
       );
@@ -130,7 +130,7 @@ describe('--timeline', () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`timeline: ${join(out, 'timeline.json')}`);
       const file = JSON.parse(readFileSync(join(out, 'timeline.json'), 'utf8')) as TimelineFile;
-      expect(traceProblems(file, 20)).toEqual([]);
+      expect(traceProblems(file, 60)).toEqual([]);
       const ev = file.traceEvents;
       // One process per trial window; a track per CPU and one for the generator, named.
       expect(ev.filter((e) => e.name === 'process_name').map((e) => e.args?.name)).toEqual([
@@ -145,7 +145,7 @@ describe('--timeline', () => {
       expect(ev.some((e) => /^irq \d+$/.test(e.name))).toBe(true);
       expect(ev.some((e) => e.ph === 's')).toBe(true);
       // Metadata says what may be missing, in numbers.
-      expect(file.otherData).toMatchObject({ windowMs: 20, trials: 2 });
+      expect(file.otherData).toMatchObject({ windowMs: 60, trials: 2 });
       for (const k of ['recordsOverwritten', 'unmatchedFlows', 'repairedSlices'] as const)
         expect(typeof file.otherData[k]).toBe('number');
       expect(Array.isArray(file.otherData.truncatedWindows)).toBe(true);

@@ -12,7 +12,7 @@ import { explainOf } from '../../src/report/explain/read.js';
 import { renderExplain } from '../../src/report/explain/text.js';
 import { NO_CALIBRATION } from '../fixtures/calibration.js';
 
-const config = () =>
+const config = (seed: number) =>
   resolveConfig({
     flags: {
       strategies: ['inline', 'workqueue'],
@@ -20,7 +20,7 @@ const config = () =>
       trialMs: 400,
       warmupMs: 80,
       sliceMs: 200,
-      seed: 7,
+      seed,
       outDir: null,
       until: null,
       explain: true,
@@ -30,7 +30,22 @@ const config = () =>
 
 describe('--explain on a real run', () => {
   it('explains every measured exchange, and each one’s causes add up to its latency', async () => {
-    const r = await runExperiment(config(), { calibration: NO_CALIBRATION });
+    // A host whose cores are busy can leave a strategy's 400 ms without an explained exchange: such
+    // a run shows nothing either way, so up to three runs (new seeds) are tried, each printed.
+    const ATTEMPTS = 3;
+    let r = await runExperiment(config(7), { calibration: NO_CALIBRATION });
+    for (let attempt = 1; attempt < ATTEMPTS; attempt++) {
+      expect(r.status, JSON.stringify(r.error)).toBe('completed');
+      const ex = explainOf(r, 'results.json').points[0]?.series ?? [];
+      const empty = r.points[0].strategies.filter(
+        (s) =>
+          !(s.merged.one_way?.summary.count ?? 0) ||
+          !ex.some((v) => v.label === s.label && v.kind === 'exchange' && v.count > 0),
+      );
+      if (empty.length === 0) break;
+      console.log(`explain-run: attempt ${attempt}: nothing explained for ${empty.map((s) => s.label)}; retrying`);
+      r = await runExperiment(config(7 + attempt), { calibration: NO_CALIBRATION });
+    }
     expect(r.status, JSON.stringify(r.error)).toBe('completed');
     const e = explainOf(r, 'results.json');
     expect(e.points).toHaveLength(1);
@@ -55,5 +70,5 @@ describe('--explain on a real run', () => {
       expect(Math.abs(sum - top.latencyNs)).toBeLessThanOrEqual(0.01 * top.latencyNs);
     }
     expect(renderExplain(e, r.baseline, r.sweep)).toMatch(/workqueue \(\d+ exchanges/);
-  }, 120_000);
+  }, 360_000);
 });
