@@ -97,7 +97,7 @@ describe('benchArgs', () => {
 });
 
 const dist = join(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), 'dist/bench');
-const SCRIPTS = ['all', 'aa', 'host', 'net', 'scale', 'scenarios', 'stalls', 'timeline', 'twin'];
+const SCRIPTS = ['all', 'aa', 'calibration', 'host', 'net', 'scale', 'scenarios', 'stalls', 'timeline', 'twin'];
 
 /** Run a built bench script (dist/bench/NAME.js) with `args`. */
 const runScript = (name: string, args: string[]) =>
@@ -124,4 +124,17 @@ describe('every bench script', () => {
       expect(bad.stderr).toContain('unknown option --no-such-flag');
     });
   }
+  it('calibration: a short run prints both sides, a row per statistic; a bad --runs is one line and exit 2', () => {
+    const r = runScript('calibration', ['--runs', '20', '--seed', '3']);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^A\/A, seed 3: 20 runs in /m);
+    expect(r.stdout).toMatch(/^shifted by 2000 ns, seed 4: 20 runs in /m);
+    for (const m of ['mean', 'p50', 'p90', 'p99', 'p99_9'])
+      expect(r.stdout.match(new RegExp(`^  ${m}\\s+\\d+\\.\\d% ± `, 'gm')), m).toHaveLength(2);
+    const bad = runScript('calibration', ['--runs', '5']);
+    expect(bad.status).toBe(2);
+    expect(bad.stderr.trim().split('\n')).toEqual([
+      'bench:calibration: --runs must be an integer of at least 10 (got 5)',
+    ]);
+  });
 });

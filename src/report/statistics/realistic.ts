@@ -102,6 +102,9 @@ export interface StatCalibration {
   covered: number;
   /** Each run's unadjusted p-value (for a uniformity check). */
   p: number[];
+  /** Each run's estimate (candidate − baseline, ns) and its 95% interval's half-width, ns. */
+  diff: number[];
+  half: number[];
 }
 
 export interface SideSlice {
@@ -210,15 +213,23 @@ export function calibrateRealistic(opts: RealisticOptions): Record<ComparableMet
   const o = { ...MODEL_DEFAULTS, ...opts };
   const rnd = mulberry32(opts.seed);
   const out = Object.fromEntries(
-    (['mean', 'p50', 'p90', 'p99', 'p99_9'] as const).map((m) => [m, { n: 0, called: 0, covered: 0, p: [] }]),
+    (['mean', 'p50', 'p90', 'p99', 'p99_9'] as const).map((m) => [
+      m,
+      { n: 0, called: 0, covered: 0, p: [], diff: [], half: [] },
+    ]),
   ) as unknown as Record<ComparableMetric, StatCalibration>;
-  const tally = (m: ComparableMetric, r: { ciLow: number; ciHigh: number; verdict: string; p?: number }) => {
+  const tally = (
+    m: ComparableMetric,
+    r: { ciLow: number; ciHigh: number; diff: number; verdict: string; p?: number },
+  ) => {
     if (!Number.isFinite(r.ciLow)) return;
     const x = out[m];
     x.n++;
     if (r.verdict !== 'within-noise') x.called++;
     if (r.ciLow <= o.shiftNs && o.shiftNs <= r.ciHigh) x.covered++;
     x.p.push(r.p ?? Number.NaN);
+    x.diff.push(r.diff);
+    x.half.push((r.ciHigh - r.ciLow) / 2);
   };
   for (let run = 0; run < opts.runs; run++) {
     const d = simulateRun(rnd, o);
