@@ -71,10 +71,12 @@ export function judge(s: Subject, ev: Evidence, stop: StopResult, o: Resolved): 
     const h = d.handoffs;
     const r = d.mixes;
     const dup = d.mixes_duplicate;
-    // The fast pool hands off only once the last mix has started (MIX_INFLIGHT), so nothing is
-    // pending at a hand-off: a refusal strands the job. In phase B too (a second hand-off
-    // while pending, the only legitimate refusal, is not counted in handoffs_refused).
-    const refused = d.handoffs_refused + (ev.b?.delta.handoffs_refused ?? 0);
+    // Refusals with nothing pending (handoffs_lost): each strands its job. In phase A every
+    // refusal is one (the fast pool hands off only once the last mix has started, MIX_INFLIGHT).
+    // In phase B the suite's extra hand-off can queue the work after an inline run, and random.c's
+    // next hand-off then finds it pending and is rightly refused: counted in handoffs_refused, not
+    // here (a strategy that runs every 4th mix inline was failed for it until 2026-12-06).
+    const refused = d.handoffs_lost + (ev.b?.delta.handoffs_lost ?? 0);
     const counts = `${plural(h, 'hand-off')}, ${plural(r, 'run')}${refused > 0 ? `, ${plural(refused, 'refused hand-off')}` : ''}`;
     if (dup > 0)
       exactlyOnce = fail(

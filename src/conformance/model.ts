@@ -143,7 +143,7 @@ export interface Evidence {
 /** Phase A kept the first rule (the same conditions as the first check's pass). */
 export function exactlyOnceHeld(a: PhaseResult): boolean {
   const d = a.delta;
-  return !a.leftover && d.handoffs > 0 && d.mixes === d.handoffs && d.mixes_duplicate === 0 && d.handoffs_refused === 0;
+  return !a.leftover && d.handoffs > 0 && d.mixes === d.handoffs && d.mixes_duplicate === 0 && d.handoffs_lost === 0;
 }
 
 /**

@@ -242,15 +242,17 @@ async function runPhase(m: Machine, testFlags: number, ms: number, drainTimeoutM
   return { delta, drainMs, leftover, otherLeftover };
 }
 
-/** A phase has seen enough: MIN_HANDOFFS accepted, or a refusal (which the first check judges). */
+/** A phase has seen enough: MIN_HANDOFFS accepted, or a refusal with nothing pending (which the
+ *  first check judges; a refusal while pending is legitimate). */
 function enoughEvidence(c0: Counters, c: Counters): boolean {
-  return c.handoffs - c0.handoffs >= MIN_HANDOFFS || c.handoffs_refused > c0.handoffs_refused;
+  return c.handoffs - c0.handoffs >= MIN_HANDOFFS || c.handoffs_lost > c0.handoffs_lost;
 }
 
 /** Counters a run changes as it finishes (a job's run is counted after its pending count drops). */
 const SETTLE_KEYS = [
   'handoffs',
   'handoffs_refused',
+  'handoffs_lost',
   'mixes',
   'mixes_duplicate',
   'mixes_remote',

@@ -252,6 +252,7 @@ export class RandomDriver {
     const ok = this.callHandoff(s, c);
     if (!ok) Atomics.sub(ctx.i32, dw, 1);
     ctx.count(ok ? CpuCounter.handoffs : CpuCounter.handoffs_refused);
+    if (!ok) ctx.count(CpuCounter.handoffs_lost); // nothing was pending: the refusal loses the job
   }
 
   /**

@@ -23,6 +23,8 @@ const MUST_PASS = [
   './examples/coalescing-kthread.ts',
   './examples/timer-batched.ts',
   './examples/timer-batched.ts:delay=1',
+  // Refuses only while its work is pending; the suite once failed it for a refusal it provoked.
+  './test/strategies/fixtures/sometimes-inline.ts',
 ];
 
 /**
