@@ -16,6 +16,7 @@ import {
   fmtRatio,
   mergeHistograms,
   rowHistograms,
+  shownMetaValues,
 } from './compare.js';
 
 function runsSection(model: CompareModel, inputs: readonly CompareInput[]): string {
@@ -40,7 +41,7 @@ function metaSection(model: CompareModel): string {
   const head = model.runs.map((r) => `<th class="l">#${r.index}</th>`).join('');
   const rows = model.metaDifferences.map(
     (d) =>
-      `<tr><td class="l"><code>${esc(d.field)}</code></td>${d.values
+      `<tr><td class="l"><code>${esc(d.field)}</code></td>${shownMetaValues(d.values)
         .map((v) => `<td class="l">${v === null ? '<i>absent</i>' : esc(v)}</td>`)
         .join('')}</tr>`,
   );
@@ -109,7 +110,7 @@ export function renderCompareHtml(model: CompareModel, inputs: readonly CompareI
     '<h1>deferlab compare</h1>',
     '<h2>Runs</h2>',
     runsSection(model, inputs),
-    ...(model.tdfWarning ? [`<p class="warn"><b>${esc(model.tdfWarning)}</b></p>`] : []),
+    ...model.incomparable.map((l) => `<p class="warn"><b>${esc(l)}</b></p>`),
     '<h2>Metadata that differs</h2>',
     metaSection(model),
     ...sections,

@@ -24,6 +24,7 @@ import { pointTitle, setupLine, termSafe } from '../run/table.js';
 import { summarize } from '../statistics/stats.js';
 import type { PointResult, RunResults, StageName, Summary } from '../types.js';
 import { STAGE_NAMES } from '../types.js';
+import { incomparableLines } from './comparable.js';
 
 /** The percentiles compared, in column order, with their titles. */
 export const COMPARE_METRICS = [
@@ -87,6 +88,12 @@ export interface CompareModel {
   metaIgnored: readonly string[];
   /** The runs' time dilation factors differ: what that means for the figures side by side. */
   tdfWarning?: string;
+  /**
+   * What makes the runs not comparable as they stand, one line per difference (workload, kernel
+   * profile, NIC, message size, TDF (the {@link tdfWarning} again), host-stall handling, points,
+   * strategies, nothing compared): warnings shown above the table; empty when there is none.
+   */
+  incomparable: string[];
 }
 
 export interface CompareOptions {
@@ -249,6 +256,14 @@ export function compareRuns(inputs: readonly CompareInput[], opts: CompareOption
       }
     }
   }
+  const tdf = tdfWarningOf(inputs.map((i) => i.results));
+  const incomparable = incomparableLines(
+    inputs.map((i) => i.results),
+    rows,
+  );
+  // The TDF's line after the workload's and the kernel's, where it changes what the times mean.
+  const at = incomparable.findIndex((l) => !/different (workloads|kernel profiles)/.test(l));
+  if (tdf.tdfWarning) incomparable.splice(at < 0 ? incomparable.length : at, 0, tdf.tdfWarning);
   return {
     runs: inputs.map((i, k) => {
       const setup = setupLine(i.results);
@@ -265,7 +280,8 @@ export function compareRuns(inputs: readonly CompareInput[], opts: CompareOption
     rows,
     metaDifferences: metaDifferences(inputs.map((i) => i.results)),
     metaIgnored: META_IGNORED,
-    ...tdfWarningOf(inputs.map((i) => i.results)),
+    ...tdf,
+    incomparable,
   };
 }
 
@@ -333,34 +349,105 @@ function cell(value: string, r: string): string {
   return `${value.padStart(VALUE_WIDTH)} ${r.padEnd(RATIO_WIDTH)}`;
 }
 
-/** The metadata table: field, then one column per run, cut to fit {@link TABLE_WIDTH}; its title wraps to `proseWidth`. */
+/** Significant digits a metadata value's decimals show (more where fewer would make two values read alike). */
+export const META_DIGITS = 4;
+
+const DECIMAL = /^-?\d+\.\d+$/;
+const INTEGER = /^-?\d+$/;
+
+/** A plain decimal to `digits` significant digits, never cutting its integer part: 402.51217599999995 → 402.5. */
+function roundDecimal(text: string, digits: number): string {
+  const x = Number(text);
+  const magnitude = x === 0 ? 0 : Math.floor(Math.log10(Math.abs(x)));
+  return String(Number(x.toFixed(Math.min(20, Math.max(0, digits - 1 - magnitude)))));
+}
+
+/** A value with its decimals (alone, or in a list of numbers) rounded; anything else as it is. */
+function roundedValue(v: string, digits: number): string {
+  if (DECIMAL.test(v)) return roundDecimal(v, digits);
+  if (v.startsWith('[') && v.endsWith(']') && v.length > 2) {
+    const parts = v.slice(1, -1).split(',');
+    if (parts.every((p) => DECIMAL.test(p) || INTEGER.test(p)))
+      return `[${parts.map((p) => (DECIMAL.test(p) ? roundDecimal(p, digits) : p)).join(', ')}]`;
+  }
+  return v;
+}
+
+/**
+ * One metadata row's values as the table and the page show them: decimals to {@link META_DIGITS}
+ * significant digits (`calibration.durationMs` 402.51217599999995 → 402.5), or as many more as
+ * it takes for the values to differ exactly where the exact ones do. The model (and `--json`)
+ * keeps them exact. Context: any thread; pure.
+ */
+export function shownMetaValues(values: ReadonlyArray<string | null>): Array<string | null> {
+  for (let digits = META_DIGITS; digits <= 17; digits++) {
+    const shown = values.map((v) => (v === null ? null : roundedValue(v, digits)));
+    if (values.every((a, i) => values.every((b, j) => (a === b) === (shown[i] === shown[j])))) return shown;
+  }
+  return [...values];
+}
+
+/**
+ * `s` in lines of at most `width` characters, each after the first starting with `indent`: broken
+ * after a `.`, `,`, `]`, `)` or space, or before a `[`, where one falls late enough in the line,
+ * else at the width. Nothing is cut: a long field name reads whole, over lines.
+ */
+export function wrapCell(s: string, width: number, indent = ''): string[] {
+  const out: string[] = [];
+  let rest = s;
+  let room = width;
+  while (rest.length > room) {
+    let at = 0;
+    for (let i = room; i > room / 3; i--) {
+      if ('.,]) '.includes(rest[i - 1]) || rest[i] === '[') {
+        at = i;
+        break;
+      }
+    }
+    if (at === 0) at = room;
+    out.push(`${out.length ? indent : ''}${rest.slice(0, at).trimEnd()}`);
+    rest = rest.slice(at).trimStart();
+    room = width - indent.length;
+  }
+  out.push(`${out.length ? indent : ''}${rest}`);
+  return out;
+}
+
+/**
+ * The metadata table: field, then one column per run, fitting {@link TABLE_WIDTH}: the field gets
+ * the width it needs while each value keeps 20 columns, the values the rest; what is still too
+ * long wraps onto more lines, never cut. Its title wraps to `proseWidth`.
+ */
 function metaTable(model: CompareModel, proseWidth: number): string[] {
   if (model.metaDifferences.length === 0) {
     return wrapProse(`metadata: the same in every run (apart from ${model.metaIgnored.join(', ')})`, proseWidth);
   }
   const n = model.runs.length;
-  const fieldW = Math.min(28, Math.max(5, ...model.metaDifferences.map((d) => d.field.length)));
-  const widest = Math.max(8, ...model.metaDifferences.flatMap((d) => d.values.map((v) => (v ?? '(absent)').length)));
+  const rows = model.metaDifferences.map((d) => ({
+    field: termSafe(d.field),
+    values: shownMetaValues(d.values).map((v) => (v === null ? '(absent)' : termSafe(v))),
+  }));
+  const longestField = Math.max(5, ...rows.map((r) => r.field.length));
+  const widest = Math.max(8, ...rows.flatMap((r) => r.values.map((v) => v.length)));
+  // The field first (each value keeps up to 20 columns), then the values what is left.
+  const fieldW = Math.min(longestField, Math.max(28, TABLE_WIDTH - n * (Math.min(widest, 20) + 2)));
   const colW = Math.min(widest, Math.max(12, Math.floor((TABLE_WIDTH - fieldW - 2 * n) / n)));
-  const line = (field: string, values: string[]) =>
-    [cut(field, fieldW).padEnd(fieldW), ...values.map((v) => cut(v, colW).padEnd(colW))].join('  ').trimEnd();
-  return [
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(i === 0 ? fieldW : colW))
+      .join('  ')
+      .trimEnd();
+  const out = [
     ...wrapProse(`metadata that differs (not shown: ${model.metaIgnored.join(', ')}):`, proseWidth),
-    line(
-      'field',
-      model.runs.map((r) => `#${r.index}`),
-    ),
-    line(
-      '-'.repeat(fieldW),
-      model.runs.map(() => '-'.repeat(colW)),
-    ),
-    ...model.metaDifferences.map((d) =>
-      line(
-        termSafe(d.field),
-        d.values.map((v) => (v === null ? '(absent)' : termSafe(v))),
-      ),
-    ),
+    line(['field', ...model.runs.map((r) => `#${r.index}`)]),
+    line(['-'.repeat(fieldW), ...model.runs.map(() => '-'.repeat(colW))]),
   ];
+  for (const r of rows) {
+    const cells = [wrapCell(r.field, fieldW, '  '), ...r.values.map((v) => wrapCell(v, colW))];
+    const height = Math.max(...cells.map((c) => c.length));
+    for (let k = 0; k < height; k++) out.push(line(cells.map((c) => c[k] ?? '')));
+  }
+  return out;
 }
 
 export interface CompareRenderOptions {
@@ -385,7 +472,10 @@ export function renderCompareTable(model: CompareModel, opts: CompareRenderOptio
     out.push(cut(termSafe(`  #${r.index}  ${r.name}  (started ${r.startedAt})${status}`), TABLE_WIDTH));
     if (r.setup) out.push(...wrapWords(termSafe(r.setup), proseWidth - 6).map((l) => `      ${l}`));
   }
-  if (model.tdfWarning) out.push('', ...wrapWords(model.tdfWarning, proseWidth));
+  if (model.incomparable.length) {
+    out.push('');
+    for (const l of model.incomparable) out.push(...wrapProse(termSafe(l), proseWidth));
+  }
   // With several points, each block says which; a run without a sweep is its own point.
   const manyPoints = new Set(model.rows.map((r) => r.point)).size > 1;
   const line = (stage: string, run: string, cells: string[]) =>

@@ -34,5 +34,26 @@ export function explainOf(results: RunResults, path: string): ExplainResults {
     );
   const problem = explainProblem(results.explain);
   if (problem) throw new ReportError('ERR_RESULTS_INVALID', `${path} has a damaged "explain" block: ${problem}`);
-  return results.explain;
+  return inRunOrder(results.explain, results);
+}
+
+/**
+ * `e` with each point's series in the run's strategy order (`points[].strategies`, as given with
+ * --strategy), not the order the collector first met them in (the first slice's, which the
+ * balanced schedule shuffles); series of labels the point does not list keep their place after.
+ * Context: main thread; pure (a new object).
+ */
+export function inRunOrder(e: ExplainResults, results: Pick<RunResults, 'points'>): ExplainResults {
+  return {
+    ...e,
+    points: e.points.map((p) => {
+      const order = (results.points[p.point]?.strategies ?? []).map((s) => s.label);
+      const rank = (label: string) => {
+        const i = order.indexOf(label);
+        return i < 0 ? order.length : i;
+      };
+      // Array.prototype.sort is stable: a label's series (exchange, hand-off) keep their order.
+      return { ...p, series: [...p.series].sort((a, b) => rank(a.label) - rank(b.label)) };
+    }),
+  };
 }

@@ -36,6 +36,16 @@ export function primarySeries(series: readonly ExplainSeries[], label: string): 
   );
 }
 
+/**
+ * The labels of a point's series in the order the table lists them: the baseline first (the others
+ * are read against it), then the others in the series' order, which {@link inRunOrder} (read.ts)
+ * makes the run's.
+ */
+export function explainOrder(series: readonly ExplainSeries[], baseline: string): string[] {
+  const labels = [...new Set(series.map((s) => s.label))];
+  return labels.includes(baseline) ? [baseline, ...labels.filter((l) => l !== baseline)] : labels;
+}
+
 /** The lines of the explain table for `e` (baseline: the run's baseline label). */
 export function renderExplain(
   e: ExplainResults,
@@ -45,7 +55,7 @@ export function renderExplain(
   const out: string[] = [];
   for (const p of e.points) {
     const where = sweep ? ` at ${sweep.param} = ${sweep.values[p.point]}` : '';
-    const labels = [...new Set(p.series.map((s) => s.label))];
+    const labels = explainOrder(p.series, baseline);
     const base = primarySeries(p.series, baseline);
     const what =
       base?.kind === 'handoff'

@@ -5,7 +5,21 @@
 import { NO_TAIL_INTERVAL } from '../statistics/tail-compare.js';
 import type { Comparison } from '../types.js';
 
-export type Marker = 'worse' | 'better' | '~' | 'baseline' | 'noise floor' | '';
+/**
+ * The verdict a comparison earns: `worse`, `better`, `~` (within noise: the interval rules out
+ * any difference the run would call), or {@link NOT_JUDGED} when it has no interval at all (one
+ * trial, too few samples in a tail): nothing was ruled in or out, so no verdict.
+ */
+export type Marker = 'worse' | 'better' | '~' | '?' | 'baseline' | 'noise floor' | '';
+
+/** The mark of a comparison without an interval: not judged (the table's legend says so). */
+export const NOT_JUDGED = '?';
+
+/** The legend's words for {@link NOT_JUDGED}, for a table that shows it. */
+export const NOT_JUDGED_LEGEND = '"?" = not judged: no interval (one trial, or too few samples), so no verdict';
+
+/** Whether `c` has an interval to judge by. */
+export const hasInterval = (c: Comparison): boolean => Number.isFinite(c.ciLow) && Number.isFinite(c.ciHigh);
 
 /** ns → µs with 2 decimals. */
 export function fmtUs(ns: number): string {
@@ -26,8 +40,7 @@ export function fmtRate(x: number | undefined): string {
 /** "+1.23 [+0.40, +2.06]" in µs; without an interval, says so. */
 export function fmtDelta(c: Comparison): string {
   const d = fmtSignedUs(c.diff);
-  if (!Number.isFinite(c.ciLow) || !Number.isFinite(c.ciHigh))
-    return `${d} [no CI: ${c.method.startsWith(NO_TAIL_INTERVAL) ? 'too few samples' : 'n<2'}]`;
+  if (!hasInterval(c)) return `${d} [no CI: ${c.method.startsWith(NO_TAIL_INTERVAL) ? 'too few samples' : 'n<2'}]`;
   return `${d} [${fmtSignedUs(c.ciLow)}, ${fmtSignedUs(c.ciHigh)}]`;
 }
 
@@ -40,13 +53,14 @@ export function fmtPct(x: number): string {
 
 export function markerOf(c: Comparison | undefined): Marker {
   if (!c) return '';
+  if (!hasInterval(c)) return NOT_JUDGED;
   return c.verdict === 'regression' ? 'worse' : c.verdict === 'improvement' ? 'better' : '~';
 }
 
 /**
  * The verdict cell: `worse`, `better`, or for "within noise" `~` with the smallest effect the
  * comparison could have seen (`~ could see ±0.40 (5.8%)`, µs and % of the baseline), or why it
- * is noise (`~ inside noise floor`, with --control). Plain `~` without an interval.
+ * is noise (`~ inside noise floor`, with --control). `?` (not judged) without an interval.
  */
 export function verdictText(c: Comparison | undefined): string {
   const marker = markerOf(c);

@@ -83,6 +83,11 @@ export interface NetLinesOptions {
   wide?: boolean;
   /** The default table's width limit (table.ts's TABLE_WIDTH). */
   width?: number;
+  /**
+   * The columns to show (label first), as {@link netColumns} chose them for every point of the
+   * run; without it, fitted to this point's cells alone.
+   */
+  keep?: readonly boolean[];
 }
 
 /** The net table of a point: its grid (header and rows), its legend, and whether columns were left out. */
@@ -92,13 +97,13 @@ export interface NetLines {
   dropped: boolean;
 }
 
-/**
- * The net table of a tcp_lat point, one row per strategy that exchanged messages over the NIC;
- * undefined when none did. Like the summary table it fits `opts.width` unless `opts.wide`
- * (columns left out: `dropped`); the legend names only the columns shown.
- * Context: main thread; pure.
- */
-export function netLines(point: PointResult, cpus = 1, opts: NetLinesOptions = {}): NetLines | undefined {
+const NET_SHOW: readonly ColumnShow[] = ['always', ...COLUMNS.map((c) => c.show)];
+
+/** A point's net grid as text (header, rows, each column's width); undefined when no strategy used the NIC. */
+function netGrid(
+  point: PointResult,
+  cpus: number,
+): { header: string[]; body: string[][]; widths: number[] } | undefined {
   const rows = point.strategies.filter(
     (s) => (s.counters.app_messages ?? 0) > 0 && s.counters.nic_tx_packets !== undefined,
   );
@@ -106,9 +111,33 @@ export function netLines(point: PointResult, cpus = 1, opts: NetLinesOptions = {
   const header = ['per exchange', ...COLUMNS.map((c) => c.title)];
   const body = rows.map((s) => [s.label, ...COLUMNS.map((c) => c.cell(s, cpus))]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  return { header, body, widths };
+}
+
+/**
+ * The net columns the default table keeps in every point of a run (label first): fitted to each
+ * column's widest cell in any point, so every point's net table has the same columns.
+ * Context: main thread; pure.
+ */
+export function netColumns(points: readonly PointResult[], cpus: number, width: number): boolean[] {
+  const grids = points.map((p) => netGrid(p, cpus)).filter((g) => g !== undefined);
+  const widths = NET_SHOW.map((_, i) => Math.max(0, ...grids.map((g) => g.widths[i])));
+  return fitColumns(widths, NET_SHOW, width);
+}
+
+/**
+ * The net table of a tcp_lat point, one row per strategy that exchanged messages over the NIC;
+ * undefined when none did. Like the summary table it fits `opts.width` unless `opts.wide`
+ * (columns left out: `dropped`); the legend names only the columns shown.
+ * Context: main thread; pure.
+ */
+export function netLines(point: PointResult, cpus = 1, opts: NetLinesOptions = {}): NetLines | undefined {
+  const grid = netGrid(point, cpus);
+  if (!grid) return undefined;
+  const { header, body, widths } = grid;
   const keep = opts.wide
     ? header.map(() => true)
-    : fitColumns(widths, ['always', ...COLUMNS.map((c) => c.show)], opts.width ?? Number.POSITIVE_INFINITY);
+    : (opts.keep ?? fitColumns(widths, NET_SHOW, opts.width ?? Number.POSITIVE_INFINITY));
   const line = (r: string[]) =>
     r
       .map((x, i) => (i === 0 ? x.padEnd(widths[i]) : x.padStart(widths[i])))

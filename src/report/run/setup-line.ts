@@ -6,7 +6,7 @@ import { plural } from '../../text.js';
 import type { RunResults } from '../types.js';
 
 /** `64 B`, `4 KiB`, `1 MiB`. */
-function bytesText(n: number): string {
+export function bytesText(n: number): string {
   if (n >= 2 ** 20 && n % 2 ** 20 === 0) return `${n / 2 ** 20} MiB`;
   if (n >= 1024 && n % 1024 === 0) return `${n / 1024} KiB`;
   return `${n} B`;

@@ -21,10 +21,19 @@ import type {
 import { STAGE_NAMES } from '../types.js';
 import { type TableContext, tableContext } from './context.js';
 import { type ColumnShow, fitColumns } from './fit.js';
-import { fmtDelta, fmtRate, fmtUs, type Marker, markerOf, verdictText } from './format-cells.js';
+import {
+  fmtDelta,
+  fmtRate,
+  fmtUs,
+  type Marker,
+  markerOf,
+  NOT_JUDGED,
+  NOT_JUDGED_LEGEND,
+  verdictText,
+} from './format-cells.js';
 import { hostStallNotes } from './host-stall-notes.js';
 import { generatorLossNotes, irqTraceNotes } from './irq-trace-notes.js';
-import { netLines } from './net-lines.js';
+import { netColumns, netLines } from './net-lines.js';
 import {
   handoffsLostWarnings,
   hasStage,
@@ -213,7 +222,7 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
           : '95% intervals, each on its own (results written before the family adjustment); "worse"/"better" only when the interval excludes 0') +
         (control ? ' and the difference lies outside the A/A noise floor' : '') +
         ', "~" = within noise; "could see ±X (Y%)": the smallest difference this comparison would likely have called ' +
-        '(80% power), in µs and % of the baseline.',
+        `(80% power), in µs and % of the baseline${rows.some((r) => r.marker === NOT_JUDGED) ? `; ${NOT_JUDGED_LEGEND}` : ''}.`,
     notes: [],
   };
   if (ctx.tracing === false) table.notes.push(TRACING_OFF_NOTE);
@@ -433,21 +442,25 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
   prose(...irqTraceNotes(results).map(termSafe));
   prose(...generatorLossNotes(results).map(termSafe));
   const ctx = tableContext(results);
+  const tables = results.points.map((point) => summaryTable(point, results.baseline, ctx));
+  const bodies = tables.map((t) => t.rows.map((r) => [termSafe(r.label), ...r.cells]));
+  // One column set for the whole run, fitted to the widest cell of any point: every point's table
+  // has the same columns (a point without a value reads '-'), so the points read side by side.
+  const keep = opts.wide ? undefined : runColumns(tables, bodies, tableWidth);
+  const netKeep = opts.wide ? undefined : netColumns(results.points, ctx.cpus ?? 1, tableWidth);
   results.points.forEach((point, pi) => {
-    const t = summaryTable(point, results.baseline, ctx);
+    const t = tables[pi];
     const title = pointTitle(point);
     out.push('');
     if (results.points.length > 1 || title) {
       prose(termSafe(`point ${pi + 1}/${results.points.length}${title ? `: ${title}` : ''}`));
     }
     if (t.stageNote) prose(`(${t.stageNote})`);
-    const body = t.rows.map((r) => [termSafe(r.label), ...r.cells]);
+    const body = bodies[pi];
     let dropped = false;
-    if (opts.wide) {
+    if (!keep) {
       out.push(...renderGrid(t.header, t.align, body));
     } else {
-      const widths = t.shortHeader.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-      const keep = fitColumns(widths, t.show, tableWidth);
       const pick = <T>(xs: T[]) => xs.filter((_, i) => keep[i]);
       dropped = keep.some((k) => !k);
       out.push(`${t.stage === 'one_way' ? 'one-way' : t.stage} latency in µs`);
@@ -460,7 +473,7 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
       );
     }
     prose(...t.notes.map(termSafe));
-    const net = netLines(point, ctx.cpus ?? 1, { wide: opts.wide, width: tableWidth });
+    const net = netLines(point, ctx.cpus ?? 1, { wide: opts.wide, width: tableWidth, keep: netKeep });
     if (net) {
       out.push('', ...net.grid.map(termSafe));
       prose(net.legend);
@@ -478,6 +491,20 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
   const host = calibrationLine(results.meta); // absent in results written before the block
   if (host) prose(host);
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * The columns the default terminal table keeps in every point of a run: {@link fitColumns} over
+ * each column's widest cell (short title included) in any point. `bodies`: each table's rows as
+ * printed, label first. Context: main thread; pure.
+ */
+export function runColumns(tables: readonly SummaryTable[], bodies: readonly string[][][], width: number): boolean[] {
+  const first = tables[0];
+  if (!first) return [];
+  const widths = first.shortHeader.map((h, i) =>
+    Math.max(h.length, ...bodies.flatMap((body) => body.map((r) => r[i]?.length ?? 0))),
+  );
+  return fitColumns(widths, first.show, width);
 }
 
 /** Under a default table that left columns out. */
