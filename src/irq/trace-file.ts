@@ -16,6 +16,11 @@
  *   counted, so a trace recorded with several events can be replayed as it is.
  * - A plain CSV, `time_ns,cpu,irq`, one arrival per line, integers; the header line is optional.
  *
+ * In both, arrivals must come in time order down the file: a time before the previous arrival's
+ * is refused, naming both lines' times (a file joined from two recordings, or rows grouped by
+ * CPU, would otherwise be merged into one silently). Equal times are fine: perf prints µs by
+ * default, and two CPUs, or two handlers of one shared irq, take interrupts in the same µs.
+ *
  * Host CPUs become emulated CPUs through a map (`3:0,5:1`: host CPU 3's arrivals on CPU 0,
  * host CPU 5's on CPU 1; host CPUs not in the map are dropped and counted), or, without one, in
  * order of first appearance (the host CPU whose first arrival is earliest becomes CPU 0, ...).
@@ -168,7 +173,8 @@ const CSV_LIKE = /^\s*[^,]*,[^,]*,/;
 const PERF_EXAMPLE = `like "swapper 0 [003] 12345.678901: ${EVENT}: irq=45 name=eth0-rx-0"`;
 
 type LineResult =
-  | { kind: 'arrival'; arrival: Arrival; name?: string }
+  /** `time`: the arrival's time as the file gives it, with its unit, for messages (`5.000100 s`, `50 ns`). */
+  | { kind: 'arrival'; arrival: Arrival; time: string; name?: string }
   | { kind: 'other' }
   | { kind: 'bad'; problem: string };
 
@@ -198,7 +204,12 @@ function perfLine(text: string): LineResult {
   const timeNs = secondsToNs(whole, frac);
   if (!Number.isSafeInteger(timeNs)) return { kind: 'bad', problem: `the time ${whole}.${frac} s is too large` };
   const name = field(fields, 'name') ?? field(fields, 'handler');
-  return { kind: 'arrival', arrival: { timeNs, hostCpu, irq: Number(irqText) }, ...(name ? { name } : {}) };
+  return {
+    kind: 'arrival',
+    arrival: { timeNs, hostCpu, irq: Number(irqText) },
+    time: `${whole}.${frac} s`,
+    ...(name ? { name } : {}),
+  };
 }
 
 function csvLine(text: string): LineResult {
@@ -216,8 +227,14 @@ function csvLine(text: string): LineResult {
   const bad =
     whole('time_ns', t, Number.MAX_SAFE_INTEGER) ?? whole('cpu', c, MAX_HOST_CPU) ?? whole('irq', i, 2 ** 31 - 1);
   if (bad) return { kind: 'bad', problem: bad };
-  return { kind: 'arrival', arrival: { timeNs: Number(t), hostCpu: Number(c), irq: Number(i) } };
+  return { kind: 'arrival', arrival: { timeNs: Number(t), hostCpu: Number(c), irq: Number(i) }, time: `${t} ns` };
 }
+
+/** How to put a file of `format` back in time order, for the message refusing one that is not. */
+const ORDER_FIX: Readonly<Record<IrqTraceFormat, string>> = {
+  csv: 'sort the rows by time_ns (the header stays first)',
+  perf: 'perf script prints samples in time order: give its output as it printed it, one recording per file',
+};
 
 /** The format of a file, from its first line that is neither blank nor a comment. */
 export function detectFormat(firstLine: string): IrqTraceFormat {
@@ -228,8 +245,9 @@ export function detectFormat(firstLine: string): IrqTraceFormat {
 
 /**
  * Parse a trace's text into a replay plan. `file` names it in errors. Context: any thread; pure.
- * Throws: {@link IrqTraceError} for a malformed line (its number), no arrival at all, a host CPU
- * the map cannot place, a bad scale or a loop of one arrival.
+ * Throws: {@link IrqTraceError} for a malformed line (its number), an arrival earlier than the
+ * one before it (its number and both times), no arrival at all, a host CPU the map cannot place,
+ * a bad scale or a loop of one arrival.
  */
 export function parseIrqTrace(text: string, file: string, opts: IrqTraceOptions): IrqTracePlan {
   const fail = (line: number | undefined, problem: string): never => {
@@ -252,6 +270,8 @@ export function parseIrqTrace(text: string, file: string, opts: IrqTraceOptions)
   let format: IrqTraceFormat | undefined;
   let otherEvents = 0;
   let sawCsvHeader = false;
+  /** The last arrival: its line (1-based), time and time as given, for the order check. */
+  let previous: { line: number; timeNs: number; time: string } | undefined;
   const lines = text.split(/\r?\n/);
   for (let n = 0; n < lines.length; n++) {
     const line = lines[n];
@@ -274,6 +294,13 @@ export function parseIrqTrace(text: string, file: string, opts: IrqTraceOptions)
     if (r.kind === 'bad') fail(n + 1, r.problem);
     else if (r.kind === 'other') otherEvents++;
     else {
+      if (previous && r.arrival.timeNs < previous.timeNs)
+        fail(
+          n + 1,
+          `the time ${r.time} is before line ${previous.line}'s ${previous.time}: arrivals must be in time order ` +
+            `(equal times are fine); ${ORDER_FIX[format]}`,
+        );
+      previous = { line: n + 1, timeNs: r.arrival.timeNs, time: r.time };
       arrivals.push(r.arrival);
       if (r.name && !irqNames.has(r.arrival.irq)) irqNames.set(r.arrival.irq, r.name);
     }
@@ -288,8 +315,7 @@ export function parseIrqTrace(text: string, file: string, opts: IrqTraceOptions)
     fail(undefined, why);
   }
 
-  // Stable sort by time: lines of one timestamp keep their order.
-  arrivals.sort((a, b) => a.timeNs - b.timeNs);
+  // In time order already (checked above); lines of one timestamp keep the file's order.
   const hostOrder: number[] = [];
   for (const a of arrivals) if (!hostOrder.includes(a.hostCpu)) hostOrder.push(a.hostCpu);
   let mapping: Map<number, number>;
