@@ -6,12 +6,12 @@
  * user gave it (`--msg-size` rather than `workload.msgSize`). A field with no row here can only
  * be set in a config file.
  */
-import { DEFAULT_KERNEL, KERNEL_NAMES } from '../kernel/profiles.js';
+import { DEFAULT_KERNEL, KERNEL_NAMES, KERNEL_PROFILES, type KernelProfile } from '../kernel/profiles.js';
 import { DEFAULT_HOGS, DEFAULT_KTHREADS, HOG_HOSTINGS, KTHREAD_HOSTINGS } from '../machine/options.js';
 import { DEFAULT_NIC, NIC_PROFILES } from '../net/profiles.js';
 import { FAST_POOL_VARIANTS } from '../random/fastpool.js';
 import { NOTIFY_POLICIES } from '../shm/doorbell.js';
-import { IDLE_POLICY_NAMES, LIMITS } from './defaults.js';
+import { DEFAULTS, HZ_VALUES, IDLE_POLICY_NAMES, LIMITS } from './defaults.js';
 import { LAB_FLAGS } from './lab-flags.js';
 import { PLACEMENT_FLAGS } from './placement-flags.js';
 import { BUILTIN_STRATEGY_NAMES } from './strategy-spec.js';
@@ -38,6 +38,27 @@ export interface ConfigFlag {
 
 const range = (r: { min: number; max: number }) => `${r.min}..${r.max}`;
 
+/** `a, b and c`. */
+const andList = (xs: readonly string[]) =>
+  xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs.at(-1)}`;
+
+/**
+ * A default that depends on `--kernel`, read from the profile table (kernel/profiles.ts), so the
+ * help cannot drift from what the resolver does: `1000 for 5.15, 250 for 6.1, 6.9 and 6.18`.
+ * Kernels oldest first, grouped by `value(profile)` in order of first appearance.
+ */
+export function perKernelText(value: (p: KernelProfile) => string): string {
+  const groups = new Map<string, string[]>();
+  for (const k of [...KERNEL_NAMES].reverse()) {
+    const v = value(KERNEL_PROFILES[k]);
+    groups.set(v, [...(groups.get(v) ?? []), k]);
+  }
+  return [...groups].map(([v, ks]) => `${v} for ${andList(ks)}`).join(', ');
+}
+
+/** `--hz` under each profile: its distribution's CONFIG_HZ where it has one, else the lab's (schema.ts). */
+const hzOfProfile = (p: KernelProfile): number => p.hz ?? DEFAULTS.hz;
+
 export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
   {
     flag: '--cpus',
@@ -54,8 +75,8 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     value: 'HZ',
     example: '1000',
     help: 'kernel tick rate: jiffies per second',
-    accepts: '100, 250, 300, 1000',
-    default: '250',
+    accepts: HZ_VALUES.join(', '),
+    default: `the --kernel profile's: ${perKernelText((p) => String(hzOfProfile(p)))}`,
   },
   {
     flag: '--duration',
@@ -398,7 +419,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     example: 'off',
     help: "the ksoftirqd rule of kernels before 6.5 (irq exit leaves pending softirqs to a runnable ksoftirqd: 4cd13c21b207) on or off whatever --kernel says, for an ablation of Tejun Heo's theory",
     accepts: 'on, off',
-    default: 'the kernel profile: on for 5.15 and 6.1, off for 6.9',
+    default: `the --kernel profile's: ${perKernelText((p) => (p.softirq.ksoftirqdDefers ? 'on' : 'off'))}`,
   },
   {
     flag: '--watchdog',

@@ -15,6 +15,7 @@
  * interrupt rate as before. Every verdict says what the lab found, with its numbers.
  */
 import { tcpLatOptions } from '../config/defaults.js';
+import { perKernelText } from '../config/flags.js';
 import type { CommandRules } from '../config/rules.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { formatSize } from '../config/units.js';
@@ -157,21 +158,26 @@ export const FULL_SIZES: RegressionSizes = {
 
 /**
  * What the parts sweep at `sizes`, a line each, for the help: part 1 on `kernel` (the scenario's)
- * and the kernels beside it, part 2's groups (NIC profile, pairs, trigger, message sizes), part
- * 3's rates and triggers.
+ * and the kernels beside it, with its baseline per --kernel profile (read from the profiles, as
+ * {@link mainStrategies} picks it), part 2's groups (NIC profile, pairs, trigger, message sizes),
+ * part 3's rates and triggers.
  */
 export function regressionSweeps(sizes: RegressionSizes, kernel: KernelName): string[] {
   const list = (xs: readonly (string | number)[]) => xs.join(', ');
   const kernels = [kernel, ...(sizes.beside ?? []).filter((k) => k !== kernel)];
-  const base = seedInline(kernel);
+  const baseOn = (k: KernelName) => {
+    const base = seedInline(k);
+    const n = mainStrategies(k).length;
+    return `${base}${base === 'inline' ? '' : ' with the blocking inline beside it'} (${n} strategies)`;
+  };
   const groups = sizes.net.map(
     (g) =>
       `${g.nic}, ${g.instances} pair${g.instances > 1 ? 's' : ''}, trigger ${g.trigger}: ${list(g.msgSizes.map(formatSize))}`,
   );
   return [
-    `part 1: ${mainStrategies(kernel).length} strategies against ${base}${base === 'inline' ? '' : ' (inline, blocking on the lock, beside it)'}, msg_size ${list(sizes.msgSizes.map(formatSize))} (--sweep replaces it), kernel ${list(kernels)} (--kernel replaces ${kernel})`,
-    `part 2: workqueue against ${base} per NIC profile, pairs and trigger, msg_size swept: ${groups.join('; ')}`,
-    `part 3: workqueue against ${base} at 64 B, irq_rate ${list(sizes.rates.map(countText))} per CPU, trigger ${list(sizes.triggers)}`,
+    `part 1: every strategy against the kernel's inline before the change, per --kernel: ${perKernelText((p) => baseOn(p.name))}; msg_size ${list(sizes.msgSizes.map(formatSize))} (--sweep replaces it), kernel ${list(kernels)} (--kernel replaces ${kernel})`,
+    `part 2: workqueue against part 1's baseline (${seedInline(kernel)} on ${kernel}) per NIC profile, pairs and trigger, msg_size swept: ${groups.join('; ')}`,
+    `part 3: workqueue against part 1's baseline at 64 B, irq_rate ${list(sizes.rates.map(countText))} per CPU, trigger ${list(sizes.triggers)}`,
   ];
 }
 
