@@ -20,6 +20,7 @@ import { DeferlabError, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED, Interrupted } 
 import { STAGE_NAMES, type StageName } from '../report/types.js';
 import { type ParsedCommand, parseArgv } from './args.js';
 import { helpText } from './help.js';
+import { checkOutDir, type OutputKind } from './out-dir.js';
 
 export interface CliIo {
   /** Writes the text as given (include the newline). */
@@ -106,15 +107,28 @@ function resolveFor(
   io: CliIo,
   preset?: { name: string; config: PartialConfig },
   rules?: CommandRulesFor,
+  output?: OutputKind,
 ): ResolvedConfig {
   const file = cmd.configFile === undefined ? undefined : loadConfigFile(cmd.configFile, io.cwd);
-  return resolveConfig({
+  const config = resolveConfig({
     flags: cmd.flags,
     ...(file ? { file: file.data, fileName: file.name } : {}),
     ...(preset ? { preset } : {}),
     ...(rules ? { rules } : {}),
     cwd: io.cwd,
   });
+  if (output && config.outDir !== null) {
+    // Named as the user gave it: the flag, the config file's field, or the default directory.
+    const fromFile = (file?.data as { outDir?: unknown } | undefined)?.outDir;
+    const named =
+      cmd.flags.outDir !== undefined && cmd.flags.outDir !== null
+        ? { setting: '--out', given: cmd.flags.outDir }
+        : file && typeof fromFile === 'string'
+          ? { setting: `outDir in ${file.name}`, given: fromFile }
+          : { given: config.outDir };
+    checkOutDir(config.outDir, output, { ...named, example: 'deferlab-results/mine' });
+  }
+  return config;
 }
 
 function strategyToCheck(spec: string, options: readonly string[], cwd: string): StrategySpec {
@@ -264,6 +278,7 @@ function compareRequest(cmd: Extract<ParsedCommand, { command: 'compare' }>, cwd
         'choose another directory',
         "which holds results.json: compare's report.html would replace the run's",
       );
+    checkOutDir(out, 'compare', { setting: '--out', given: cmd.out, example: 'compare-out' });
   }
   return {
     runs,
@@ -291,7 +306,7 @@ function prepare(cmd: ParsedCommand, deps: CliDeps, io: CliIo): () => Promise<nu
         return EXIT_OK;
       };
     case 'run': {
-      const config = resolveFor(cmd, io);
+      const config = resolveFor(cmd, io, undefined, undefined, 'run');
       return () => deps.run(config, io);
     }
     case 'demo': {
@@ -307,7 +322,7 @@ function prepare(cmd: ParsedCommand, deps: CliDeps, io: CliIo): () => Promise<nu
         preset = { name: cmd.name, config: found.config };
         if (found.rules) rules = { command: `scenario ${cmd.name}`, rules: found.rules };
       }
-      const config = resolveFor(cmd, io, preset, rules);
+      const config = resolveFor(cmd, io, preset, rules, 'scenario');
       return () => deps.scenario(cmd.name, config, io);
     }
     case 'list':

@@ -460,7 +460,7 @@ export const CONFIG_FLAGS: readonly ConfigFlag[] = Object.freeze([
     path: 'outDir',
     value: 'DIR',
     example: 'results/today',
-    help: 'directory for results.json and the report',
+    help: "directory for results.json and the report: a new or empty one, or an earlier run's (scenario: an earlier scenario's), which it replaces; a directory holding anything else is refused",
     accepts: 'a path, relative to the working directory',
     default: 'deferlab-results/YYYYMMDD-HHMMSS',
   },
