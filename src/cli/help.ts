@@ -268,7 +268,8 @@ ${EXIT_STATUS}
   list: () => `Usage: deferlab list
 
 List the built-in strategies (with the kernel mechanism each one emulates and its options)
-and the named scenarios.
+and the named scenarios. A strategy file is not listed: a run shows its description in
+report.html and results.json ('deferlab check-strategy FILE' checks it).
 
 Options:
 ${GLOBAL_OPTIONS}
