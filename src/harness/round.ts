@@ -147,8 +147,11 @@ export async function runRound(
         if (slices > 1) counts.set(s, m.fastPoolCounts());
         if (k === slices - 1) ctx.lastSliceEnd?.(label, r, t0, t1);
         ctx.sliceEnd?.(label, t1);
-        // Time to 256 bits: from the trial's first warm-up, seen only if slice 1 reached it.
-        const ready = k === 0 ? m.inputPoolReadyAtNs() : -1;
+        // Time to 256 bits: from the trial's first warm-up, seen only if slice 1 reached it by the
+        // end of its measured window (t1). Read after the drain, which runs the work still pending
+        // (a deferrable timer's mix queued in the warm-up): bits credited there are not the trial's.
+        const readyAt = k === 0 ? m.inputPoolReadyAtNs() : -1;
+        const ready = readyAt <= t1 ? readyAt : -1;
         const counters: Record<string, number> = {};
         for (const key of Object.keys(c1)) counters[key] = c1[key] - c0[key];
         const slice: Part = {

@@ -3,9 +3,11 @@
  * fast pool is mixed, how many bits reach the input pool per second, and how soon it holds 256
  * bits. A strategy that is cheap because it rarely mixes must show it here.
  */
+
+import { perKernelText } from '../config/flags.js';
 import type { CommandRules } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
-import { KERNEL_NAMES, type KernelName, kernelProfile } from '../kernel/profiles.js';
+import { type KernelName, type KernelProfile, kernelProfile } from '../kernel/profiles.js';
 import type { RunResults, StrategyResult } from '../report/types.js';
 import {
   beyondFloor,
@@ -85,24 +87,20 @@ export const ENTROPY_STRATEGIES = [
   'bh_workqueue',
 ];
 
-/** What it sweeps at its defaults, for the help: rates, kernels, strategies. */
+/** The strategies it compares on kernel `k`: bh_workqueue only where WQ_BH exists (6.9+). */
+const strategiesOn = (k: KernelName, compared: readonly string[] = ENTROPY_STRATEGIES) =>
+  compared.filter((s) => kernelProfile(k).wqBh || s !== 'bh_workqueue');
+
+/**
+ * What it sweeps at its defaults, for the help: the rates; the kernels (its own, which --kernel
+ * replaces, then those beside it, as runEntropy runs them); the strategies per --kernel profile.
+ */
 function entropySweeps(): string[] {
-  const kernels = [SEED_KERNEL, ...ENTROPY_BESIDE];
-  const run = (k: KernelName) => ENTROPY_STRATEGIES.filter((s) => kernelProfile(k).wqBh || s !== 'bh_workqueue');
-  const counts = [...new Set(kernels.map((k) => run(k).length))].join(' or ');
-  // The oldest profile with WQ_BH (KERNEL_NAMES is not in version order).
-  const version = (k: string) => k.split('.').reduce((v, part) => v * 1000 + Number(part), 0);
-  const bhFrom = KERNEL_NAMES.filter((k) => kernelProfile(k).wqBh).sort((a, b) => version(a) - version(b))[0];
-  const none = kernels.every((k) => !kernelProfile(k).wqBh);
-  const bh = !bhFrom
-    ? ''
-    : none
-      ? ` (not bh_workqueue: WQ_BH is ${bhFrom}+, none of these kernels)`
-      : kernels.some((k) => !kernelProfile(k).wqBh)
-        ? ` (bh_workqueue on ${bhFrom}+ only)`
-        : '';
+  const count = (p: KernelProfile) => `${strategiesOn(p.name).length}${p.wqBh ? ' (bh_workqueue too: WQ_BH)' : ''}`;
   return [
-    `sweeps irq_rate ${ENTROPY_RATES.map(countText).join(', ')} per CPU (--sweep irq_rate:... replaces them), a sub-run per kernel ${kernels.join(', ')}: ${counts} strategies against inline${bh}`,
+    `sweeps irq_rate ${ENTROPY_RATES.map(countText).join(', ')} per CPU (--sweep irq_rate:... replaces them); ` +
+      `a sub-run on kernel ${SEED_KERNEL} (--kernel replaces it), then one on ${ENTROPY_BESIDE.join(', ')} ` +
+      `(not twice when --kernel names it); strategies against inline per kernel: ${perKernelText(count)}`,
   ];
 }
 
@@ -123,6 +121,11 @@ export const entropyPreset = {
   sweeps: entropySweeps(),
 };
 
+/** The kernels it runs a sub-run on, in order: `kernel` (the scenario's, or --kernel's), then those `beside` it not already run. Pure. */
+export function entropyKernels(kernel: KernelName, beside: readonly KernelName[] = ENTROPY_BESIDE): KernelName[] {
+  return [kernel, ...beside.filter((k) => k !== kernel)];
+}
+
 /**
  * `rates` overrides the config's irq_rate sweep (the preset's, or the user's --sweep irq_rate:...);
  * `beside`: kernel profiles the comparison also runs on, after the scenario's own (5.15 by
@@ -140,13 +143,13 @@ export async function runEntropy(
   const verdicts: Verdict[] = [];
   const runs: RunResults[] = [];
   const names: string[] = [];
-  for (const kernel of [c.kernel, ...beside.filter((k) => k !== c.kernel)]) {
+  for (const kernel of entropyKernels(c.kernel, beside)) {
     if (runs.length && (ctx.signal.aborted || runs[runs.length - 1].status !== 'completed')) break;
     const base: ResolvedConfig = {
       ...c,
       kernel,
       // WQ_BH exists from 6.9 on: older profiles compare the others.
-      strategies: specs(compared.filter((s) => kernelProfile(kernel).wqBh || s !== 'bh_workqueue')),
+      strategies: specs(strategiesOn(kernel, compared)),
       baseline: 'inline',
       sweep: { param: 'irq_rate', values: rates },
     };
@@ -154,7 +157,7 @@ export async function runEntropy(
     names.push(name);
     const r = await subRun(ctx, name, base);
     runs.push(r);
-    verdicts.push(...judge(ctx, r, ` (kernel ${kernel})`));
+    verdicts.push(...judge(ctx, r, ` (kernel ${kernel})`, base.fastPool.trigger));
   }
   const status = scenarioStatus(runs);
   printVerdicts(ctx.io, verdicts, status);
@@ -217,20 +220,76 @@ export function starves(
   return beyondFloor(inlineBits - bits, floor) ? 'starves' : 'inside floor';
 }
 
-/** The rows of one run's table, and its verdicts: which strategies starve the input pool. */
-function judge(ctx: ScenarioContext, r: RunResults, on: string): Verdict[] {
+/**
+ * Mixes a CPU's fast pool is due in one trial of `trialNs` at `ratePerCpu` interrupts/s, for a
+ * strategy that mixes at once: add_interrupt_randomness() hands off when the pool's count reaches
+ * `trigger` or one second (HZ jiffies) after its last mix, whichever comes first (fastpool.ts), so
+ * a pool mixes max(rate / trigger, 1) times a second (no more often than its interrupts). Pure.
+ */
+export function mixesDuePerCpuTrial(ratePerCpu: number, trialNs: number, trigger: number): number {
+  return (trialNs / 1e9) * Math.max(ratePerCpu / trigger, Math.min(ratePerCpu, 1));
+}
+
+/**
+ * Mixes due per CPU per trial ({@link mixesDuePerCpuTrial}) below which a trial's count of mixes
+ * tells nothing about the strategy. Where a trial's window cuts the pool's cycle is not the
+ * strategy's doing: the count is zeroed at each trial's start but `last`, the one-second timer's
+ * base, is whatever the previous strategy's trial left, and the window ends wherever it ends. So
+ * each CPU's count moves by one mix per trial by phase alone. Below 2 a mix more or less is half
+ * or more of what is due (600 interrupts against a trigger of 1024: a CPU mixes once or never,
+ * by phase), and a strategy exactly like inline can fall below half of inline's bits/s, this
+ * scenario's call; from 2 on, one mix less leaves at least 2 of 3, above half.
+ */
+export const MIN_MIXES_DUE_PER_CPU_TRIAL = 2;
+
+/** Whether a point's trials are too short or its rate too low for its mix counts to judge a strategy. */
+export function tooFewMixesDue(ratePerCpu: number, trialNs: number, trigger: number): boolean {
+  return mixesDuePerCpuTrial(ratePerCpu, trialNs, trigger) < MIN_MIXES_DUE_PER_CPU_TRIAL;
+}
+
+/**
+ * The reason a too-short point is inconclusive, and how to get a verdict: the --duration that
+ * makes the rate enough, and the rate that makes the duration enough.
+ */
+function tooFewText(ratePerCpu: number, trialNs: number, trigger: number): string {
+  const due = mixesDuePerCpuTrial(ratePerCpu, trialNs, trigger);
+  const perSecond = Math.max(ratePerCpu / trigger, Math.min(ratePerCpu, 1));
+  const needMs = Math.ceil((MIN_MIXES_DUE_PER_CPU_TRIAL / perSecond) * 1000);
+  const needRate = Math.ceil((MIN_MIXES_DUE_PER_CPU_TRIAL * trigger) / (trialNs / 1e9));
+  return (
+    `too few interrupts to tell: ${Math.round((ratePerCpu * trialNs) / 1e9)} per CPU in a ${ms(trialNs)} trial is ` +
+    `${due.toFixed(2)} mixes due (trigger ${trigger}, or 1 s since the last mix), under ${MIN_MIXES_DUE_PER_CPU_TRIAL}, ` +
+    "so where the trial cut the fast pool's cycle, not the strategy, sets its count of mixes; " +
+    `for a verdict, --duration ${needMs}ms or more, or --sweep irq_rate:${countText(needRate)} or higher`
+  );
+}
+
+/** The measured length of a strategy's shortest trial, ns (Infinity with none). */
+const shortestTrialNs = (s: StrategyResult | undefined) => Math.min(...(s?.trials ?? []).map((t) => t.durationNs));
+
+/**
+ * One run's table (a row per rate and strategy) and its verdicts: which strategies starve the
+ * input pool against inline (`starves`), inconclusive at a point whose trials are due too few
+ * mixes per CPU ({@link tooFewMixesDue}) for its counts to say. `on`: the kernel, for the lines;
+ * `trigger`: the fast pool's trigger the run used. Context: main thread; pure.
+ */
+export function judgeEntropy(r: RunResults, on: string, trigger: number): { table: string; verdicts: Verdict[] } {
   const lines: string[] = [
     '',
     'rate/CPU   strategy                      mixes/s   bits/s   time to 256 bits   mixes off-CPU',
   ];
   const verdicts: Verdict[] = [];
   const bitsOf = (s: StrategyResult | undefined) => s?.rates.entropy_bits ?? 0;
+  let judged = 0;
   for (const p of r.points) {
+    const rate = Number(p.params.irq_rate);
     const inline = strategy(p, 'inline');
     const ib = bitsOf(inline);
     const control = controlOf(r, p);
     const floor = control ? pointFloor(ib, bitsOf(control)) : Number.NaN;
     const floorText = control ? `; noise floor (A/A inline): ±${floor.toFixed(0)} bits/s` : '';
+    const inlineNs = shortestTrialNs(inline);
+    if (!tooFewMixesDue(rate, inlineNs, trigger)) judged++;
     for (const s of p.strategies) {
       lines.push(
         `${String(p.params.irq_rate).padStart(8)}   ${s.label.padEnd(28)}  ${(s.rates.mixes ?? 0).toFixed(1).padStart(7)}  ${bitsOf(s).toFixed(0).padStart(7)}   ${ms(s.counters.time_to_256_bits_ns).padStart(16)}   ${String(s.counters.mixes_remote ?? 0).padStart(13)}`,
@@ -239,27 +298,49 @@ function judge(ctx: ScenarioContext, r: RunResults, on: string): Verdict[] {
       const counted = { cand: creditedMixes(s), inline: creditedMixes(inline) };
       const says = starves(bitsOf(s), ib, floor, counted);
       if (says === 'no') continue;
+      // The shorter of the two sides' trials: its counts are the ones that may follow the phase.
+      const trialNs = Math.min(inlineNs, shortestTrialNs(s));
+      const tooFew = tooFewMixesDue(rate, trialNs, trigger);
+      const why = tooFew
+        ? `: ${tooFewText(rate, trialNs, trigger)}`
+        : says === 'inside floor'
+          ? ': the shortfall is within chance or the noise floor (too few mixes at this rate; try a longer --duration)'
+          : '';
       verdicts.push({
         expectation: `${s.label} at ${p.params.irq_rate}/s delivers less entropy than inline${on}`,
-        outcome: says === 'starves' ? 'reproduced' : 'inconclusive',
-        detail: `${bitsOf(s).toFixed(0)} bits/s vs inline ${ib.toFixed(0)} (${counted.cand} mix${counted.cand === 1 ? '' : 'es'} credited against ${counted.inline}, p ${fmtP(fewerEventsP(counted.cand, counted.inline))} by chance; ${s.counters.mixes_remote ?? 0} mixes ran off their CPU and were refused)${floorText}${says === 'inside floor' ? ': the shortfall is within chance or the noise floor (too few mixes at this rate; try a longer --duration)' : ''}`,
+        outcome: says === 'starves' && !tooFew ? 'reproduced' : 'inconclusive',
+        detail: `${bitsOf(s).toFixed(0)} bits/s vs inline ${ib.toFixed(0)} (${counted.cand} mix${counted.cand === 1 ? '' : 'es'} credited against ${counted.inline}, p ${fmtP(fewerEventsP(counted.cand, counted.inline))} by chance; ${s.counters.mixes_remote ?? 0} mixes ran off their CPU and were refused)${floorText}${why}`,
       });
     }
   }
-  ctx.io.stdout(`${lines.join('\n')}\n`);
-  if (verdicts.length === 0)
-    verdicts.push(
-      r.points.some((p) => bitsOf(strategy(p, 'inline')) > 0)
-        ? {
-            expectation: `a strategy starves the input pool${on}`,
-            outcome: 'not reproduced',
-            detail: "every strategy delivered at least half of inline's bits/s",
-          }
-        : {
-            expectation: `a strategy starves the input pool${on}`,
-            outcome: 'inconclusive',
-            detail: `inline credited no entropy at any rate, so there is nothing to fall short of (too few interrupts: try a higher rate, --sweep irq_rate:20k, or a longer --duration)`,
-          },
-    );
+  if (verdicts.length === 0) {
+    const expectation = `a strategy starves the input pool${on}`;
+    const first = r.points[0];
+    if (!r.points.some((p) => bitsOf(strategy(p, 'inline')) > 0))
+      verdicts.push({
+        expectation,
+        outcome: 'inconclusive',
+        detail: `inline credited no entropy at any rate, so there is nothing to fall short of (too few interrupts: try a higher rate, --sweep irq_rate:20k, or a longer --duration)`,
+      });
+    else if (judged === 0 && first)
+      verdicts.push({
+        expectation,
+        outcome: 'inconclusive',
+        detail: `every strategy delivered at least half of inline's bits/s, but at every rate ${tooFewText(Number(first.params.irq_rate), shortestTrialNs(strategy(first, 'inline')), trigger)} (at ${first.params.irq_rate}/s)`,
+      });
+    else
+      verdicts.push({
+        expectation,
+        outcome: 'not reproduced',
+        detail: `every strategy delivered at least half of inline's bits/s${judged < r.points.length ? ` (judged at the ${judged} of ${r.points.length} rates whose trials are due at least ${MIN_MIXES_DUE_PER_CPU_TRIAL} mixes per CPU)` : ''}`,
+      });
+  }
+  return { table: `${lines.join('\n')}\n`, verdicts };
+}
+
+/** Print one run's table ({@link judgeEntropy}); return its verdicts. */
+function judge(ctx: ScenarioContext, r: RunResults, on: string, trigger: number): Verdict[] {
+  const { table, verdicts } = judgeEntropy(r, on, trigger);
+  ctx.io.stdout(table);
   return verdicts;
 }
