@@ -14,6 +14,7 @@ import { type CliIo, sayStopped } from '../cli/main.js';
 import type { FixedSetting } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
+import { bootConfig } from '../harness/boots.js';
 import { type RunHooks, runExperiment } from '../harness/run.js';
 import { type KernelName, kernelProfile } from '../kernel/profiles.js';
 import { renderTable } from '../report/run/table.js';
@@ -108,18 +109,19 @@ export async function subRun(
   const { io } = ctx;
   io.stdout(`\n== ${name} ==\n`);
   const progress = io.isTTY ? (l: string) => io.stderr(`\r\x1b[2K${name}: ${l}`) : undefined;
+  const boots = ctx.boots ?? SCENARIO_BOOTS;
   const results = await runExperiment(config, {
     progress,
     signal: ctx.signal,
     command: ['deferlab', ...ctx.argv],
     adjust,
-    boots: ctx.boots ?? SCENARIO_BOOTS,
+    boots,
     ...(ctx.calibration ? { calibration: ctx.calibration } : {}),
   });
   ctx.calibration ??= results.meta.calibration;
   if (progress) io.stderr('\r\x1b[2K');
   if (workload) results.meta.workload = workload;
-  io.stdout(`${renderTable(results, { wide: ctx.config.wide })}\n`);
+  io.stdout(`${renderTable(tableView(results, boots), { wide: ctx.config.wide })}\n`);
   const booted = bootsNote(results);
   if (booted) io.stdout(`${booted}\n`);
   if (ctx.config.outDir) await writeResults(join(ctx.config.outDir, name), results);
@@ -129,8 +131,25 @@ export async function subRun(
 }
 
 /**
- * What the table's setup line (the config's --trials) does not say when points ran on several
- * boots: `each point ran on 2 machine boots: 4 trials per strategy (2 + 2) ...`; undefined for one.
+ * The results as the terminal table shows them: with several boots a point, the setup line's
+ * trial count (`meta.options.trials`, the user's --trials) becomes the trials per strategy over
+ * all boots that always run (each boot runs --trials split over the boots, at least 2:
+ * src/harness/boots.ts), so that it agrees with {@link bootsNote} under the table: `--trials 2`
+ * on 2 boots is `4 trials of 300 ms ... per strategy` (2 + 2), not `2 trials`. Under --until the
+ * line says `or more`. The written results keep the user's options. Context: pure.
+ */
+export function tableView(r: RunResults, boots: number): RunResults {
+  const o = r.meta.options as Record<string, unknown> | null | undefined;
+  const trials = o?.trials;
+  if (boots <= 1 || !o || typeof trials !== 'number') return r;
+  const perBoot = bootConfig({ trials } as ResolvedConfig, boots).trials;
+  return { ...r, meta: { ...r.meta, options: { ...o, trials: perBoot * boots } } };
+}
+
+/**
+ * What the table's setup line does not say when points ran on several boots, how its trials
+ * split: `each point ran on 2 machine boots: 4 trials per strategy at the first point (2 + 2), 2 on
+ * each boot, all counted in the setup line; ...`; undefined for one.
  */
 export function bootsNote(r: RunResults): string | undefined {
   const trials = r.points[0]?.strategies[0]?.trials ?? [];
@@ -138,7 +157,8 @@ export function bootsNote(r: RunResults): string | undefined {
   for (const t of trials) perBoot.set(t.boot ?? 0, (perBoot.get(t.boot ?? 0) ?? 0) + 1);
   if (perBoot.size < 2) return undefined;
   const counts = [...perBoot.entries()].sort((a, b) => a[0] - b[0]).map(([, n]) => n);
-  return `each point ran on ${perBoot.size} machine boots: ${trials.length} trials per strategy at the first point (${counts.join(' + ')}); the table pools them, the verdicts weigh boots and trials apart`;
+  const even = counts.every((n) => n === counts[0]) ? `, ${counts[0]} on each boot` : '';
+  return `each point ran on ${perBoot.size} machine boots: ${trials.length} trials per strategy at the first point (${counts.join(' + ')})${even}, all counted in the setup line; the table pools them, the verdicts weigh boots and trials apart`;
 }
 
 /**

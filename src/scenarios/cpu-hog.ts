@@ -15,8 +15,10 @@
  */
 import type { CommandRules } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
+import { RT_PERIOD_NS } from '../kernel/sched/rt.js';
 import type { MachineOptions } from '../machine/options.js';
 import { DEFAULT_SLOW_REQUEST_NS } from '../random/driver.js';
+import { interval } from '../report/statistics/meta.js';
 import type { StrategyResult } from '../report/types.js';
 import {
   beyondFloor,
@@ -27,6 +29,7 @@ import {
   NO_TIMELINE,
   needsTracing,
   noTcpLat,
+  type Outcome,
   pct,
   pointFloor,
   printResults,
@@ -39,9 +42,11 @@ import {
   stageValue,
   strategy,
   subRun,
+  tooFewTrials,
   untilOn,
   type Verdict,
 } from './common.js';
+import { type PooledEffect, pooledDifference, pooledEffect } from './effects.js';
 
 const NOT_RANDOM = "each interrupt queues the driver's 20 µs work item, not random.c's mix";
 
@@ -72,6 +77,21 @@ export const CPU_HOG_RESOLUTION: Resolution = { control: true, until: { pct: 20,
 
 /** The hog's two variants, by sub-run name. */
 export const CPU_HOG_VARIANTS = ['cpu-hog-nice-20', 'cpu-hog-fifo'] as const;
+
+/** RT throttling's period (sched_rt_period_us), in ms: the FIFO variant's shortest trial. */
+const RT_PERIOD_MS = RT_PERIOD_NS / 1e6;
+
+/**
+ * A variant's config: under SCHED_FIFO, trials of at least one RT period. RT throttling holds the
+ * bound kworker off CPU 0 for 950 ms of each 1 s period and releases it for the rest; a trial
+ * shorter than the period holds a release in some rounds and not in others (which one is the
+ * phase of the period, not the strategy), so in many the bound kworker and its A/A copy start no
+ * work at all, and the table's Δ, which pairs the rounds in which both sides did, had no pair left
+ * (a probe's 300 ms trials: `? [no CI: n<2]` on the noise floor's row with 4 trials a side).
+ */
+export function variantConfig(config: ResolvedConfig, policy: 'normal' | 'fifo'): ResolvedConfig {
+  return policy === 'fifo' && config.trialMs < RT_PERIOD_MS ? { ...config, trialMs: RT_PERIOD_MS } : config;
+}
 
 /** One sub-run per variant: the hog's scheduling policy on CPU 0. */
 const HOG_VARIANTS: readonly {
@@ -176,34 +196,137 @@ const waits = (q: Requests) =>
   `requests waited up to ${dur(q.max)}, p99 ${dur(q.p99)}, p50 ${dur(q.p50)}; ${pct(slowShare(q))} over 1 ms (${q.slow} of ${q.timed} timed, ${q.started} runs${q.untimed > 0 ? `, ${q.untimed} untimed: request ring full` : ''})`;
 
 /**
- * Bound: some request waited a millisecond or more. A request the window never served (no run
- * started at all) is the strongest reproduction: the kworker got no CPU. Without either, a
- * small max decides only over enough requests.
+ * One trial's requests for the delay share ({@link delayed}): per-trial counters and the timed
+ * count of `request_to_start`, with the trial's round (`index`) and machine boot.
  */
-export function boundVerdict(name: string, b: Requests, duration: string): Verdict {
+export interface TrialRequests {
+  index: number;
+  boot: number;
+  interrupts: number;
+  timed: number;
+  slow: number;
+  untimed: number;
+}
+
+export function trialRequests(s: StrategyResult | undefined): TrialRequests[] {
+  return (s?.trials ?? []).map((t) => ({
+    index: t.index,
+    boot: t.boot ?? 0,
+    interrupts: t.counters.interrupts ?? 0,
+    timed: t.stages.request_to_start?.count ?? 0,
+    slow: t.counters.requests_slow ?? 0,
+    untimed: t.counters.requests_untimed ?? 0,
+  }));
+}
+
+/**
+ * The delay share of one trial: of its requests, those not served within {@link SLOW_NS}. The
+ * timed ones that waited longer (`slow`), and those still waiting when the window ended
+ * (`interrupts − untimed − timed`, at least 0: a starved kworker's), which had waited past 1 ms
+ * unless they came in the window's last millisecond (at most rate × 1 ms of them, 0.2 at 200/s).
+ * So a trial in which the bound kworker served nothing counts as all delayed (share 1), not as
+ * missing. `n`: the requests it counts over (timed and still waiting); share NaN with none.
+ */
+export function delayed(t: TrialRequests): { n: number; share: number } {
+  const waiting = Math.max(0, t.interrupts - t.untimed - t.timed);
+  const n = t.timed + waiting;
+  return { n, share: n > 0 ? (t.slow + waiting) / n : Number.NaN };
+}
+
+/**
+ * The bound side's delay share over the unbound worker's, in shares of requests (0.5 = 50
+ * percentage points), as random-regression's effects are made (effects.ts): per machine boot,
+ * the trials paired by round (the same `index`), the difference of the two sides' pooled shares
+ * (Σ delayed / Σ requests) with its delta-method standard error over the rounds; the boots joined
+ * with a between-boot variance (`pooledEffect`, one point). `ref`: the A/A bound kworker
+ * (`--control`), so that the effect is (unbound − bound) − (control − bound), negated: what the
+ * baseline's own draw added cancels; without a control, the bound kworker itself. A share needs no
+ * baseline to scale it: the effect is the difference itself. Context: pure.
+ */
+export function delayEffect(ref: readonly TrialRequests[], unbound: readonly TrialRequests[]): PooledEffect {
+  const byIndex = new Map(unbound.map((t) => [t.index, t]));
+  const boots = [...new Set(ref.map((t) => t.boot))].sort((a, b) => a - b);
+  const units = boots.map((boot) => {
+    const cells: { nA: number; mA: number; nB: number; mB: number }[] = [];
+    for (const r of ref) {
+      const u = byIndex.get(r.index);
+      if (r.boot !== boot || !u || u.boot !== boot) continue;
+      const a = delayed(r);
+      const b = delayed(u);
+      if (a.n > 0 && b.n > 0) cells.push({ nA: a.n, mA: a.share, nB: b.n, mB: b.share });
+    }
+    return pooledDifference(cells, 1);
+  });
+  return pooledEffect([units]);
+}
+
+/** The pooled delay share of a strategy's trials: Σ delayed / Σ requests ({@link delayed}). */
+export function delayShare(trials: readonly TrialRequests[]): number {
+  let n = 0;
+  let d = 0;
+  for (const t of trials) {
+    const x = delayed(t);
+    if (x.n === 0) continue;
+    n += x.n;
+    d += x.share * x.n;
+  }
+  return n > 0 ? d / n : Number.NaN;
+}
+
+/** `+12.3 pp`: a difference of shares in percentage points. */
+const pp = (x: number) => (Number.isFinite(x) ? `${x >= 0 ? '+' : ''}${(x * 100).toFixed(1)} pp` : 'n/a');
+
+/** The delay shares a bound verdict prints beside its effect (NaN: not measured). */
+export interface DelayShares {
+  bound: number;
+  /** The A/A bound kworker's; undefined without --control. */
+  control?: number;
+  unbound: number;
+}
+
+/**
+ * Bound: the hog delays the bound kworker by milliseconds — more of its requests go unserved
+ * within 1 ms than an unbound worker's, which a hog on CPU 0 cannot hold up (the seed's contrast),
+ * beyond the run's noise: `e` ({@link delayEffect}: the bound side's delay share over the unbound
+ * worker's, against the A/A control) is `reproduced` when its 95% interval excludes 0 upwards,
+ * `contradicted` when it excludes 0 downwards (the unbound worker's requests were the slower),
+ * `inconclusive` when it reaches 0 (inside the noise) or there is no interval (fewer than 2 rounds
+ * on every boot). A request over 1 ms alone decides nothing: the host's own scheduling tails give
+ * every worker some, the unbound one too. `more`: how to get a decision.
+ */
+export function boundVerdict(name: string, b: Requests, e: PooledEffect, shares: DelayShares, more: string): Verdict {
   const expectation = `${name}: bound kworker delayed by milliseconds`;
-  const seed = '(the seed: up to 30 ms)';
-  if (b.timed === 0 && b.interrupts > 0)
-    return {
-      expectation,
-      outcome: 'reproduced',
-      detail: `no request was served in the measured window (${servedOf(b)}: starved) ${seed}`,
-    };
-  if (b.timed === 0)
+  if (b.interrupts === 0)
     return {
       expectation,
       outcome: 'inconclusive',
       detail: 'no interrupt reached CPU 0 in the measured window, so no work was requested (is --irq-rate 0?)',
     };
-  const numbers = `bound: ${waits(b)}${starved(b) ? `; only ${servedOf(b)}` : ''}`;
-  if (b.max >= SLOW_NS) return { expectation, outcome: 'reproduced', detail: `${numbers} ${seed}` };
-  if (b.timed < MIN_SAMPLES)
+  const ctrl = shares.control !== undefined;
+  const sharesText = `bound ${pct(shares.bound)}${ctrl ? `, A/A control ${pct(shares.control ?? Number.NaN)}` : ''}, unbound ${pct(shares.unbound)}`;
+  const waited = `bound requests waited up to ${dur(b.max)}, p99 ${dur(b.p99)}, p50 ${dur(b.p50)} (${servedOf(b)})`;
+  const seed = 'the seed: up to 30 ms bound, 6 µs unbound';
+  const what = `requests not served within 1 ms (over 1 ms, or still waiting at the window's end): ${sharesText}`;
+  const method = ctrl
+    ? '(bound − unbound) − (bound − A/A control), i.e. the A/A control − unbound'
+    : 'bound − unbound (no A/A control: --no-control)';
+  const { low, high } = interval(e);
+  if (!Number.isFinite(low) || !Number.isFinite(high))
     return {
       expectation,
       outcome: 'inconclusive',
-      detail: `${numbers}, from only ${b.timed} timed requests (too few samples; try --duration ${duration})`,
+      detail: `${what}; no interval for the bound side's excess (it needs 2 or more rounds on a boot with requests on both sides; ${more}); ${waited} (${seed})`,
     };
-  return { expectation, outcome: 'not reproduced', detail: `${numbers} ${seed}` };
+  const between = Number.isFinite(e.tau2Boot) ? `${(Math.sqrt(e.tau2Boot) * 100).toFixed(1)} pp` : 'n/a';
+  const effectText = `bound side over unbound ${pp(e.est)} [${pp(low)}, ${pp(high)}] (95% CI; ${method}; rounds paired on each of ${e.boots} boot${e.boots === 1 ? '' : 's'}, between boots ${between})`;
+  const rule =
+    low > 0
+      ? 'the interval excludes 0: beyond the noise'
+      : high < 0
+        ? "the interval excludes 0 on the other side: the unbound worker's requests were the slower"
+        : `the interval reaches 0: inside the noise (${more})`;
+  const outcome: Outcome = low > 0 ? 'reproduced' : high < 0 ? 'contradicted' : 'inconclusive';
+  return { expectation, outcome, detail: `${effectText}; ${what}; ${rule}; ${waited} (${seed})` };
 }
 
 /**
@@ -261,25 +384,37 @@ export async function runCpuHog(
       payload: { kind: 'driver_work', workNs: DRIVER_WORK_NS, slowNs: SLOW_NS },
       irq: { ...o.irq, cpus: [0] },
     });
-    const r = await subRun(
-      ctx,
-      v.name,
-      untilOn(base, 'request_to_start'),
-      adjust,
-      `a CPU hog on CPU 0 ${v.what} and ${driver}`,
-    );
+    const config = untilOn(variantConfig(base, v.hog.policy), 'request_to_start');
+    if (config.trialMs !== base.trialMs)
+      ctx.io.stdout(
+        `\n${v.name}: trials of ${config.trialMs} ms, not ${base.trialMs} ms: RT throttling releases CPU 0 to the kworker once a period (${RT_PERIOD_MS} ms), so a shorter trial holds a release in some rounds and not others, and the table's Δ pairs only rounds in which both sides started work\n`,
+      );
+    const r = await subRun(ctx, v.name, config, adjust, `a CPU hog on CPU 0 ${v.what} and ${driver}`);
     runs.push(r);
     if (r.status !== 'completed') break;
     const p = r.points[0];
-    const b = requests(strategy(p, BOUND));
-    const u = requests(strategy(p, UNBOUND));
+    const bs = strategy(p, BOUND);
+    const us = strategy(p, UNBOUND);
+    const b = requests(bs);
+    const u = requests(us);
     const control = controlOf(r, p);
     const floor = control ? pointFloor(slowShare(b), slowShare(requests(control))) : Number.NaN;
     ctx.io.stdout(
       `${v.name}: every request → its work starts (interrupt → workqueue_execute_start): bound ${pct(slowShare(b))} over 1 ms, max ${ms(b.max)}; unbound ${pct(slowShare(u))} over 1 ms, max ${ms(u.max)}${control ? `; A/A control ${pct(slowShare(requests(control)))} over 1 ms, max ${ms(requests(control).max)}` : ''}; requests timed ${b.timed} / ${u.timed} of ${b.interrupts} / ${u.interrupts}\n`,
     );
-    const longer = `${Math.ceil((c.trialMs * 4) / 1000)}s`;
-    verdicts.push(boundVerdict(v.name, b, longer), unboundVerdict(v.name, u, b, longer, floor));
+    const longer = `${Math.ceil((config.trialMs * 4) / 1000)}s`;
+    const ut = trialRequests(us);
+    const shares: DelayShares = {
+      bound: delayShare(trialRequests(bs)),
+      ...(control ? { control: delayShare(trialRequests(control)) } : {}),
+      unbound: delayShare(ut),
+    };
+    const effect = delayEffect(trialRequests(control ?? bs), ut);
+    const rounds = bs?.trials.length ?? 0;
+    verdicts.push(
+      boundVerdict(v.name, b, effect, shares, tooFewTrials(rounds)),
+      unboundVerdict(v.name, u, b, longer, floor),
+    );
   }
   const status = scenarioStatus(runs);
   printVerdicts(ctx.io, verdicts, status);
