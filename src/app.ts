@@ -40,7 +40,7 @@ import {
 } from './report/compare/compare.js';
 import { readCompareInputs, writeCompareDir } from './report/compare/compare-files.js';
 import { renderCompareHtml } from './report/compare/compare-html.js';
-import { explainOf } from './report/explain/read.js';
+import { explainOf, inRunOrder } from './report/explain/read.js';
 import { renderExplain } from './report/explain/text.js';
 import { outputFileList, RESULTS_JSON } from './report/run/formats.js';
 import { errnoText, prepareOutputDir, removeIfEmpty } from './report/run/outdir.js';
@@ -215,7 +215,8 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     if (progress) io.stderr('\r\x1b[2K');
     const proseWidth = proseWidthOf(process.stdout);
     io.stdout(`${renderTable(results, { wide: config.wide, proseWidth })}\n`);
-    if (results.explain) io.stdout(`\n${renderExplain(results.explain, results.baseline, results.sweep)}\n`);
+    if (results.explain)
+      io.stdout(`\n${renderExplain(inRunOrder(results.explain, results), results.baseline, results.sweep)}\n`);
     let writeFailed = false;
     if (config.outDir) {
       try {

@@ -237,7 +237,7 @@ export interface StrategyClaims {
 /** What a strategy module exports (default export or a named class). */
 export interface StrategyClass {
   new (options: Readonly<Record<string, string | number | boolean>>): DeferralStrategy;
-  /** One sentence: the trade-off. Shown by `deferlab list` and in reports. */
+  /** One sentence: the trade-off. Shown in the run's report.html and results.json (`deferlab list` shows the built-ins' only). */
   readonly description?: string;
   /** Where the work runs; checked by the conformance suite. Default { cpu: 'same', context: 'any' }. */
   readonly claims?: StrategyClaims;
