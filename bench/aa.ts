@@ -22,22 +22,37 @@
  * --seed N (first run's; run i uses seed+i), --max-minutes M (start no run after M minutes: on a
  * busy host, as many runs as the time allows; the summary says how many ran), --save DIR (each
  * completed run's results as DIR/run-N.json, readable by readResultsFile, so a method can be
- * tried again on the same runs without running them again). The issue's bars: family-wise ≤ 10% of runs; each
- * per-test rate 2–8% (unadjusted: a test that never fires has no power either).
+ * tried again on the same runs without running them again), --from DIR (judge the runs a --save
+ * left in DIR again with this build's statistics: the figures below for those runs, nothing run).
+ * The issue's bars: family-wise ≤ 10% of runs; each per-test rate 2–8% (unadjusted: a test that
+ * never fires has no power either).
  *
  * Nothing here asserts: it measures and prints.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { resolveConfig } from '../src/config/schema.js';
 import { runExperiment } from '../src/harness/run.js';
+import { readResultsFile } from '../src/report/run/write.js';
 import { withComparisons } from '../src/report/statistics/stats.js';
 import { COMPARABLE_METRICS, type ComparableMetric, type RunResults } from '../src/report/types.js';
 import { type BenchUsage, benchArgs } from './cli.js';
 import { isMain } from './lib.js';
+
+/** The run-N.json files a --save left in `dir`, in N's order; [] when it cannot be read. */
+export function savedRuns(dir: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const n = (f: string) => Number(/^run-(\d+)\.json$/.exec(f)?.[1]);
+  return names.filter((f) => Number.isInteger(n(f))).sort((a, b) => n(a) - n(b));
+}
 
 /** 95% Wilson score interval of a proportion k/n. */
 export function wilson(k: number, n: number): [number, number] {
@@ -90,6 +105,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       seed: { type: 'string' },
       'max-minutes': { type: 'string' },
       save: { type: 'string' },
+      from: { type: 'string' },
     },
   });
   const maxMs = values['max-minutes'] !== undefined ? Number(values['max-minutes']) * 60_000 : Number.POSITIVE_INFINITY;
@@ -116,14 +132,16 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   let done = 0;
   const load0 = loadavg()[0];
   const t0 = Date.now();
-  say(
-    `# A/A: inline vs ${copies} copies (bench/strategies/my-inline.ts); ${runs} runs × ${values.trials} trials of ` +
-      `${values.duration} (+ ${values.warmup} warm-up; slices of ${values.slice}); load average ${load0.toFixed(2)}`,
-  );
+  if (values.from !== undefined) say(`# A/A runs saved in ${values.from}, judged again with this build's statistics`);
+  else
+    say(
+      `# A/A: inline vs ${copies} copies (bench/strategies/my-inline.ts); ${runs} runs × ${values.trials} trials of ` +
+        `${values.duration} (+ ${values.warmup} warm-up; slices of ${values.slice}); load average ${load0.toFixed(2)}`,
+    );
   const summary = (): void => {
     say('');
     say(
-      `# ${done} completed A/A runs (${copies} copies each) in ${((Date.now() - t0) / 1000).toFixed(0)} s; ` +
+      `# ${done} completed A/A runs (${values.from !== undefined ? 'as saved' : `${copies} copies each`}) in ${((Date.now() - t0) / 1000).toFixed(0)} s; ` +
         `load average ${load0.toFixed(2)} → ${loadavg()[0].toFixed(2)} (2-core host shared with other jobs)`,
     );
     const [flo, fhi] = wilson(anyCall, done);
@@ -155,6 +173,56 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       `bars (issue 27): family-wise ≤ 10%: ${done >= 100 ? (anyCall / done <= 0.1 ? 'met' : 'NOT met') : `not judged (${done} runs < 100)`}`,
     );
   };
+  /** Judges one run's comparisons (made again with this build's statistics) into the tallies. */
+  const judge = (saved: RunResults): string => {
+    const c0 = performance.now();
+    const r = withComparisons(saved); // what the run's comparisons cost, timed again on its data
+    costs.push(performance.now() - c0);
+    const stage = stageOf(r);
+    const cells: string[] = [];
+    let any = false;
+    for (const s of r.points[0].strategies) {
+      if (s.label === 'inline') continue;
+      for (const m of COMPARABLE_METRICS) {
+        const c = s.comparison?.find((x) => x.stage === stage && x.metric === m);
+        if (!c || !Number.isFinite(c.ciLow)) continue;
+        tests[m]++;
+        if (c.verdict !== 'within-noise') {
+          called[m]++;
+          any = true;
+          cells.push(`${s.label.replace(/^my-inline\.ts/, '')} ${m} ${c.verdict}`);
+        }
+        if (c.p !== undefined && Number.isFinite(c.p)) {
+          ps[m].push(c.p);
+          if (c.p < 0.05) raw[m]++;
+        }
+        if (m === 'mean') relDiffs.push(Math.abs(c.diff / c.baseline));
+      }
+    }
+    if (any) anyCall++;
+    done++;
+    return any ? `called: ${cells.join(', ')}` : 'nothing called';
+  };
+  if (values.from !== undefined) {
+    // Saved runs judged again: the same data under this build's statistics, nothing run.
+    const files = savedRuns(values.from);
+    if (files.length === 0) {
+      say(`bench:aa: --from ${values.from} holds no run-N.json (make them with --save DIR)`);
+      process.exit(2);
+    }
+    for (const f of files) {
+      let r: RunResults;
+      try {
+        r = await readResultsFile(join(values.from, f));
+      } catch (e) {
+        say(`${f}: not read: ${(e as Error).message.split('\n')[0]}; not counted`);
+        continue;
+      }
+      say(`${f}: ${judge(r)}`);
+    }
+    summary();
+    return;
+  }
   let calibration: RunResults['meta']['calibration'] | undefined;
   for (let i = 0; i < runs; i++) {
     if (Date.now() - t0 > maxMs) {
@@ -193,36 +261,9 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       mkdirSync(values.save, { recursive: true });
       writeFileSync(join(values.save, `run-${i + 1}.json`), `${JSON.stringify(r)}\n`);
     }
-    const c0 = performance.now();
-    withComparisons(r); // what the run's comparisons cost, timed again on its data
-    costs.push(performance.now() - c0);
-    const stage = stageOf(r);
-    const cells: string[] = [];
-    let any = false;
-    for (const s of r.points[0].strategies) {
-      if (s.label === 'inline') continue;
-      for (const m of COMPARABLE_METRICS) {
-        const c = s.comparison?.find((x) => x.stage === stage && x.metric === m);
-        if (!c || !Number.isFinite(c.ciLow)) continue;
-        tests[m]++;
-        if (c.verdict !== 'within-noise') {
-          called[m]++;
-          any = true;
-          cells.push(`${s.label.replace(/^my-inline\.ts/, '')} ${m} ${c.verdict}`);
-        }
-        if (c.p !== undefined && Number.isFinite(c.p)) {
-          ps[m].push(c.p);
-          if (c.p < 0.05) raw[m]++;
-        }
-        if (m === 'mean') relDiffs.push(Math.abs(c.diff / c.baseline));
-      }
-    }
-    if (any) anyCall++;
-    done++;
+    const line = judge(r);
     if (done % 10 === 0 && i < runs - 1) summary(); // a crash or a kill still leaves the figures so far
-    say(
-      `run ${i + 1} (seed ${config.seed}): ${any ? `called: ${cells.join(', ')}` : 'nothing called'}; load ${loadavg()[0].toFixed(1)}`,
-    );
+    say(`run ${i + 1} (seed ${config.seed}): ${line}; load ${loadavg()[0].toFixed(1)}`);
   }
   summary();
 }
@@ -242,6 +283,11 @@ export const USAGE: BenchUsage = {
     { flag: '--seed', value: 'N', help: "the first run's seed; run i uses seed+i" },
     { flag: '--max-minutes', value: 'M', help: 'start no run after M minutes (the summary says how many ran)' },
     { flag: '--save', value: 'DIR', help: "each completed run's results as DIR/run-N.json" },
+    {
+      flag: '--from',
+      value: 'DIR',
+      help: "judge the runs a --save left in DIR again with this build's statistics, running nothing (the run options are ignored)",
+    },
   ],
 };
 

@@ -1,8 +1,8 @@
 /**
  * The tail comparisons of a stage (p50, p90, p99, p99.9) from slice cycles (tails.ts), as
- * Comparisons: the estimate from the merged histograms, the standard error by Woodruff's method
- * over the paired cycles (a paired quantile test inverted: tails.ts, woodruffSe), a 95% t interval
- * on N − 1 degrees of freedom (family.ts may widen it). Deterministic: no resampling.
+ * Comparisons: the estimate from the merged histograms, the standard error from Woodruff's
+ * linearisation over the paired cycles (tails.ts, woodruffSe), a 95% t interval on N − 1 degrees
+ * of freedom (family.ts may widen it). Deterministic: no resampling.
  */
 import type { Comparison, StageName, StrategyResult } from '../types.js';
 import { type CompareOptions, intervalOf } from './interval.js';
@@ -13,8 +13,6 @@ import {
   cyclesOf,
   MIN_SAMPLES_BEYOND_QUANTILE,
   TAIL_METRICS,
-  type TailMetric,
-  type TailSeMethod,
   woodruffSe,
 } from './tails.js';
 
@@ -43,8 +41,7 @@ export function compareTails(
   if (!base || base.length < 2) return undefined;
   const cand = cyclesOf(baseline, candidate, stage);
   if (!cand || cand.every((c) => c.bins.length === 0)) return undefined;
-  const how: Partial<Record<TailMetric, TailSeMethod>> = {};
-  const ses = woodruffSe(base, cand, how);
+  const ses = woodruffSe(base, cand);
   const mb = baseline.merged[stage]?.summary;
   const mc = candidate.merged[stage]?.summary;
   const pb = mb && mb.count > 0 ? undefined : pointQuantiles(base);
@@ -61,7 +58,7 @@ export function compareTails(
       (df, t) =>
         Number.isNaN(se) && n >= 2
           ? `${NO_TAIL_INTERVAL}: fewer than ${MIN_SAMPLES_BEYOND_QUANTILE} samples beyond the ${metric} on a side, or no spread between its ${n} slice cycles`
-          : `merged histograms' ${metric}, se by Woodruff's method (${how[metric] === 'linearised' ? 'linearised: the paired quantile test bounds no interval with so few cycles' : 'a paired quantile test inverted'}) over ${n} slice cycles: ` +
+          : `merged histograms' ${metric}, se by Woodruff's linearisation over ${n} slice cycles: ` +
             `diff ± t·se, df=${df}, t=${Number.isFinite(t) ? t.toFixed(3) : '-'}`,
     );
     return { stage, metric, ...rest };

@@ -1,7 +1,7 @@
 /**
  * Tail comparisons (p50, p90, p99, p99.9) with slice cycles as the units: the merged-histogram
  * quantiles of binned slice histograms (slice-hist.ts), and their standard error by Woodruff's
- * method over the paired cycles: a paired quantile test inverted ({@link woodruffSe}).
+ * linearisation over the paired cycles ({@link woodruffSe}).
  *
  * The estimate is the difference of the two sides' quantiles of their merged histograms (the
  * table's columns), never an average of per-slice percentiles. The standard error treats each
@@ -10,17 +10,15 @@
  *
  * Why not a bootstrap of cycles: tried first (400 resamples, a t interval on the bootstrap se),
  * it under-covered p99 on the realistic model (9.4% A/A false calls over 1,000 runs, against
- * 6.1% with the linearised se then in use, on the same data): a few stalled slices carry a
- * quantile's variance, and resampling 50 cycles misjudges it. Coverage and false-call rates:
- * test/report/calibration-realistic.test.ts, docs/results.md ("Tested coverage on realistic data").
+ * 6.1% here on the same data): a few stalled slices carry a quantile's variance, and resampling 50
+ * cycles misjudges it. Coverage and false-call rates: test/report/calibration-realistic.test.ts,
+ * docs/results.md ("Tested coverage on realistic data").
  *
- * Cost: one pass over each side's bins per stage (cumulative counts, cycles × bins), then per
- * quantile two bisections over the shift, each step a pass over the cycles; no resampling;
- * measured in bench/aa.ts's "comparisons ... per run" line.
+ * Cost: one pass over each side's bins per stage (cumulative counts, cycles × bins), no
+ * resampling; measured in bench/aa.ts's "comparisons ... per run" line.
  */
 import type { StageName, StrategyResult } from '../types.js';
-import { tCritical95 } from './interval.js';
-import { BINS_PER_OCTAVE, binValue, decodeBins } from './slice-hist.js';
+import { binValue, decodeBins } from './slice-hist.js';
 import { normalQuantile } from './tdist.js';
 
 /** The quantiles compared, as fractions, in COMPARABLE_METRICS' order after the mean. */
@@ -185,113 +183,6 @@ function binAt(c: Cumulative, p: number): number {
   return a;
 }
 
-/** The merged (`j` < 0) or cycle `j`'s count at or below `x` ns, the CDF linear in log x within a bin. */
-function countAt(c: Cumulative, x: number, j: number): number {
-  if (!(x > 0)) return 0;
-  // Bin b holds the values whose 64·log2 rounds to b: [b − 0.5, b + 0.5) on that scale.
-  const y = BINS_PER_OCTAVE * Math.log2(x) + 0.5 - c.lo;
-  if (y < 0) return 0;
-  const k = Math.min(c.width - 1, Math.floor(y));
-  const t = Math.min(1, y - k);
-  const row = j < 0 ? c.merged : c.cum;
-  const at = j < 0 ? 0 : j * c.width;
-  const below = k > 0 ? row[at + k - 1] : 0;
-  return below + t * (row[at + k] - below);
-}
-
-/** The p-quantile of the pooled sample `b` ∪ (`c` − delta), ns: bisection on log x. */
-function pooledQuantile(b: Cumulative, c: Cumulative, p: number, delta: number): number {
-  const target = p * (b.total + c.total);
-  let lo = Math.log2(Math.max(1e-3, Math.min(binValue(b.lo - 1), binValue(c.lo - 1) - delta)));
-  let hi = Math.log2(Math.max(1, binValue(b.lo + b.width), binValue(c.lo + c.width) - delta));
-  for (let it = 0; it < 48; it++) {
-    const mid = (lo + hi) / 2;
-    const x = 2 ** mid;
-    if (countAt(b, x, -1) + countAt(c, x + delta, -1) >= target) hi = mid;
-    else lo = mid;
-  }
-  return 2 ** hi;
-}
-
-/**
- * The paired two-sample test of "the candidate's p-quantile is the baseline's + delta" (Mood's
- * test for quantiles, with the cycles as clusters): x the p-quantile of the baseline pooled with
- * the candidate moved by −delta, T = F̂_c(x + delta) − F̂_b(x), each F̂ a ratio of per-cycle counts
- * whose cluster variance over the paired cycles is the delta method's (as the Δ mean's,
- * slices.ts). Under the hypothesis both fractions estimate p at the same point, whatever the two
- * distributions' shapes. Returns T/se(T): ±∞ for T ≠ 0 with no spread, NaN for T = 0 with none.
- */
-function pairedQuantileT(b: Cumulative, c: Cumulative, p: number, delta: number, scratch: Float64Array): number {
-  const x = pooledQuantile(b, c, p, delta);
-  const N = b.n;
-  let Cb = 0;
-  let Cc = 0;
-  for (let j = 0; j < N; j++) {
-    scratch[j] = countAt(b, x, j);
-    scratch[N + j] = countAt(c, x + delta, j);
-    Cb += scratch[j];
-    Cc += scratch[N + j];
-  }
-  const Fb = Cb / b.total;
-  const Fc = Cc / c.total;
-  const perB = b.total / N;
-  const perC = c.total / N;
-  let ss = 0;
-  for (let j = 0; j < N; j++) {
-    const z = (scratch[N + j] - Fc * c.totals[j]) / perC - (scratch[j] - Fb * b.totals[j]) / perB;
-    ss += z * z; // the z_j sum to 0 by construction
-  }
-  const se = Math.sqrt(ss / (N - 1) / N);
-  const T = Fc - Fb;
-  if (se > 0) return T / se;
-  return T === 0 ? Number.NaN : Math.sign(T) * Number.POSITIVE_INFINITY;
-}
-
-/**
- * The delta where the paired test's statistic reaches `target` (it rises with delta: a larger
- * delta moves the candidate down), by doubling steps from `start` then bisection; NaN when no
- * delta within `limit` of `start` reaches it (the test does not bound the difference there: the
- * statistic is a difference of two fractions, so with few cycles even a shift past every sample
- * may not be rejected).
- */
-function solveDelta(
-  b: Cumulative,
-  c: Cumulative,
-  p: number,
-  target: number,
-  start: number,
-  step: number,
-  limit: number,
-  scratch: Float64Array,
-): number {
-  const at = (d: number) => {
-    const v = pairedQuantileT(b, c, p, d, scratch);
-    return Number.isNaN(v) ? 0 : v; // no spread and no difference: not rejected
-  };
-  let lo = start;
-  let hi = start;
-  let w = step;
-  if (at(start) < target) {
-    for (hi = start + w; at(hi) < target; hi = start + w) {
-      lo = hi;
-      w *= 2;
-      if (w > limit) return Number.NaN;
-    }
-  } else {
-    for (lo = start - w; at(lo) >= target; lo = start - w) {
-      hi = lo;
-      w *= 2;
-      if (w > limit) return Number.NaN;
-    }
-  }
-  for (let it = 0; it < 40; it++) {
-    const mid = (lo + hi) / 2;
-    if (at(mid) < target) lo = mid;
-    else hi = mid;
-  }
-  return (lo + hi) / 2;
-}
-
 /**
  * Hall and Sheather's bandwidth for estimating the density at a p-quantile from n samples (Hall &
  * Sheather, "On the distribution of a studentized quantile", JRSS B 50, 1988; the default of
@@ -339,97 +230,38 @@ function linearised(c: Cumulative, p: number): Float64Array | undefined {
 }
 
 /**
- * Standard errors of candidate − baseline for every tail metric, by Woodruff's method for a paired
- * difference: the 95% interval of the difference is the set of shifts delta that the paired
- * quantile test ({@link pairedQuantileT}, t on N − 1 df) does not reject, and se is its length
- * over 2·t(0.975, N − 1) (Woodruff 1952; the se that survey software gives for a quantile), so
- * that `diff ± t·se` (and family.ts's wider levels) stand on it. Deterministic: two bisections per
- * metric over the cumulative counts. Where the test bounds no interval (a short run's few cycles:
- * the statistic is a difference of two fractions, and 8 cycles may reject no shift at all on one
- * side) the linearisation below stands in, and `how` says which was used. NaN where a side has too
- * few samples beyond the quantile, or the cycles show no spread.
- *
- * Why not the linearisation alone: q̂ error ≈ −(F̂(q) − p)/f(q) with f the merged histogram's ΔF/Δq over
- * p ± h (Hall and Sheather's h), the only method until 2026-12-06: it needs the density at the quantile, and
- * on the realistic model (docs/results.md, "Tested coverage on realistic data") neither a better
- * density nor the true one mends it. Stalled slices make the tail between p98.5 and p99.4 rise
- * threefold, over about the range p̂'s own fraction wanders (sd 0.0017): the per-cycle variance
- * and the density, taken at each side's own q̂, move with the error itself, and p99 covered 93%
- * (with the true density, 90%). At p99.9 the window p ± 0.0005 spans half of 1 − p, overstates
- * 1/f by 15% and covered 97.3%. The test asks only for fractions at one common point, never a
- * density: 10,000 runs, seeds 51/52/61/62, cover 94.7–96.7% on every tail statistic.
+ * Standard errors of candidate − baseline for every tail metric by Woodruff's linearisation over
+ * the paired cycles (`base[j]` and `cand[j]` ran in cycle j): per cycle z_j = e_B,j − e_A,j with
+ * e the sides' linearised errors, se = sd(z)/√N. Deterministic, one pass. NaN where a side has
+ * no samples.
  */
-export function woodruffSe(
-  base: CycleHists,
-  cand: CycleHists,
-  how?: Partial<Record<TailMetric, TailSeMethod>>,
-): Record<TailMetric, number> {
+export function woodruffSe(base: CycleHists, cand: CycleHists): Record<TailMetric, number> {
   const cb = cumulative(base, binRange([base]));
   const cc = cumulative(cand, binRange([cand]));
   const out = {} as Record<TailMetric, number>;
-  const N = base.length;
-  const t = tCritical95(N - 1);
-  const scratch = new Float64Array(2 * N);
-  // A shift further than this from the estimate lies past every sample of both sides.
-  const limit = 2 * Math.max(binValue(cb.lo + cb.width), binValue(cc.lo + cc.width));
   for (const [m, p] of TAIL_METRICS) {
     // Too few samples beyond the quantile on a side: it is that side's largest few samples, the
-    // per-cycle fractions collapse and the interval to a point (a 16-CPU run with ~1000
+    // linearised errors collapse to ~0 and the interval to a point (a 16-CPU run with ~1000
     // exchanges called p99.9 "better" by [-852, -852]). Not estimable: no interval, no call.
-    if (
-      cand.length !== N ||
-      N < 2 ||
-      cb.total === 0 ||
-      cc.total === 0 ||
-      !tailEstimable(cb.total, p) ||
-      !tailEstimable(cc.total, p)
-    ) {
+    if (!tailEstimable(cb.total, p) || !tailEstimable(cc.total, p)) {
       out[m] = Number.NaN;
       continue;
     }
-    const qb = binValue(binAt(cb, p) + cb.lo);
-    const diff = binValue(binAt(cc, p) + cc.lo) - qb;
-    let se = Number.NaN;
-    if (Number.isFinite(pairedQuantileT(cb, cc, p, diff, scratch))) {
-      const step = 0.05 * Math.max(qb, diff + qb);
-      const lo = solveDelta(cb, cc, p, -t, diff, step, limit, scratch);
-      const hi = solveDelta(cb, cc, p, t, diff, step, limit, scratch);
-      se = (hi - lo) / (2 * t);
-    }
-    if (se > 0) {
-      out[m] = se;
-      if (how) how[m] = 'inverted';
+    const eb = linearised(cb, p);
+    const ec = linearised(cc, p);
+    if (!eb || !ec || eb.length !== ec.length || eb.length < 2) {
+      out[m] = Number.NaN;
       continue;
     }
-    // The test bounds no interval (few cycles: it rejects no shift on one side) or the cycles
-    // show no spread at the estimate: the linearisation, which always gives one where the
-    // cycles vary, as before 2026-12-06.
-    se = linearisedSe(cb, cc, p);
-    out[m] = se;
-    if (how && se > 0) how[m] = 'linearised';
+    let s = 0;
+    for (let j = 0; j < eb.length; j++) s += eb[j] - ec[j];
+    const mean = s / eb.length;
+    let ss = 0;
+    for (let j = 0; j < eb.length; j++) ss += (eb[j] - ec[j] - mean) ** 2;
+    const se = Math.sqrt(ss / (eb.length - 1) / eb.length);
+    out[m] = se > 0 ? se : Number.NaN; // no spread between cycles at all: nothing to judge by
   }
   return out;
-}
-
-/** How {@link woodruffSe} found a metric's standard error. */
-export type TailSeMethod = 'inverted' | 'linearised';
-
-/**
- * se of candidate − baseline at p by Woodruff's linearisation over the paired cycles: per cycle
- * z_j = e_B,j − e_A,j with e the sides' linearised errors ({@link linearised}), se = sd(z)/√N;
- * NaN with no spread between cycles at all.
- */
-function linearisedSe(cb: Cumulative, cc: Cumulative, p: number): number {
-  const eb = linearised(cb, p);
-  const ec = linearised(cc, p);
-  if (!eb || !ec || eb.length !== ec.length || eb.length < 2) return Number.NaN;
-  let s = 0;
-  for (let j = 0; j < eb.length; j++) s += eb[j] - ec[j];
-  const mean = s / eb.length;
-  let ss = 0;
-  for (let j = 0; j < eb.length; j++) ss += (eb[j] - ec[j] - mean) ** 2;
-  const se = Math.sqrt(ss / (eb.length - 1) / eb.length);
-  return se > 0 ? se : Number.NaN;
 }
 
 /**
