@@ -141,6 +141,13 @@ export function parseStrategySpec(
   const isPath = head.includes('/') || hasStrategyExtension(head);
   if (!isPath) {
     if (!isBuiltin(head)) {
+      // `--strategy inline,tasklet`: a list where one strategy is taken (a new user's first try).
+      const parts = head.split(',').map((p) => p.trim());
+      if (parts.length > 1 && parts.some((p) => isBuiltin(p))) {
+        return fail('takes one strategy, not a comma-separated list', {
+          fix: `repeat the flag: ${parts.map((p) => `--strategy ${p}`).join(' ')}`,
+        });
+      }
       const near = closest(head, BUILTIN_STRATEGY_NAMES);
       return fail(
         `must be a built-in strategy (${BUILTIN_STRATEGY_NAMES.join(', ')}) or a path to a ${EXTENSIONS_TEXT} file`,

@@ -4,6 +4,7 @@
  */
 import type { ResolvedConfig } from '../config/schema.js';
 import { plural } from '../text.js';
+import { sliceCount } from './round.js';
 import { firstWarmupMs, WARMUP_PASS_MIN_MS } from './run.js';
 import { resolveTdf } from './tdf.js';
 
@@ -15,6 +16,15 @@ import { resolveTdf } from './tdf.js';
 const bootSeconds = (cpus: number) => 0.5 + 0.5 * cpus;
 /** Per trial: drain, collect and reset (measured: tens of ms). */
 const PER_TRIAL_S = 0.05;
+/**
+ * Per slice after the first of a trial: its settle, drain and collect. With the fixed part below,
+ * fitted to two runs on this 2-core VM (2026-12-06, quiet host): the defaults (9 strategies × 5
+ * trials of 10 slices) took 76.9 s from the command to its exit against 67.7 s estimated without
+ * them, and 9 × 2 trials of 5 slices 25.5 s against 20.7 s.
+ */
+const PER_SLICE_S = 0.011;
+/** Once per run: Node's start, the strategies' validation, the host calibration, writing the results. */
+const FIXED_S = 3.5;
 /** The estimate is printed only above this. */
 export const ESTIMATE_SHOWN_ABOVE_S = 10;
 
@@ -31,7 +41,8 @@ export function estimateSeconds(config: ResolvedConfig): number {
   const trials = n * config.trials * ((config.warmupMs + config.trialMs) / 1000 + PER_TRIAL_S);
   // Warm-ups and trials are emulated time: TDF times as long on the host (--tdf auto measures here).
   const dilation = config.tdf === undefined ? 1 : resolveTdf(config.tdf).tdf;
-  return points * (bootSeconds(config.cpus) + (warmupPass + trials) * dilation);
+  const slices = n * config.trials * (sliceCount(config.trialMs, config.sliceMs) - 1) * PER_SLICE_S;
+  return FIXED_S + points * (bootSeconds(config.cpus) + (warmupPass + trials) * dilation + slices);
 }
 
 /** `about 65 s`, `about 4 min`, `about 1.5 h`. */

@@ -73,8 +73,15 @@ describe('parseStrategySpec', () => {
     ['./dir.ts', 'must name a strategy file'],
     ['./strategies/missing.mts', 'must name an existing strategy file'],
     ['./README', 'must be a strategy file ending in .ts, .js, .mjs or .mts'],
+    ['inline,tasklet', 'takes one strategy, not a comma-separated list'],
+    ['tasklet, unbound', 'takes one strategy, not a comma-separated list'],
   ])('rejects %j', (text, constraint) => {
     const r = parseStrategySpec(text, cwd);
     expect(r.ok ? 'accepted' : r.problem.constraint).toBe(constraint);
+  });
+
+  it('a list says to repeat the flag, one strategy each', () => {
+    const r = parseStrategySpec('inline,tasklet', cwd);
+    expect(r.ok ? 'accepted' : r.problem.fix).toBe('repeat the flag: --strategy inline --strategy tasklet');
   });
 });
