@@ -29,7 +29,7 @@
  *
  * Nothing here asserts: it measures and prints.
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,6 +41,22 @@ import { withComparisons } from '../src/report/statistics/stats.js';
 import { COMPARABLE_METRICS, type ComparableMetric, type RunResults } from '../src/report/types.js';
 import { type BenchUsage, benchArgs } from './cli.js';
 import { isMain } from './lib.js';
+
+/**
+ * Why a saved run is not one bench:aa judges, or undefined: it must have completed, with inline as
+ * its baseline and only A/A copies of it (bench/strategies/my-inline.ts) beside it, as bench:aa
+ * runs them; anything else would count a real difference as a false call.
+ */
+export function notAnAaRun(r: RunResults): string | undefined {
+  if (r.status !== 'completed') return `its status is ${r.status}, not completed`;
+  if (r.baseline !== 'inline') return `its baseline is ${r.baseline}, not inline`;
+  const point = r.points[0];
+  const others = (point?.strategies ?? []).filter((s) => s.label !== 'inline');
+  if (others.length === 0) return 'it holds no A/A copy of inline';
+  const notCopy = others.find((s) => !/^my-inline\.ts\b/.test(s.label));
+  if (notCopy) return `${notCopy.label} is not an A/A copy of inline (bench/strategies/my-inline.ts)`;
+  return undefined;
+}
 
 /** The run-N.json files a --save left in `dir`, in N's order; [] when it cannot be read. */
 export function savedRuns(dir: string): string[] {
@@ -112,16 +128,56 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const runs = Number(values.runs);
   const copies = Number(values.copies);
   const say = (s: string) => void process.stdout.write(`${s}\n`);
-  if (!Number.isInteger(runs) || runs < 1) {
-    say(`bench:aa: --runs must be a positive integer (got ${values.runs})`);
+  /** Bad input: one line on stderr, exit 2, before anything runs. */
+  const refuse = (s: string): never => {
+    process.stderr.write(`bench:aa: ${s}\n`);
     process.exit(2);
-  }
-  if (!Number.isInteger(copies) || copies < 1 || copies > 16) {
-    say(`bench:aa: --copies must be an integer from 1 to 16 (got ${values.copies})`);
-    process.exit(2);
+  };
+  const fromDir = values.from;
+  // With --from nothing runs: the run options are not read, so they are not checked either.
+  if (fromDir === undefined) {
+    if (!Number.isInteger(runs) || runs < 1) refuse(`--runs must be a positive integer (got ${values.runs})`);
+    if (!Number.isInteger(copies) || copies < 1 || copies > 16)
+      refuse(`--copies must be an integer from 1 to 16 (got ${values.copies})`);
+    if (values.seed !== undefined && !/^\d+$/.test(values.seed))
+      refuse(`--seed must be a whole number from 0 (got ${values.seed})`);
   }
   const firstSeed = values.seed !== undefined ? Number(values.seed) : Math.floor(Math.random() * 2 ** 31);
   const strategies = ['inline', ...Array.from({ length: copies }, (_, i) => `${COPY_FILE}:copy=${i + 1}`)];
+  /** A run's config, or one line and exit 2 for a bad --trials, --duration, --threshold, ... */
+  const configOf = (seed: number) => {
+    try {
+      return resolveConfig({
+        flags: {
+          strategies,
+          baseline: 'inline',
+          trials: values.trials,
+          trialMs: values.duration,
+          warmupMs: values.warmup,
+          sliceMs: values.slice,
+          seed,
+          outDir: null,
+          ...(values.threshold !== undefined ? { threshold: values.threshold } : {}),
+        },
+        cwd: process.cwd(),
+      });
+    } catch (e) {
+      return refuse((e as Error).message.split('\n')[0]);
+    }
+  };
+  if (fromDir === undefined) configOf(firstSeed >>> 0); // checked before the first run's header
+  let fromFiles: string[] = [];
+  if (fromDir !== undefined) {
+    let isDir = false;
+    try {
+      isDir = statSync(fromDir).isDirectory();
+    } catch {
+      refuse(`--from ${fromDir} does not exist; give the directory a --save DIR wrote`);
+    }
+    if (!isDir) refuse(`--from ${fromDir} is not a directory; give the directory a --save DIR wrote`);
+    fromFiles = savedRuns(fromDir);
+    if (fromFiles.length === 0) refuse(`--from ${fromDir} holds no run-N.json; make them with --save DIR`);
+  }
   const called: Record<ComparableMetric, number> = { mean: 0, p50: 0, p90: 0, p99: 0, p99_9: 0 };
   const raw: Record<ComparableMetric, number> = { mean: 0, p50: 0, p90: 0, p99: 0, p99_9: 0 };
   const tests: Record<ComparableMetric, number> = { mean: 0, p50: 0, p90: 0, p99: 0, p99_9: 0 };
@@ -203,23 +259,25 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     done++;
     return any ? `called: ${cells.join(', ')}` : 'nothing called';
   };
-  if (values.from !== undefined) {
+  if (fromDir !== undefined) {
     // Saved runs judged again: the same data under this build's statistics, nothing run.
-    const files = savedRuns(values.from);
-    if (files.length === 0) {
-      say(`bench:aa: --from ${values.from} holds no run-N.json (make them with --save DIR)`);
-      process.exit(2);
-    }
-    for (const f of files) {
+    for (const f of fromFiles) {
       let r: RunResults;
       try {
-        r = await readResultsFile(join(values.from, f));
+        r = await readResultsFile(join(fromDir, f));
       } catch (e) {
         say(`${f}: not read: ${(e as Error).message.split('\n')[0]}; not counted`);
         continue;
       }
+      const problem = notAnAaRun(r);
+      if (problem) {
+        say(`${f}: ${problem}; not counted`);
+        continue;
+      }
       say(`${f}: ${judge(r)}`);
     }
+    if (done === 0)
+      refuse(`--from ${fromDir}: none of its ${fromFiles.length} run-N.json could be judged (above: why)`);
     summary();
     return;
   }
@@ -229,20 +287,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
       say(`--max-minutes ${values['max-minutes']} reached: stopping after ${i} of ${runs} runs`);
       break;
     }
-    const config = resolveConfig({
-      flags: {
-        strategies,
-        baseline: 'inline',
-        trials: values.trials,
-        trialMs: values.duration,
-        warmupMs: values.warmup,
-        sliceMs: values.slice,
-        seed: (firstSeed + i) >>> 0,
-        outDir: null,
-        ...(values.threshold !== undefined ? { threshold: values.threshold } : {}),
-      },
-      cwd: process.cwd(),
-    });
+    const config = configOf((firstSeed + i) >>> 0);
     let r: RunResults;
     try {
       // The host calibration of the first run is reused (as bench:twin does): it only describes the

@@ -18,7 +18,7 @@
  * Context: main thread, while the input is checked (before the CLI starts itself again, so the
  * first process refuses it). Reads directory entries only; writes nothing.
  */
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatValue } from '../config/errors.js';
 import { DeferlabError, EXIT_BAD_INPUT } from '../errors.js';
@@ -37,7 +37,7 @@ const KINDS: Readonly<
   run: {
     earlier: "an earlier run's results directory",
     marker: RESULTS_JSON,
-    holds: (dir) => existsSync(join(dir, RESULTS_JSON)),
+    holds: (dir) => isResultsFile(join(dir, RESULTS_JSON)),
   },
   scenario: {
     earlier: "an earlier scenario's output directory",
@@ -52,6 +52,19 @@ const KINDS: Readonly<
     holds: (dir) => existsSync(join(dir, 'compare.json')),
   },
 };
+
+/**
+ * Whether `path` is a deferlab results file as readResultsFile first judges one (a JSON object with
+ * "schemaVersion" and "points"): another program's results.json is not an earlier run to replace.
+ */
+function isResultsFile(path: string): boolean {
+  try {
+    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    return typeof v === 'object' && v !== null && 'schemaVersion' in v && 'points' in v;
+  } catch {
+    return false;
+  }
+}
 
 function entries(dir: string) {
   try {
@@ -76,6 +89,8 @@ export function foreignOutDir(dir: string, kind: OutputKind): string | undefined
   if (names.length === 0 || KINDS[kind].holds(dir)) return undefined;
   const shown = names.slice(0, NAMED).join(', ') + (names.length > NAMED ? ', …' : '');
   const count = names.length === 1 ? '1 entry' : `${names.length} entries`;
+  if (kind === 'run' && names.includes(RESULTS_JSON))
+    return `whose ${RESULTS_JSON} is not a deferlab results file, among ${count}: ${shown}`;
   return `which holds ${count} and no ${KINDS[kind].marker}: ${shown}`;
 }
 

@@ -142,8 +142,8 @@ export function parseStrategySpec(
   if (!isPath) {
     if (!isBuiltin(head)) {
       // `--strategy inline,tasklet`: a list where one strategy is taken (a new user's first try).
-      const parts = head.split(',').map((p) => p.trim());
-      if (parts.length > 1 && parts.some((p) => isBuiltin(p))) {
+      const parts = head.split(/[,\s]+/).filter((p) => p !== '');
+      if (/[,\s]/.test(head) && parts.some((p) => isBuiltin(p))) {
         return fail('takes one strategy, not a comma-separated list', {
           fix: `repeat the flag: ${parts.map((p) => `--strategy ${p}`).join(' ')}`,
         });

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { main, savedRuns } from '../../bench/aa.js';
+import { main, notAnAaRun, savedRuns } from '../../bench/aa.js';
 import { withComparisons } from '../../src/report/statistics/stats.js';
 import type { RunResults } from '../../src/report/types.js';
 import { syntheticResults } from '../fixtures/synthetic.js';
@@ -21,6 +21,18 @@ const scratch = () => {
   dirs.push(d);
   return d;
 };
+
+/** `r` with every strategy but the baseline labelled as an A/A copy of inline. */
+function asCopies(r: RunResults): RunResults {
+  let n = 0;
+  return {
+    ...r,
+    points: r.points.map((p) => ({
+      ...p,
+      strategies: p.strategies.map((s) => (s.label === r.baseline ? s : { ...s, label: `my-inline.ts(copy=${++n})` })),
+    })),
+  };
+}
 
 /** The labels withComparisons calls anything for in one_way, as bench:aa counts them. */
 function calledLabels(r: RunResults): string[] {
@@ -40,7 +52,8 @@ describe('bench:aa --from', () => {
   });
 
   it('judges a saved run again instead of counting its saved verdicts', async () => {
-    const r = withComparisons(syntheticResults({ seed: 3 }));
+    // Synthetic strategies that differ from inline, labelled as bench:aa labels its A/A copies.
+    const r = withComparisons(asCopies(syntheticResults({ seed: 3 })));
     const expected = calledLabels(r);
     expect(expected.length).toBeGreaterThan(0); // the synthetic strategies differ from inline
     // Saved as if by other statistics: nothing called.
@@ -67,7 +80,18 @@ describe('bench:aa --from', () => {
     vi.restoreAllMocks();
     const line = out.split('\n').find((l) => l.startsWith('run-1.json: ')) ?? '';
     expect(line).toContain('called: ');
-    for (const label of expected) expect(line).toContain(label);
+    for (const label of expected) expect(line).toContain(label.replace(/^my-inline\.ts/, ''));
     expect(out).toMatch(/family-wise: runs with any call 1\/1/);
+  });
+
+  it('counts only completed runs of inline against its A/A copies', () => {
+    const plain = syntheticResults({ seed: 3 }); // inline against other strategies
+    expect(notAnAaRun(plain)).toMatch(/is not an A\/A copy of inline/);
+    const copies = asCopies(plain);
+    expect(notAnAaRun(copies)).toBeUndefined();
+    expect(notAnAaRun({ ...copies, status: 'failed' })).toBe('its status is failed, not completed');
+    expect(notAnAaRun({ ...copies, baseline: 'tasklet' })).toBe('its baseline is tasklet, not inline');
+    const alone = { ...copies, points: copies.points.map((p) => ({ ...p, strategies: p.strategies.slice(0, 1) })) };
+    expect(notAnAaRun(alone)).toBe('it holds no A/A copy of inline');
   });
 });

@@ -26,7 +26,8 @@ function dir(rel: string, files: string[] = []): string {
     if (f.endsWith('/')) mkdirSync(join(path, f), { recursive: true });
     else {
       mkdirSync(join(path, f, '..'), { recursive: true });
-      writeFileSync(join(path, f), '{}\n');
+      // A results.json as deferlab writes one begins (what `run --out` takes for an earlier run).
+      writeFileSync(join(path, f), f.endsWith('results.json') ? '{"schemaVersion": 1, "points": []}\n' : '{}\n');
     }
   }
   return path;
@@ -38,6 +39,8 @@ const prevScenario = dir('prev-scenario', ['cpu-hog-fifo/results.json', 'cpu-hog
 const prevStorm = dir('prev-storm', ['ipi-storm.json']);
 const prevCompare = dir('prev-compare', ['compare.json', 'report.html']);
 const empty = dir('empty');
+const otherResults = dir('other-results', ['important.txt']);
+writeFileSync(join(otherResults, 'results.json'), '{"hello": 1}\n'); // another program's
 writeFileSync(join(cwd, 'lab.json'), '{"outDir": "foreign"}\n');
 
 /** main() with commands that only record that they were called. */
@@ -71,6 +74,11 @@ describe('an output directory holding something else is refused: one line, exit 
       'run --out a foreign directory',
       ['run', '--out', 'foreign'],
       `deferlab: --out ${RUN_REFUSED} "foreign", which holds 4 entries and no results.json: b.ts, c.ts, notes.txt, …); choose another path, like --out deferlab-results/mine`,
+    ],
+    [
+      "run --out a directory whose results.json is another program's",
+      ['run', '--out', 'other-results'],
+      `deferlab: --out ${RUN_REFUSED} "other-results", whose results.json is not a deferlab results file, among 2 entries: important.txt, results.json); choose another path, like --out deferlab-results/mine`,
     ],
     [
       "run --out a scenario's directory (no results.json of its own)",

@@ -83,5 +83,10 @@ describe('parseStrategySpec', () => {
   it('a list says to repeat the flag, one strategy each', () => {
     const r = parseStrategySpec('inline,tasklet', cwd);
     expect(r.ok ? 'accepted' : r.problem.fix).toBe('repeat the flag: --strategy inline --strategy tasklet');
+    // Spaces too, and no empty strategy in the suggestion.
+    const spaced = parseStrategySpec('inline workqueue', cwd);
+    expect(spaced.ok ? 'accepted' : spaced.problem.fix).toBe('repeat the flag: --strategy inline --strategy workqueue');
+    const trailing = parseStrategySpec('inline,', cwd);
+    expect(trailing.ok ? 'accepted' : trailing.problem.fix).toBe('repeat the flag: --strategy inline');
   });
 });

@@ -38,6 +38,13 @@ describe('compare of runs that differ in what their numbers mean', () => {
     expect(warnings(runOf(1), runOf(2, { hz: 1000 }))).toEqual([]);
   });
 
+  it('names the same run given twice (one directory by two paths)', () => {
+    const r = runOf(1);
+    expect(warnings(r, r)).toEqual([
+      `warning: #1, #2 are the same run (started ${r.meta.startedAt}, seed ${r.meta.seed}): their ratios are ×1.00 by construction, and --merge counts its samples 2 times`,
+    ]);
+  });
+
   it('names different workloads in one line, and still compares the stages they share', () => {
     const irqOnly = runOf(2, { workload: { kind: 'irq_only' } });
     const m = compareRuns([run('a', runOf(1)), run('b', irqOnly)]);

@@ -276,6 +276,25 @@ describe('terminal table', () => {
       'note: workqueue trials 3 and 5 of 5 sent 2485 and 100 messages against a median of 42100 (a host stall?); ' +
         'Δ is averaged per trial, mean is pooled',
     ]);
+    // Sliced comparisons pool by count as the mean column does: the note must not say otherwise.
+    for (const s of r.points[0].strategies)
+      for (const c of s.comparison ?? []) if (c.metric === 'mean') c.method = 'paired by slice cycle, ...';
+    const sliced = renderTable(r)
+      .split('\n')
+      .filter((l) => l.startsWith('note:'));
+    expect(sliced).toEqual([
+      'note: workqueue trials 3 and 5 of 5 sent 2485 and 100 messages against a median of 42100 (a host stall?); ' +
+        'its few samples weigh by their count in the mean and in Δ',
+    ]);
+  });
+
+  it('a run with nothing compared (a failed run) says so, not that its results predate the adjustment', () => {
+    const r = syntheticResults({ samples: 50, trials: 2 });
+    for (const s of r.points[0].strategies) delete s.comparison;
+    const note = renderTable(r)
+      .split('\n')
+      .find((l) => l.startsWith('Δ mean:'))!;
+    expect(note).toBe('Δ mean: none: no strategy has a measured trial to compare with the baseline "inline".');
   });
 
   it('the Δ note says that the pooled mean column and the per-trial Δ can disagree', () => {

@@ -86,6 +86,20 @@ export function incomparableLines(runs: readonly RunResults[], rows: readonly Ro
   const out: string[] = [];
   const all = runs.map((_, i) => i + 1);
 
+  // The same run given twice (one directory by two paths, or a results.json beside its directory).
+  const byStart = new Map<string, number[]>();
+  runs.forEach((r, i) => {
+    const key = `${r.meta.startedAt} ${r.meta.seed}`;
+    byStart.set(key, [...(byStart.get(key) ?? []), i + 1]);
+  });
+  for (const same of byStart.values()) {
+    if (same.length < 2) continue;
+    out.push(
+      `warning: ${same.map((n) => `#${n}`).join(', ')} are the same run (started ${runs[same[0] - 1].meta.startedAt}, ` +
+        `seed ${runs[same[0] - 1].meta.seed}): their ratios are ×1.00 by construction, and --merge counts its samples ${same.length} times`,
+    );
+  }
+
   const workloads = runs.map(workloadOf);
   if (differ(workloads)) {
     out.push(

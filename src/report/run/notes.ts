@@ -33,9 +33,13 @@ export function shortTrialNotes(point: PointResult): string[] {
     const short = counts.filter((c) => c.msgs < SHORT_TRIAL_FRACTION * med);
     if (!short.length) continue;
     const which = `${short.length === 1 ? 'trial' : 'trials'} ${listOf(short.map((c) => String(c.n)))} of ${s.trials.length}`;
+    // Sliced comparisons pool the cycles by count, as the mean column does: no disagreement then.
+    const sliced = point.strategies.some((x) =>
+      x.comparison?.some((c) => c.metric === 'mean' && /slice cycle/.test(c.method ?? '')),
+    );
     out.push(
       `note: ${s.label} ${which} sent ${listOf(short.map((c) => String(c.msgs)))} messages against a median of ` +
-        `${Math.round(med)} (a host stall?); Δ is averaged per trial, mean is pooled`,
+        `${Math.round(med)} (a host stall?); ${sliced ? 'its few samples weigh by their count in the mean and in Δ' : 'Δ is averaged per trial, mean is pooled'}`,
     );
   }
   return out;
