@@ -136,6 +136,13 @@ describe('critical-path attribution', () => {
     expect(unexplained.exchange).toBe(1);
     const late = explainRecords({ cpus: 2, tasks: TASKS, records: exchange(), validFromNs: 11 });
     expect(late.unexplained.exchange).toBe(1);
+    // One that ends after the measured window is in neither count, as it is not in the histogram.
+    const end = exchange().find((x) => x.what === TlWhat.Exchange && x.op === E)!.ts;
+    const after = explainRecords({ cpus: 2, tasks: TASKS, records: recs, validFromNs: 0, untilNs: end - 1 });
+    expect(after.unexplained.exchange).toBe(0);
+    expect(
+      explainRecords({ cpus: 2, tasks: TASKS, records: recs, validFromNs: 0, untilNs: end }).unexplained.exchange,
+    ).toBe(1);
   });
 
   it('names a hand-off’s and a pending request’s wait behind another task, a GC, the hand-off call', () => {

@@ -363,6 +363,12 @@ export interface ExplainInput {
   records: readonly TlRecord[];
   /** Exchanges that begin before this are not explained (a ring lost their records). */
   validFromNs: number;
+  /**
+   * Exchanges that end after this are neither explained nor counted as unexplained: the measured
+   * window's end, past which the histogram holds none of them either (so that explained + not
+   * explained is the histogram's count). Absent: no end.
+   */
+  untilNs?: number;
 }
 
 /** Every exchange and request the records hold from start to end, explained; and how many were seen but could not be. */
@@ -400,6 +406,7 @@ export function explainRecords(inp: ExplainInput): {
   }
   for (const end of inp.records) {
     if (end.what === TlWhat.Exchange && end.op === TlOp.End) {
+      if (inp.untilNs !== undefined && end.ts > inp.untilNs) continue;
       const b = begins.get(`${end.arg}:${end.arg2}`);
       const req = b && sent.get(`${b.arg}:${end.arg2}`);
       const rep = sent.get(`${end.arg}:${end.arg2}`);

@@ -66,7 +66,13 @@ export class ExplainCollector {
         tasks[peer.id].peer = t.id;
       }
     }
-    const { explained, unexplained } = explainRecords({ cpus: m.plan.cpus, tasks, records, validFromNs: validFrom });
+    const { explained, unexplained } = explainRecords({
+      cpus: m.plan.cpus,
+      tasks,
+      records,
+      validFromNs: validFrom,
+      untilNs: s.measureEndNs,
+    });
     if (unexplained.exchange > 0) this.of(s, 'exchange').unexplained += unexplained.exchange;
     if (unexplained.handoff > 0) this.of(s, 'handoff').unexplained += unexplained.handoff;
     for (const e of explained) if (e.endNs <= s.measureEndNs) this.of(s, e.kind).add(e);
