@@ -181,7 +181,14 @@ function resultsDir(dir: string, cwd: string, setting = 'report DIR'): string {
   } catch {
     throw badOption(setting, 'must be an existing results directory', dir, undefined, `${path} does not exist`);
   }
-  if (!isDir) throw badOption(setting, 'must be a results directory', dir, undefined, `${path} is not a directory`);
+  if (!isDir) {
+    // `report DIR/results.json`: the directory that holds it is what was meant.
+    const fix =
+      basename(path) === 'results.json'
+        ? `give the directory that holds it: deferlab ${setting.split(' ')[0]} ${dirname(dir) || '.'}`
+        : undefined;
+    throw badOption(setting, 'must be a results directory', dir, fix, `${path} is not a directory`);
+  }
   if (!existsSync(join(path, 'results.json'))) {
     const runs = subRuns(path);
     if (runs.length > 0) {

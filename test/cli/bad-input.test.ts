@@ -26,6 +26,8 @@ const notJson = file('not-json.json', '{ "cpus": 2, }\n');
 const unknownKey = file('unknown-key.json', '{ "cpu": 2 }\n');
 const wrongType = file('wrong-type.json', '{ "trials": "many" }\n');
 const aFile = file('a-file.txt', 'not a directory\n');
+mkdirSync(join(tmp, 'some-run'), { recursive: true });
+const aResultsFile = file('some-run/results.json', '{}\n');
 const yamlFile = file('lab.yaml', 'cpus: 4\n');
 const twiceFile = file('twice.json', '{ "trials": 3,\n  "trials": 4 }\n');
 const emptyDir = join(tmp, 'empty');
@@ -290,6 +292,11 @@ const BAD_INPUT: BadCase[] = [
     expect: [/report DIR/, /does not exist/],
   },
   { name: 'report: a file, not a directory', args: ['report', aFile], expect: [/report DIR/, /is not a directory/] },
+  {
+    name: "report: a run's results.json, not its directory",
+    args: ['report', aResultsFile],
+    expect: [/is not a directory/, /give the directory that holds it: deferlab report .*some-run$/],
+  },
   { name: 'report without DIR', args: ['report'], expect: [/'report' needs a results DIR/] },
   {
     name: 'unknown scenario',
