@@ -31,15 +31,10 @@ import { loadIrqTrace } from './irq/replay.js';
 import { IrqTraceError, type IrqTracePlan } from './irq/trace-file.js';
 import { DEFAULT_KERNEL, KERNEL_NAMES, KERNEL_PROFILES } from './kernel/profiles.js';
 import type { StrategyRef } from './machine/options.js';
-import {
-  type CompareInput,
-  type CompareModel,
-  compareJson,
-  compareRuns,
-  renderCompareTable,
-} from './report/compare/compare.js';
+import { type CompareInput, type CompareModel, compareJson, compareRuns } from './report/compare/compare.js';
 import { readCompareInputs, writeCompareDir } from './report/compare/compare-files.js';
 import { renderCompareHtml } from './report/compare/compare-html.js';
+import { renderCompareTable } from './report/compare/compare-text.js';
 import { explainOf, inRunOrder } from './report/explain/read.js';
 import { renderExplain } from './report/explain/text.js';
 import { outputFileList, RESULTS_JSON } from './report/run/formats.js';

@@ -22,6 +22,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { formatValue } from '../config/errors.js';
 import { DeferlabError, EXIT_BAD_INPUT } from '../errors.js';
+import { looksLikeResults } from '../report/run/write.js';
 
 export type OutputKind = 'run' | 'scenario' | 'compare';
 
@@ -59,8 +60,7 @@ const KINDS: Readonly<
  */
 function isResultsFile(path: string): boolean {
   try {
-    const v = JSON.parse(readFileSync(path, 'utf8')) as unknown;
-    return typeof v === 'object' && v !== null && 'schemaVersion' in v && 'points' in v;
+    return looksLikeResults(JSON.parse(readFileSync(path, 'utf8')));
   } catch {
     return false;
   }

@@ -6,7 +6,8 @@
  * after each round): {@link intervalWidths} gives each strategy's current half-width, and
  * {@link widthsReached} says whether all of them are within the target.
  */
-import { FALLBACK_STAGE, widestInterval } from '../report/run/table.js';
+import { widestInterval } from '../report/run/comparison-notes.js';
+import { FALLBACK_STAGE } from '../report/run/table.js';
 import { compareStage } from '../report/statistics/stats.js';
 import type { StageName, StrategyResult } from '../report/types.js';
 

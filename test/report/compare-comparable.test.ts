@@ -4,15 +4,9 @@
  * the metadata table's rows, whole and rounded for reading.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  type CompareInput,
-  compareRuns,
-  renderCompareTable,
-  shownMetaValues,
-  TABLE_WIDTH,
-  wrapCell,
-} from '../../src/report/compare/compare.js';
+import { type CompareInput, compareRuns } from '../../src/report/compare/compare.js';
 import { renderCompareHtml } from '../../src/report/compare/compare-html.js';
+import { renderCompareTable, shownMetaValues, TABLE_WIDTH, wrapCell } from '../../src/report/compare/compare-text.js';
 import type { RunResults } from '../../src/report/types.js';
 import { DEFAULT_STRATEGIES, type SyntheticStrategy, syntheticResults } from '../fixtures/synthetic.js';
 

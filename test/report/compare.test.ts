@@ -11,10 +11,9 @@ import {
   compareRuns,
   flattenMeta,
   metaDifferences,
-  renderCompareTable,
-  TABLE_WIDTH,
 } from '../../src/report/compare/compare.js';
 import { renderCompareHtml } from '../../src/report/compare/compare-html.js';
+import { renderCompareTable, TABLE_WIDTH } from '../../src/report/compare/compare-text.js';
 import { validateResults } from '../../src/report/schema.js';
 import type { RunResults } from '../../src/report/types.js';
 import { DEFAULT_STRATEGIES, syntheticResults } from '../fixtures/synthetic.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { untilLine } from '../../src/report/run/comparison-notes.js';
 import { NET_LINES_LEGEND } from '../../src/report/run/net-lines.js';
 import { MIN_PROSE_WIDTH, PROSE_WIDTH, proseWidthOf, wrapProse } from '../../src/report/run/prose.js';
 import {
@@ -10,7 +11,6 @@ import {
   TABLE_WIDTH,
   TRACING_OFF_NOTE,
   termSafe,
-  untilLine,
   verdictText,
 } from '../../src/report/run/table.js';
 import { withComparisons } from '../../src/report/statistics/stats.js';

@@ -3,8 +3,9 @@
  * keeps it (schema), and compare warns when its runs ran at different TDFs.
  */
 import { describe, expect, it } from 'vitest';
-import { type CompareInput, compareRuns, renderCompareTable } from '../../src/report/compare/compare.js';
+import { type CompareInput, compareRuns } from '../../src/report/compare/compare.js';
 import { renderCompareHtml } from '../../src/report/compare/compare-html.js';
+import { renderCompareTable } from '../../src/report/compare/compare-text.js';
 import { setupLine, tdfText } from '../../src/report/run/setup-line.js';
 import { validateResults } from '../../src/report/schema.js';
 import type { RunResults } from '../../src/report/types.js';

@@ -8,16 +8,8 @@
 
 import { esc, htmlPage, type PlotSeries, percentilePlot } from '../run/html.js';
 import { STAGE_DESCRIPTIONS } from '../types.js';
-import {
-  COMPARE_METRICS,
-  type CompareInput,
-  type CompareModel,
-  fmtCompareUs,
-  fmtRatio,
-  mergeHistograms,
-  rowHistograms,
-  shownMetaValues,
-} from './compare.js';
+import { COMPARE_METRICS, type CompareInput, type CompareModel, mergeHistograms, rowHistograms } from './compare.js';
+import { fmtCompareUs, fmtRatio, shownMetaValues } from './compare-text.js';
 
 function runsSection(model: CompareModel, inputs: readonly CompareInput[]): string {
   const rows = model.runs.map((r, i) => {

@@ -19,11 +19,12 @@ import { decodeHistogram } from '../decode.js';
 import { calibrationRows } from '../statistics/host-calibration.js';
 import type { PointResult, RunResults, StageName } from '../types.js';
 import { STAGE_DESCRIPTIONS, STAGE_NAMES } from '../types.js';
+import { untilLine } from './comparison-notes.js';
 import { explainSection } from './explain-html.js';
 import type { ReportFormat } from './format.js';
 import { generatorLossNotes, irqTraceNotes } from './irq-trace-notes.js';
 import { setupLine } from './setup-line.js';
-import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext, untilLine } from './table.js';
+import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext } from './table.js';
 
 export const REPORT_HTML = 'report.html';
 

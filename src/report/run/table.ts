@@ -19,6 +19,7 @@ import type {
   Summary,
 } from '../types.js';
 import { STAGE_NAMES } from '../types.js';
+import { noiseFloorNotes, tailMethodNote, tailVerdictNotes, untilLine } from './comparison-notes.js';
 import { type TableContext, tableContext } from './context.js';
 import { type ColumnShow, fitColumns } from './fit.js';
 import {
@@ -34,14 +35,7 @@ import {
 import { hostStallNotes } from './host-stall-notes.js';
 import { generatorLossNotes, irqTraceNotes } from './irq-trace-notes.js';
 import { netColumns, netLines } from './net-lines.js';
-import {
-  handoffsLostWarnings,
-  hasStage,
-  listOf,
-  noSamplesWarning,
-  shortTrialNotes,
-  TRACING_OFF_NOTE,
-} from './notes.js';
+import { handoffsLostWarnings, hasStage, noSamplesWarning, shortTrialNotes, TRACING_OFF_NOTE } from './notes.js';
 import { PROSE_WIDTH, wrapProse } from './prose.js';
 import { seedLine, setupLine } from './setup-line.js';
 
@@ -267,89 +261,6 @@ function thresholdPctOf(point: PointResult, stage: StageName, given?: number): s
   return '?';
 }
 
-/**
- * How the tail intervals were made and adjusted, one line: under every table whose stage has
- * tail comparisons (the default table lists only the called ones; --wide shows them all).
- */
-export function tailMethodNote(point: PointResult, stage: StageName): string | undefined {
-  const tails = point.strategies.flatMap(
-    (s) => s.comparison?.filter((c) => c.stage === stage && c.metric !== 'mean' && Number.isFinite(c.ciLow)) ?? [],
-  );
-  const adj = tails.find((c) => c.adjust === 'bh');
-  if (!adj) return undefined;
-  const m = tails.filter((c) => c.adjust === 'bh').length;
-  const called = tails.filter((c) => c.adjust === 'bh' && c.verdict !== 'within-noise').length;
-  const units = /over (\d+) slice cycles/.exec(adj.method)?.[1];
-  return (
-    `tail Δ (p50, p90, p99, p99.9): merged-histogram quantiles, ${units ? `se by Woodruff's linearisation over ${units} slice cycles` : 'paired by trial'}; ` +
-    `Benjamini-Hochberg over ${m} tail tests: ${called} called, intervals at ${((adj.level ?? 0.95) * 100).toFixed(2)}% ` +
-    `(false-coverage-rate adjusted); every tail interval: --wide, results.json`
-  );
-}
-
-/**
- * With an A/A control: the run's measured noise floor (the control's Δ on the mean and the tail),
- * and a warning when the control itself differs from the baseline (its interval excludes 0): the
- * run's noise is then larger than its intervals say.
- */
-export function noiseFloorNotes(
-  point: PointResult,
-  baselineLabel: string,
-  control: StrategyResult,
-  stage: StageName,
-): string[] {
-  const parts: string[] = [];
-  const off: string[] = [];
-  for (const [metric, title] of [
-    ['mean', 'mean'],
-    ['p50', 'p50'],
-    ['p99', 'p99'],
-    ['p99_9', 'p99.9'],
-  ] as const) {
-    const c = comparisonFor(point, baselineLabel, control, stage, metric);
-    if (!c) continue;
-    parts.push(`${title} ${fmtDelta(c)}`);
-    if (c.verdict !== 'within-noise') off.push(title);
-  }
-  if (!parts.length) return [];
-  const out = [`noise floor (A/A: ${control.label} − ${baselineLabel}, µs): ${parts.join(', ')}`];
-  if (off.length) {
-    out.push(
-      `warning: the A/A control differs from its baseline on ${listOf(off)}: this run's noise exceeds its intervals ` +
-        '(host load, drift); no verdict inside the floor is called, but consider more trials (--until)',
-    );
-  }
-  return out;
-}
-
-/**
- * `tail: workqueue p99.9 +9.20 [+2.10, +16.30] worse`: one line per strategy whose tail (p50,
- * p99, p99.9) comparison calls a difference; for the default table, which has no tail Δ columns.
- */
-export function tailVerdictNotes(
-  point: PointResult,
-  baselineLabel: string,
-  stage: StageName,
-  control?: string,
-): string[] {
-  const out: string[] = [];
-  for (const s of point.strategies) {
-    if (s.label === baselineLabel || s.label === control) continue;
-    const called: string[] = [];
-    for (const [metric, title] of [
-      ['p50', 'p50'],
-      ['p90', 'p90'],
-      ['p99', 'p99'],
-      ['p99_9', 'p99.9'],
-    ] as const) {
-      const c = comparisonFor(point, baselineLabel, s, stage, metric);
-      if (c && c.verdict !== 'within-noise') called.push(`${title} ${fmtDelta(c)} ${markerOf(c)}`);
-    }
-    if (called.length) out.push(`tail: ${s.label} ${called.join(', ')} (µs)`);
-  }
-  return out;
-}
-
 /** Make a user string safe for a terminal: control characters (ESC, CR, ...) shown as \xNN. */
 export function termSafe(s: string): string {
   // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
@@ -383,33 +294,6 @@ export function statusLine(results: RunResults): string {
   const at = where.filter(Boolean).join(', ');
   const msg = e ? `: ${e.message}${at ? ` (${at})` : ''}${e.context ? ` [${e.context}]` : ''}` : '';
   return termSafe(`status: ${results.status}${msg}; results below are partial`);
-}
-
-/** The widest of `widths` (label → half-width %), a missing interval (NaN) counting as widest. */
-export function widestInterval(widths: Record<string, number>): [label: string, width: number] | undefined {
-  const rank = (w: number) => (Number.isFinite(w) ? w : Number.POSITIVE_INFINITY);
-  return Object.entries(widths).reduce<[string, number] | undefined>(
-    (a, e) => (!a || rank(e[1]) > rank(a[1]) ? e : a),
-    undefined,
-  );
-}
-
-/** Under the table of a point that ran with --until: whether the target was reached, and how. */
-export function untilLine(point: PointResult): string | undefined {
-  const u = point.until;
-  if (!u) return undefined;
-  const widest = widestInterval(u.widthPct);
-  const w = widest
-    ? `; widest Δ-mean interval${u.stage ? ` of ${u.stage}` : ''} ${Number.isFinite(widest[1]) ? `±${widest[1].toFixed(1)}%` : 'none'} (${widest[0]})`
-    : '';
-  const rounds = plural(u.rounds, 'round');
-  const why: Record<typeof u.stop, string> = {
-    reached: `reached after ${rounds}`,
-    time: `not reached: --max-time (${Math.round(u.maxTimeMs / 1000)} s) ran out after ${rounds}`,
-    trials: `not reached: the trial limit stopped it after ${rounds}`,
-    ended: `not reached: the run ended after ${rounds}`,
-  };
-  return `until ±${u.pct}%: ${why[u.stop]}${w}`;
 }
 
 export interface RenderOptions {

@@ -154,6 +154,14 @@ export async function readResults(dir: string): Promise<RunResults> {
   return readResultsFile(join(dir, RESULTS_JSON));
 }
 
+/**
+ * Whether parsed JSON is shaped as a deferlab results file at first sight (an object with
+ * "schemaVersion" and "points"): what readResultsFile judges before the version and the schema.
+ */
+export function looksLikeResults(data: unknown): boolean {
+  return typeof data === 'object' && data !== null && 'schemaVersion' in data && 'points' in data;
+}
+
 /** {@link readResults} of a results file by its own path (`deferlab compare` takes either). */
 export async function readResultsFile(path: string): Promise<RunResults> {
   let text: string;
@@ -180,7 +188,7 @@ export async function readResultsFile(path: string): Promise<RunResults> {
       e,
     );
   }
-  if (typeof data !== 'object' || data === null || !('schemaVersion' in data) || !('points' in data)) {
+  if (!looksLikeResults(data)) {
     throw new ReportError(
       'ERR_RESULTS_NOT_DEFERLAB',
       `${path} is not a deferlab results file: expected a JSON object with "schemaVersion" and "points"`,
