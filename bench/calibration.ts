@@ -9,7 +9,7 @@
  *   binomial sd; "called": the share that excluded 0;
  * - why a coverage is off, as three figures: the estimate's bias (mean of diff − truth, ns); the
  *   interval's standard error against the estimate's real spread, rms(se) / sd(diff) (1 when the
- *   method sizes its intervals right; se = half-width / t(0.975, N − 1), N the slice cycles); and
+ *   method sizes its standard errors right; the t it multiplies them by is the df's affair); and
  *   the misses on each side (a skewed statistic misses more on one side).
  *
  * Pure simulation, seeded: the same figures on any machine; 10,000 runs take ~1.5 min a side here.
@@ -20,8 +20,8 @@
  * Nothing here asserts: test/report/calibration-realistic.test.ts holds the bars at 500 runs.
  */
 import { parseArgs } from 'node:util';
-import { tCritical95 } from '../src/report/statistics/interval.js';
 import { calibrateRealistic, MODEL_DEFAULTS, type StatCalibration } from '../src/report/statistics/realistic.js';
+import { TAIL_METHOD, type TailMethod } from '../src/report/statistics/tails.js';
 import { type BenchUsage, benchArgs } from './cli.js';
 import { isMain, table } from './lib.js';
 
@@ -33,15 +33,29 @@ export const USAGE: BenchUsage = {
     { flag: '--runs', value: 'N', help: 'simulated runs per side (10000; binomial sd of a 95% coverage: 0.22 points)' },
     { flag: '--seed', value: 'N', help: 'the A/A side’s seed; the shifted side uses N + 1 (51)' },
     { flag: '--shift', value: 'NS', help: 'the candidate’s shift on every sample, ns (2000: 8.5% of the model’s p50)' },
+    {
+      flag: '--stall',
+      value: 'P',
+      help: `a slice's stall probability, 0 to 0.5 (${MODEL_DEFAULTS.stall}: the model's)`,
+    },
+    {
+      flag: '--tail-df',
+      value: 'M',
+      help: `the tails' degrees of freedom: kurtosis (the run's since 2026-12-06) or cycles (N − 1, before) (${TAIL_METHOD.df})`,
+    },
+    {
+      flag: '--tail-density',
+      value: 'M',
+      help: `the density at a tail quantile: log or linear (before 2026-12-06) secant (${TAIL_METHOD.density})`,
+    },
   ],
 };
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 
 /** One statistic's figures: the table's row. */
-export function diagnose(c: StatCalibration, truth: number, cycles: number): string[] {
+export function diagnose(c: StatCalibration, truth: number): string[] {
   const n = c.diff.length;
-  const t = tCritical95(cycles - 1);
   let sum = 0;
   for (const d of c.diff) sum += d;
   const mean = sum / n;
@@ -51,7 +65,7 @@ export function diagnose(c: StatCalibration, truth: number, cycles: number): str
   let high = 0;
   for (let i = 0; i < n; i++) {
     ss += (c.diff[i] - mean) ** 2;
-    se2 += (c.half[i] / t) ** 2;
+    se2 += c.se[i] ** 2;
     if (c.diff[i] + c.half[i] < truth) low++;
     else if (c.diff[i] - c.half[i] > truth) high++;
   }
@@ -71,29 +85,51 @@ export function diagnose(c: StatCalibration, truth: number, cycles: number): str
 export function main(argv: string[]): void {
   const { values } = parseArgs({
     args: argv,
-    options: { runs: { type: 'string' }, seed: { type: 'string' }, shift: { type: 'string' } },
+    options: {
+      runs: { type: 'string' },
+      seed: { type: 'string' },
+      shift: { type: 'string' },
+      stall: { type: 'string' },
+      'tail-df': { type: 'string' },
+      'tail-density': { type: 'string' },
+    },
   });
+  const bad = (line: string): never => {
+    process.stderr.write(`bench:calibration: ${line}\n`);
+    process.exit(2);
+  };
+  const oneOf = <T extends string>(name: string, v: string | undefined, dflt: T, allowed: readonly T[]): T =>
+    v === undefined
+      ? dflt
+      : allowed.includes(v as T)
+        ? (v as T)
+        : bad(`--${name} must be ${allowed.join(' or ')} (got ${v})`);
+  const method: TailMethod = {
+    df: oneOf('tail-df', values['tail-df'], TAIL_METHOD.df, ['kurtosis', 'cycles']),
+    density: oneOf('tail-density', values['tail-density'], TAIL_METHOD.density, ['log', 'linear']),
+  };
+  const stall = values.stall === undefined ? MODEL_DEFAULTS.stall : Number(values.stall);
+  if (!(stall >= 0 && stall <= 0.5)) bad(`--stall must be a probability from 0 to 0.5 (got ${values.stall})`);
   const num = (name: string, v: string | undefined, dflt: number, min: number): number => {
     if (v === undefined) return dflt;
     const x = Number(v);
-    if (!Number.isInteger(x) || x < min) {
-      process.stderr.write(`bench:calibration: --${name} must be an integer of at least ${min} (got ${v})\n`);
-      process.exit(2);
-    }
+    if (!Number.isInteger(x) || x < min) bad(`--${name} must be an integer of at least ${min} (got ${v})`);
     return x;
   };
   const runs = num('runs', values.runs, 10_000, 10);
   const seed = num('seed', values.seed, 51, 0);
   const shift = num('shift', values.shift, 2000, 0);
-  const cycles = MODEL_DEFAULTS.trials * MODEL_DEFAULTS.slices;
+  console.log(
+    `model: stalls ${stall}; tails: ${method.df === 'kurtosis' ? 'kurtosis-matched df' : 'N − 1 df'}, ${method.density} density secant`,
+  );
   const header = ['statistic', 'coverage', 'called', 'bias ns', 'sd(diff) ns', 'rms(se)/sd', 'miss low', 'miss high'];
   for (const [label, s, truth] of [
     [`A/A, seed ${seed}`, seed, 0],
     [`shifted by ${shift} ns, seed ${seed + 1}`, seed + 1, shift],
   ] as const) {
     const t0 = performance.now();
-    const r = calibrateRealistic({ runs, shiftNs: truth, seed: s });
-    const rows = Object.entries(r).map(([m, c]) => [m, ...diagnose(c, truth, cycles)]);
+    const r = calibrateRealistic({ runs, shiftNs: truth, seed: s, stall }, method);
+    const rows = Object.entries(r).map(([m, c]) => [m, ...diagnose(c, truth)]);
     console.log(`${label}: ${runs} runs in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
     for (const line of table(header, rows)) console.log(line);
     console.log('');

@@ -87,7 +87,9 @@ describe('a sliced run', () => {
     const p99 = tasklet.comparison!.find((c) => c.stage === 'one_way' && c.metric === 'p99')!;
     // The tails take the 8 slice cycles as units (Woodruff's se on the merged histograms).
     expect(p99.method).toMatch(/Woodruff's linearisation over 8 slice cycles/);
-    expect(p99.df).toBe(7);
+    // At most N − 1 = 7 degrees of freedom, fewer as the cycles' kurtosis asks (tails.ts, kurtosisDf).
+    expect(p99.df).toBeGreaterThanOrEqual(1);
+    expect(p99.df).toBeLessThanOrEqual(7);
   }, 60_000);
 
   it('keeps the complete cycles of the round under way when interrupted, as shorter trials', async () => {

@@ -29,7 +29,7 @@
  */
 
 import type { Comparison, Verdict } from '../types.js';
-import { tTwoSidedP } from './tdist.js';
+import { tCriticalTwoSided, tTwoSidedP } from './tdist.js';
 
 /** Two-sided 95% Student-t critical values t(0.975, df) for df = 1..30 (index = df). */
 const T975 = [
@@ -114,7 +114,10 @@ const Z80 = 0.8416212335729143;
  */
 export function tCritical95(df: number): number {
   if (!(df >= 1)) return Number.NaN;
-  const d = Math.floor(df);
+  // A fractional df (the tails' kurtosis-matched df, tails.ts): the exact quantile, so the
+  // interval and the p-value (tTwoSidedP, fractional) agree on what is called.
+  if (!Number.isInteger(df)) return tCriticalTwoSided(0.05, df);
+  const d = df;
   if (d <= 30) return T975[d];
   return cornishFisherT(Z975, d);
 }
@@ -122,7 +125,8 @@ export function tCritical95(df: number): number {
 /** t(0.80, df): table for df ≤ 30, the Cornish-Fisher expansion beyond (0.8538 at df 30). */
 export function tQuantile80(df: number): number {
   if (!(df >= 1)) return Number.NaN;
-  const d = Math.floor(df);
+  if (!Number.isInteger(df)) return tCriticalTwoSided(0.4, df); // t(0.80) = the two-sided 0.40 point
+  const d = df;
   if (d <= 30) return T80[d];
   return cornishFisherT(Z80, d);
 }
@@ -197,12 +201,12 @@ export function compare(baselineTrials: number[], trials: number[], opts: Compar
 
 /**
  * A paired comparison's Interval from its point estimate and standard error `se` (n − 1 degrees
- * of freedom): `diff ± t(0.975, n−1) · se`, the detectable effect and the verdict, and `method`
+ * of freedom, or `est.df` where the caller has its own: the tails', tails.ts kurtosisDf): `diff ± t(0.975, n−1) · se`, the detectable effect and the verdict, and `method`
  * says it in words. `se` NaN (fewer than 2 pairs): no interval. Shared by {@link compare} (pairs of
  * trials) and compareSlices (slice cycles, slices.ts).
  */
 export function intervalOf(
-  est: { n: number; baseline: number; value: number; diff: number },
+  est: { n: number; baseline: number; value: number; diff: number; df?: number },
   se: number,
   better: 'lower' | 'higher',
   method: (df: number, t: number) => string,
@@ -219,7 +223,7 @@ export function intervalOf(
       method: method(Number.NaN, Number.NaN),
     };
   }
-  const df = est.n - 1;
+  const df = est.df ?? est.n - 1;
   const t = tCritical95(df);
   const ciLow = est.diff - t * se;
   const ciHigh = est.diff + t * se;

@@ -73,8 +73,8 @@ export function calibrateFamily(
       const se = woodruffSe(hb, cand);
       for (const [m] of TAIL_METRICS) {
         const { n: _m, ...t } = intervalOf(
-          { n: hb.length, baseline: pb[m][0], value: pc[m][0], diff: pc[m][0] - pb[m][0] },
-          se[m],
+          { n: hb.length, baseline: pb[m][0], value: pc[m][0], diff: pc[m][0] - pb[m][0], df: se[m].df },
+          se[m].se,
           'lower',
           () => '',
         );

@@ -33,7 +33,15 @@ import { intervalOf } from './interval.js';
 import { mulberry32, normalOf } from './prng.js';
 import { BINS_PER_OCTAVE } from './slice-hist.js';
 import { compareSlices, type SlicePair } from './slices.js';
-import { binRange, bootQuantiles, type CycleHists, TAIL_METRICS, woodruffSe } from './tails.js';
+import {
+  binRange,
+  bootQuantiles,
+  type CycleHists,
+  TAIL_METHOD,
+  TAIL_METRICS,
+  type TailMethod,
+  woodruffSe,
+} from './tails.js';
 
 /** The real run's one_way quantile function, relative to its p50: [probability, value / p50]. */
 export const REAL_QUANTILES: ReadonlyArray<readonly [number, number]> = [
@@ -102,9 +110,10 @@ export interface StatCalibration {
   covered: number;
   /** Each run's unadjusted p-value (for a uniformity check). */
   p: number[];
-  /** Each run's estimate (candidate − baseline, ns) and its 95% interval's half-width, ns. */
+  /** Each run's estimate (candidate − baseline, ns), its 95% interval's half-width and its se, ns. */
   diff: number[];
   half: number[];
+  se: number[];
 }
 
 export interface SideSlice {
@@ -206,21 +215,25 @@ export const MODEL_DEFAULTS = { trials: 5, slices: 10, samples: 600, medianNs: 2
 
 /**
  * Run the calibration: per statistic (mean, p50, p90, p99, p99_9), how often the unadjusted 95%
- * interval called a difference and how often it held the shift, with each run's p-value.
+ * interval called a difference and how often it held the shift, with each run's p-value; the
+ * tails' intervals made by `method` (the run's own by default).
  * Context: any; pure (seeded).
  */
-export function calibrateRealistic(opts: RealisticOptions): Record<ComparableMetric, StatCalibration> {
+export function calibrateRealistic(
+  opts: RealisticOptions,
+  method: Readonly<TailMethod> = TAIL_METHOD,
+): Record<ComparableMetric, StatCalibration> {
   const o = { ...MODEL_DEFAULTS, ...opts };
   const rnd = mulberry32(opts.seed);
   const out = Object.fromEntries(
     (['mean', 'p50', 'p90', 'p99', 'p99_9'] as const).map((m) => [
       m,
-      { n: 0, called: 0, covered: 0, p: [], diff: [], half: [] },
+      { n: 0, called: 0, covered: 0, p: [], diff: [], half: [], se: [] },
     ]),
   ) as unknown as Record<ComparableMetric, StatCalibration>;
   const tally = (
     m: ComparableMetric,
-    r: { ciLow: number; ciHigh: number; diff: number; verdict: string; p?: number },
+    r: { ciLow: number; ciHigh: number; diff: number; verdict: string; p?: number; se?: number },
   ) => {
     if (!Number.isFinite(r.ciLow)) return;
     const x = out[m];
@@ -230,6 +243,7 @@ export function calibrateRealistic(opts: RealisticOptions): Record<ComparableMet
     x.p.push(r.p ?? Number.NaN);
     x.diff.push(r.diff);
     x.half.push((r.ciHigh - r.ciLow) / 2);
+    x.se.push(r.se ?? Number.NaN);
   };
   for (let run = 0; run < opts.runs; run++) {
     const d = simulateRun(rnd, o);
@@ -245,13 +259,13 @@ export function calibrateRealistic(opts: RealisticOptions): Record<ComparableMet
     const all = [Int32Array.from(hb.keys())];
     const pb = bootQuantiles(hb, all, binRange([hb]));
     const pc = bootQuantiles(hc, all, binRange([hc]));
-    const se = woodruffSe(hb, hc);
+    const se = woodruffSe(hb, hc, method);
     for (const [m] of TAIL_METRICS) {
       const b = pb[m][0];
       const v = pc[m][0];
       tally(
         m,
-        intervalOf({ n: hb.length, baseline: b, value: v, diff: v - b }, se[m], 'lower', () => ''),
+        intervalOf({ n: hb.length, baseline: b, value: v, diff: v - b, df: se[m].df }, se[m].se, 'lower', () => ''),
       );
     }
   }

@@ -1,8 +1,9 @@
 /**
  * The tail comparisons of a stage (p50, p90, p99, p99.9) from slice cycles (tails.ts), as
  * Comparisons: the estimate from the merged histograms, the standard error from Woodruff's
- * linearisation over the paired cycles (tails.ts, woodruffSe), a 95% t interval on N − 1 degrees
- * of freedom (family.ts may widen it). Deterministic: no resampling.
+ * linearisation over the paired cycles (tails.ts, woodruffSe), a 95% t interval on the degrees of
+ * freedom the cycles' kurtosis leaves (tails.ts, kurtosisDf; at most N − 1; family.ts may widen
+ * it). Deterministic: no resampling.
  */
 import type { Comparison, StageName, StrategyResult } from '../types.js';
 import { type CompareOptions, intervalOf } from './interval.js';
@@ -50,16 +51,16 @@ export function compareTails(
   return TAIL_METRICS.map(([metric]) => {
     const b = mb && mb.count > 0 ? mb[metric] : pb![metric];
     const v = mc && mc.count > 0 ? mc[metric] : pc![metric];
-    const se = ses[metric];
+    const { se, df } = ses[metric];
     const { n: _n, ...rest } = intervalOf(
-      { n, baseline: b, value: v, diff: v - b },
+      { n, baseline: b, value: v, diff: v - b, df: Number.isFinite(df) ? df : undefined },
       se,
       opts.better ?? 'lower',
       (df, t) =>
         Number.isNaN(se) && n >= 2
           ? `${NO_TAIL_INTERVAL}: fewer than ${MIN_SAMPLES_BEYOND_QUANTILE} samples beyond the ${metric} on a side, or no spread between its ${n} slice cycles`
           : `merged histograms' ${metric}, se by Woodruff's linearisation over ${n} slice cycles: ` +
-            `diff ± t·se, df=${df}, t=${Number.isFinite(t) ? t.toFixed(3) : '-'}`,
+            `diff ± t·se, df=${Number.isInteger(df) ? df : df.toFixed(1)} (kurtosis-matched), t=${Number.isFinite(t) ? t.toFixed(3) : '-'}`,
     );
     return { stage, metric, ...rest };
   });

@@ -203,11 +203,16 @@ const Z_975 = normalQuantile(0.975);
  * h Hall and Sheather's bandwidth for the side's sample count (at least one sample's share). Until
  * 2026-12-03 h was Woodruff's 2·se(F̂), about twice as wide at p50 and p90 here: since the
  * quantile function is convex in the tail, a wider window underestimates f there, and p90's
- * intervals covered 98.1% where 95% was meant (docs/results.md, "Tested coverage"). Returns
- * u_j / f per cycle (the caller differences the two sides'), or undefined when the side has no
+ * intervals covered 98.1% where 95% was meant (docs/results.md, "Tested coverage"). With
+ * `density` 'log' (the default since 2026-12-06), Δq is measured on the log scale, f = ΔF /
+ * (q · Δln q). The secant over p ± h overstates the quantile function's slope Q'(p) by about
+ * h²·Q'''(p)/6; where a tail grows about exponentially (ln Q near linear in p, as the real runs'
+ * one_way tail is: realistic.ts, REAL_QUANTILES) Q''' ≈ Q'·((ln Q)')², large, while the secant
+ * of ln Q has no such term: f is less underestimated, se less overestimated. On the realistic model (stalls 11%, 2,000 runs) p99.9's
+ * linear secant covered 97.5%, the log one 96.7%. Returns u_j / f per cycle (the caller differences the two sides'), or undefined when the side has no
  * samples.
  */
-function linearised(c: Cumulative, p: number): Float64Array | undefined {
+function linearised(c: Cumulative, p: number, density: TailMethod['density']): Float64Array | undefined {
   if (c.total === 0) return undefined;
   const b = binAt(c, p);
   const F = c.merged[b] / c.total;
@@ -222,44 +227,96 @@ function linearised(c: Cumulative, p: number): Float64Array | undefined {
     b2 = Math.min(c.width - 1, b + 1);
   }
   const dF = (c.merged[b2] - (b1 > 0 ? c.merged[b1 - 1] : 0)) / c.total;
-  const dq = binValue(b2 + c.lo + 0.5) - binValue(b1 + c.lo - 0.5);
+  const hiV = binValue(b2 + c.lo + 0.5);
+  const loV = binValue(b1 + c.lo - 0.5);
+  const dq = density === 'log' ? binValue(b + c.lo) * Math.log(hiV / loV) : hiV - loV;
   const f = dF / dq;
   if (!(f > 0)) return undefined;
   for (let j = 0; j < c.n; j++) u[j] /= f;
   return u;
 }
 
+/** A tail difference's standard error and the degrees of freedom its t interval uses. */
+export interface TailSe {
+  se: number;
+  df: number;
+}
+
+/** How tail intervals take their degrees of freedom: 'kurtosis' (the default) or N − 1 ('cycles'). */
+/**
+ * How the tails' interval is made (docs/results.md, "Tested coverage on realistic data", compares
+ * them): `df` 'kurtosis' ({@link kurtosisDf}) or 'cycles' (N − 1, until 2026-12-06); `density`
+ * 'log' (the quantile function's slope measured on the log scale) or 'linear' (until 2026-12-06).
+ */
+export interface TailMethod {
+  df: 'kurtosis' | 'cycles';
+  density: 'log' | 'linear';
+}
+export const TAIL_METHOD: Readonly<TailMethod> = { df: 'kurtosis', density: 'log' };
+
+/**
+ * Degrees of freedom for a t interval on the mean of `z` (n values) whose se is sd(z)/√n, by
+ * Satterthwaite's matching of the variance of the sample variance: Var(s²) ≈ σ⁴ (2/(n−1) + κ/n),
+ * κ the excess kurtosis, so df = 2 / (2/(n−1) + κ/n); κ from the sample (m₄/m₂² − 3, never below
+ * 0, so df never exceeds n − 1).
+ */
+export function kurtosisDf(z: ArrayLike<number>): number {
+  const n = z.length;
+  let s = 0;
+  for (let j = 0; j < n; j++) s += z[j];
+  const mean = s / n;
+  let m2 = 0;
+  let m4 = 0;
+  for (let j = 0; j < n; j++) {
+    const d = (z[j] - mean) ** 2;
+    m2 += d;
+    m4 += d * d;
+  }
+  m2 /= n;
+  m4 /= n;
+  const kappa = m2 > 0 ? Math.max(0, m4 / (m2 * m2) - 3) : 0;
+  return kappa > 0 ? 2 / (2 / (n - 1) + kappa / n) : n - 1;
+}
+
 /**
  * Standard errors of candidate − baseline for every tail metric by Woodruff's linearisation over
  * the paired cycles (`base[j]` and `cand[j]` ran in cycle j): per cycle z_j = e_B,j − e_A,j with
- * e the sides' linearised errors, se = sd(z)/√N. Deterministic, one pass. NaN where a side has
- * no samples.
+ * e the sides' linearised errors, se = sd(z)/√N, with the degrees of freedom {@link kurtosisDf}
+ * gives z. Deterministic, one pass. NaN where a side has no samples.
  */
-export function woodruffSe(base: CycleHists, cand: CycleHists): Record<TailMetric, number> {
+export function woodruffSe(
+  base: CycleHists,
+  cand: CycleHists,
+  method: Readonly<TailMethod> = TAIL_METHOD,
+): Record<TailMetric, TailSe> {
   const cb = cumulative(base, binRange([base]));
   const cc = cumulative(cand, binRange([cand]));
-  const out = {} as Record<TailMetric, number>;
+  const out = {} as Record<TailMetric, TailSe>;
+  const none = { se: Number.NaN, df: Number.NaN };
   for (const [m, p] of TAIL_METRICS) {
     // Too few samples beyond the quantile on a side: it is that side's largest few samples, the
     // linearised errors collapse to ~0 and the interval to a point (a 16-CPU run with ~1000
     // exchanges called p99.9 "better" by [-852, -852]). Not estimable: no interval, no call.
     if (!tailEstimable(cb.total, p) || !tailEstimable(cc.total, p)) {
-      out[m] = Number.NaN;
+      out[m] = none;
       continue;
     }
-    const eb = linearised(cb, p);
-    const ec = linearised(cc, p);
+    const eb = linearised(cb, p, method.density);
+    const ec = linearised(cc, p, method.density);
     if (!eb || !ec || eb.length !== ec.length || eb.length < 2) {
-      out[m] = Number.NaN;
+      out[m] = none;
       continue;
     }
+    const z = new Float64Array(eb.length);
+    for (let j = 0; j < eb.length; j++) z[j] = eb[j] - ec[j];
     let s = 0;
-    for (let j = 0; j < eb.length; j++) s += eb[j] - ec[j];
-    const mean = s / eb.length;
+    for (let j = 0; j < z.length; j++) s += z[j];
+    const mean = s / z.length;
     let ss = 0;
-    for (let j = 0; j < eb.length; j++) ss += (eb[j] - ec[j] - mean) ** 2;
-    const se = Math.sqrt(ss / (eb.length - 1) / eb.length);
-    out[m] = se > 0 ? se : Number.NaN; // no spread between cycles at all: nothing to judge by
+    for (let j = 0; j < z.length; j++) ss += (z[j] - mean) ** 2;
+    const se = Math.sqrt(ss / (z.length - 1) / z.length);
+    // no spread between cycles at all: nothing to judge by
+    out[m] = se > 0 ? { se, df: method.df === 'kurtosis' ? kurtosisDf(z) : z.length - 1 } : none;
   }
   return out;
 }
