@@ -12,7 +12,9 @@
  * - a Kolmogorov-Smirnov test that each statistic's unadjusted p-values are uniform (as they are
  *   under the null when the method is calibrated). The copies of one run share the baseline, so
  *   their p-values are correlated: the KS p-value is then approximate (the D statistic is not).
- * - what the comparisons cost: withComparisons's time on each run's results (the tail bootstrap).
+ * - what the comparisons cost: withComparisons's time on each run's results;
+ * - the runs' stalls (src/report/statistics/stall-profile.ts): how many slices stalled, how deep,
+ *   per run and per position in the cycle, as tables the realistic model's stalls are drawn from.
  *
  *   npm run bench:aa -- --runs 100                  # the issue's bar: ≥ 100 runs (~1 min each)
  *   npm run bench:aa -- --runs 3 --duration 200ms   # a smoke run
@@ -37,6 +39,7 @@ import { parseArgs } from 'node:util';
 import { resolveConfig } from '../src/config/schema.js';
 import { runExperiment } from '../src/harness/run.js';
 import { readResultsFile } from '../src/report/run/write.js';
+import { addRun, newStallTally, stallLines } from '../src/report/statistics/stall-profile.js';
 import { withComparisons } from '../src/report/statistics/stats.js';
 import { COMPARABLE_METRICS, type ComparableMetric, type RunResults } from '../src/report/types.js';
 import { type BenchUsage, benchArgs } from './cli.js';
@@ -186,6 +189,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const costs: number[] = [];
   let anyCall = 0;
   let done = 0;
+  const stalls = newStallTally();
   const load0 = loadavg()[0];
   const t0 = Date.now();
   if (values.from !== undefined) say(`# A/A runs saved in ${values.from}, judged again with this build's statistics`);
@@ -225,6 +229,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
         `comparisons (withComparisons, all stages, the tails included) per run: median ${cs[Math.floor(cs.length / 2)].toFixed(0)} ms, max ${cs[cs.length - 1].toFixed(0)} ms`,
       );
     }
+    for (const line of stallLines(stalls)) say(line);
     say(
       `bars (issue 27): family-wise ≤ 10%: ${done >= 100 ? (anyCall / done <= 0.1 ? 'met' : 'NOT met') : `not judged (${done} runs < 100)`}`,
     );
@@ -234,6 +239,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
     const c0 = performance.now();
     const r = withComparisons(saved); // what the run's comparisons cost, timed again on its data
     costs.push(performance.now() - c0);
+    addRun(stalls, saved);
     const stage = stageOf(r);
     const cells: string[] = [];
     let any = false;

@@ -36,7 +36,7 @@ export const USAGE: BenchUsage = {
     {
       flag: '--stall',
       value: 'P',
-      help: `a slice's stall probability, 0 to 0.5 (${MODEL_DEFAULTS.stall}: the model's)`,
+      help: "a slice's stall probability, 0 to 0.5, fixed for every run (default: each run's drawn from the real batch's per-run shares, realistic.ts STALLS)",
     },
     {
       flag: '--tail-df',
@@ -109,7 +109,8 @@ export function main(argv: string[]): void {
     density: oneOf('tail-density', values['tail-density'], TAIL_METHOD.density, ['log', 'linear']),
   };
   const stall = values.stall === undefined ? MODEL_DEFAULTS.stall : Number(values.stall);
-  if (!(stall >= 0 && stall <= 0.5)) bad(`--stall must be a probability from 0 to 0.5 (got ${values.stall})`);
+  if (values.stall !== undefined && !(stall >= 0 && stall <= 0.5))
+    bad(`--stall must be a probability from 0 to 0.5 (got ${values.stall})`);
   const num = (name: string, v: string | undefined, dflt: number, min: number): number => {
     if (v === undefined) return dflt;
     const x = Number(v);
@@ -120,7 +121,7 @@ export function main(argv: string[]): void {
   const seed = num('seed', values.seed, 51, 0);
   const shift = num('shift', values.shift, 2000, 0);
   console.log(
-    `model: stalls ${stall}; tails: ${method.df === 'kurtosis' ? 'kurtosis-matched df' : 'N − 1 df'}, ${method.density} density secant`,
+    `model: stalls ${stall >= 0 ? `fixed at ${stall}` : 'drawn per run from a real batch'}; tails: ${method.df === 'kurtosis' ? 'kurtosis-matched df' : 'N − 1 df'}, ${method.density} density secant`,
   );
   const header = ['statistic', 'coverage', 'called', 'bias ns', 'sd(diff) ns', 'rms(se)/sd', 'miss low', 'miss high'];
   for (const [label, s, truth] of [

@@ -25,29 +25,10 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir, hostname, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Tasklet } from '../src/api/types.js';
-import { nowNs } from '../src/clock.js';
-import { resolveConfig } from '../src/config/schema.js';
-import { runExperiment } from '../src/harness/run.js';
-import { Softirq } from '../src/hw/layout.js';
-import { MachineMemory } from '../src/machine/memory.js';
-import { Runtime } from '../src/machine/runtime.js';
-import { WasmCsum } from '../src/net/csum-wasm.js';
-import { copyWords, csumWords } from '../src/net/packet.js';
-import {
-  FAST_POOL_WORDS,
-  FastPool,
-  fastMix64,
-  fastPoolBase,
-  fastPoolRegionWords,
-  initFastPool,
-} from '../src/random/index.js';
-import { INPUT_POOL_WORDS, InputPool } from '../src/random/inputpool.js';
 import { type BenchUsage, benchArgs } from './cli.js';
 import { repoRoot, runC as runFastmixC } from './fastmix.js';
-import { isMain, machineOptions, table } from './lib.js';
-import { perPacket } from './net.js';
-import { copyLoopBefore, csumLoopBefore, MixBefore } from './scale-before.js';
+import { isMain, table } from './lib.js';
+import { labCopyCsum, labKernel, labMachine, labMix, labNet } from './scale-lab.js';
 import { compileTwin, runTwin } from './twin.js';
 
 /** One row of the table (and of bench-scale.json). */
@@ -63,6 +44,12 @@ export interface ScaleOp {
   measured: boolean;
   /** The lab's cost before issue 25's changes, measured in the same run (copy, checksum, mix). */
   beforeNs?: number;
+  /**
+   * The lab's cost as a running machine pays it (its stage's p50 in bench:scale's machine run),
+   * where the run records the operation: cold where it runs rarely. Absent: the run has no stage
+   * for it (the per-byte, per-packet and kernel-loop rows).
+   */
+  runNs?: number;
 }
 
 export interface ScaleFile {
@@ -88,6 +75,11 @@ export function spread(ops: readonly ScaleOp[]): { s: number; n: number } {
   return { s: Math.max(...r) / Math.min(...r), n: r.length };
 }
 
+/** The spread as a run pays: as {@link spread}, each row at its in-run cost where it has one. */
+export function runSpread(ops: readonly ScaleOp[]): { s: number; n: number } {
+  return spread(ops.map((o) => (o.runNs !== undefined && o.runNs > 0 ? { ...o, labNs: o.runNs } : o)));
+}
+
 /** Whether the file at `path` holds a table with at least one measured reference. */
 function hasMeasuredRefs(path: string): boolean {
   try {
@@ -96,21 +88,6 @@ function hasMeasuredRefs(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-// ---- timing helpers ------------------------------------------------------------------------
-
-/** Best of `reps` timings of `fn` (each `calls` calls), ns per call: on a loaded host the least
- *  preempted repetition, the same statistic bench/c/scale.c reports for its CPU-bound figures. */
-function best(reps: number, calls: number, fn: (i: number) => void): number {
-  let b = Number.POSITIVE_INFINITY;
-  for (let r = 0; r < reps; r++) {
-    const t = nowNs();
-    for (let i = 0; i < calls; i++) fn(i);
-    const ns = (nowNs() - t) / calls;
-    if (ns < b) b = ns;
-  }
-  return b;
 }
 
 // ---- references ------------------------------------------------------------------------------
@@ -157,144 +134,6 @@ function references(): Refs {
   if (typeof fm === 'string') out.why.push(fm);
   else out.fastmix64 = fm.fastmix64;
   return out;
-}
-
-// ---- the lab, one thread ---------------------------------------------------------------------
-
-const PKT_WORDS = 16384; // a 64 KiB payload (IPoIB CM's MTU is 65520 B)
-
-function labCopyCsum(reps: number): {
-  copy: number;
-  copyBefore: number;
-  csum: number;
-  csumJs: number;
-  csumBefore: number;
-} {
-  const i32 = new Int32Array(new SharedArrayBuffer(4 * 3 * PKT_WORDS));
-  for (let k = 0; k < PKT_WORDS; k++) i32[k] = Math.imul(k, 0x9e3779b1);
-  const dst = 2 * PKT_WORDS;
-  const bytes = PKT_WORDS * 4;
-  let sink = 0;
-  const calls = 200;
-  const copy = best(reps, calls, (i) => {
-    i32[i & 1023] = i;
-    copyWords(i32, dst, 0, PKT_WORDS);
-  });
-  const copyBefore = best(reps, calls, (i) => {
-    i32[i & 1023] = i;
-    sink ^= copyLoopBefore(i32, dst, 0, PKT_WORDS, 0);
-  });
-  const csum = best(reps, calls, (i) => {
-    i32[i & 1023] = i;
-    sink += csumWords(i32, 0, PKT_WORDS, 0);
-  });
-  const wasm = new WasmCsum();
-  const csumWasm = best(reps, calls, (i) => {
-    i32[i & 1023] = i;
-    sink += wasm.words(i32, 0, PKT_WORDS, PKT_WORDS);
-  });
-  const csumBefore = best(reps, calls, (i) => {
-    i32[i & 1023] = i;
-    sink ^= csumLoopBefore(i32, 0, PKT_WORDS);
-  });
-  if (sink === 0.5) console.log(sink);
-  return {
-    copy: copy / bytes,
-    copyBefore: copyBefore / bytes,
-    csum: csumWasm / bytes,
-    csumJs: csum / bytes,
-    csumBefore: csumBefore / bytes,
-  };
-}
-
-function labMix(reps: number): { mix: number; mixBefore: number; fastMix: number } {
-  const i32 = new Int32Array(
-    new SharedArrayBuffer(4 * (3 * INPUT_POOL_WORDS + fastPoolRegionWords(1) + FAST_POOL_WORDS)),
-  );
-  InputPool.init(i32, 0);
-  InputPool.init(i32, INPUT_POOL_WORDS);
-  const pool = new InputPool(i32, 0);
-  const before = new MixBefore(i32, INPUT_POOL_WORDS);
-  const bytes = new Uint8Array(16); // sizeof(unsigned long[2]): the 64-bit mix_interrupt_randomness
-  const calls = 20_000;
-  const mix = best(reps, calls, (i) => {
-    bytes[0] = i;
-    pool.mix(bytes);
-  });
-  const mixBefore = best(reps, calls, (i) => {
-    bytes[0] = i;
-    before.mix(bytes);
-  });
-  const region = 2 * INPUT_POOL_WORDS;
-  initFastPool(i32, fastPoolBase(region, 0), '64', 0);
-  const fp = new FastPool(i32, fastPoolBase(region, 0), '64');
-  const P = fastPoolBase(region, 0);
-  const t = 1e12;
-  const fastMix = best(reps, 100_000, (i) => fastMix64(i32, P, (t / 4294967296) | 0, t + i * 997, 0xc1000000, i));
-  fp.randomOnlineCpu();
-  return { mix, mixBefore, fastMix };
-}
-
-/** softirq pass, tasklet schedule + run, timer tick: the kernel's code on a Runtime entered as CPU 1. */
-function labKernel(reps: number): { softirq: number; tasklet: number; tick: number } {
-  const opts = machineOptions({ strategies: [], tracing: false });
-  const mem = MachineMemory.build(opts);
-  const rt = new Runtime(mem.sab, mem.R, mem.plan, opts, 1, nowNs);
-  rt.enterCpu(1, 1);
-  let runs = 0;
-  const id = rt.objects.create(
-    'tasklet',
-    'bench:scale',
-    () => {
-      runs++;
-    },
-    0,
-  );
-  const t: Tasklet = { kind: 'tasklet', id, name: 'bench:scale' } as Tasklet;
-  const calls = 20_000;
-  // raise_softirq from task context runs __do_softirq at once (local_bh_enable): one pass over
-  // TASKLET_SOFTIRQ with an empty list.
-  const softirq = best(reps, calls, () => rt.softirqs.raise(Softirq.Tasklet));
-  const tasklet = best(reps, calls, () => rt.tasklets.schedule(t, false));
-  rt.ctx.hardirq++;
-  const tick = best(reps, calls, () => rt.timers.tick(1));
-  rt.ctx.hardirq--;
-  rt.softirqs.doSoftirq(false); // whatever the ticks raised
-  if (runs < calls) throw new Error(`bench:scale: the tasklet ran ${runs} times for ${calls * reps} schedules`);
-  return { softirq, tasklet, tick };
-}
-
-/** NAPI and send per packet through the real Nic (bench/net.ts), the least preempted message's. */
-function labNet(messages: number): { cmNapi: number; cmSend: number; ixNapi: number; ixSend: number } {
-  perPacket('ipoib-cm', 2); // warm the JIT
-  perPacket('ixgbe', 2);
-  // IPoIB CM's 1 MiB message is 17 packets: more of them, for one that ran unpreempted.
-  const cm = perPacket('ipoib-cm', 5 * messages).best;
-  const ix = perPacket('ixgbe', messages).best;
-  return { cmNapi: cm.napi, cmSend: cm.send, ixNapi: ix.napi, ixSend: ix.send };
-}
-
-/** A machine run (worker threads, `workqueue`): queue_work_on's hand-off, the hard IRQ, the
- *  calibration's switches. */
-async function labMachine(quick: boolean): Promise<{
-  queueWork?: number;
-  hardirq?: number;
-  sameSwitch?: number;
-  crossSwitch?: number;
-}> {
-  const config = resolveConfig({
-    flags: { strategies: ['workqueue'], trials: 1, trialMs: quick ? 300 : 1000, warmupMs: 200, outDir: null },
-    cwd: process.cwd(),
-  });
-  const r = await runExperiment(config, {});
-  const s = r.points[0]?.strategies[0]?.merged;
-  const cal = r.meta.calibration;
-  return {
-    queueWork: s?.handoff_call?.summary.p50,
-    hardirq: s?.hardirq?.summary.p50,
-    sameSwitch: cal?.sameThreadSwitchNs,
-    crossSwitch: cal?.handoffP50Ns,
-  };
 }
 
 // ---- the table -------------------------------------------------------------------------------
@@ -380,6 +219,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     name: 'mix (BLAKE2s 16 B under input_pool.lock)',
     labNs: mx.mix,
     beforeNs: mx.mixBefore,
+    runNs: mc.mixRun,
     refNs: c.blake2s_mix,
     unit: 'op',
     source: cSrc('blake2s_update + test-and-set lock'),
@@ -396,6 +236,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   add({
     name: 'queue_work_on + wakeup (handoff_call p50)',
     labNs: mc.queueWork ?? Number.NaN,
+    runNs: mc.queueWork,
     refNs: c.futex_wake_call,
     unit: 'op',
     source: cSrc('FUTEX_WAKE call time, sleeper on the other CPU'),
@@ -404,6 +245,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   add({
     name: 'context switch, same thread',
     labNs: mc.sameSwitch ?? Number.NaN,
+    runNs: mc.switchRun,
     refNs: cc.pingpong,
     unit: 'op',
     source: cc.pingpong
@@ -422,6 +264,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   add({
     name: 'hard IRQ, no hand-off (hardirq p50)',
     labNs: mc.hardirq ?? Number.NaN,
+    runNs: mc.hardirq,
     refNs: c.irq_gap,
     unit: 'op',
     source: cSrc("do-nothing loop's shortest interrupt gaps (p10), Tsafrir ExpCS 2007"),
@@ -457,10 +300,17 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     fmt(o.labNs, o.unit),
     fmt(o.refNs, o.unit),
     o.refNs ? `${(o.labNs / o.refNs).toFixed(2)}x` : '-',
+    fmt(o.runNs, o.unit),
+    o.refNs && o.runNs ? `${(o.runNs / o.refNs).toFixed(2)}x` : '-',
     o.source,
   ]);
-  console.log('\nns per unit; "before": the lab before issue 25, same run; ratio = lab / reference');
-  for (const line of table(['operation', 'unit', 'before', 'lab', 'reference', 'ratio', 'reference source'], rows))
+  console.log(
+    '\nns per unit; "before": the lab before issue 25, same run; ratio = lab / reference; "in a run": the p50 of the operation\'s stage in this bench\'s machine run (workqueue), as a running machine pays it',
+  );
+  for (const line of table(
+    ['operation', 'unit', 'before', 'lab', 'reference', 'ratio', 'in a run', 'run ratio', 'reference source'],
+    rows,
+  ))
     console.log(line);
   if (c.gaps_per_s !== undefined) console.log(`  (interrupt gaps seen by the do-nothing loop: ${c.gaps_per_s}/s)`);
   console.log(
@@ -481,6 +331,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     } catch (e) {
       console.log(`not written: ${path}: ${(e as Error).message}`);
     }
+  const rs = runSpread(ops);
+  console.log(
+    `as a run pays (the in-run cost where the run has one): spread ${rs.s.toFixed(1)} over ${rs.n} operations`,
+  );
   console.log(`kernel-scale spread: ${sp.s.toFixed(1)} (max/min of lab/reference ratios over ${sp.n} operations)`);
 }
 

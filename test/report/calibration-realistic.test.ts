@@ -20,14 +20,16 @@ const SD3 = 3 * Math.sqrt((0.95 * 0.05) / RUNS);
 const coverage = (o: { covered: number; n: number }) => o.covered / o.n;
 
 describe('calibration on the realistic model', { timeout: 900_000 }, () => {
-  it('the model is as heavy-tailed as the real run it is drawn from', () => {
-    // Real (default run, inline vs its A/A copy, 50 cycles): kurtosis of the paired Δ of slice
-    // means 10.1, the 3 worst cycles 70% of its variance, sd of the log ratio 0.59.
+  it('the model is as heavy-tailed as the real runs it is drawn from', () => {
+    // Real (bench:aa's batch of 2026-12-06 that STALLS is drawn from, inline against each of 4
+    // copies in 105 runs, 50 cycles): kurtosis of the paired Δ of slice means 28 (median 25), the
+    // 3 worst cycles 87% of its variance, sd of the log ratio 0.79. (A default run of 2026-12-02:
+    // 10.1, 70%, 0.59.)
     const d = describeModel(1, 20);
-    expect(d.kurtosis).toBeGreaterThan(6);
-    expect(d.worst3Share).toBeGreaterThan(0.5);
-    expect(d.sdLogDiff).toBeGreaterThan(0.4);
-    expect(d.sdLogDiff).toBeLessThan(1);
+    expect(d.kurtosis).toBeGreaterThan(10);
+    expect(d.worst3Share).toBeGreaterThan(0.6);
+    expect(d.sdLogDiff).toBeGreaterThan(0.5);
+    expect(d.sdLogDiff).toBeLessThan(2);
   });
 
   it(`${RUNS} A/A runs: each statistic calls a difference 1–8% of the time (95% intervals, unadjusted)`, () => {
@@ -46,11 +48,12 @@ describe('calibration on the realistic model', { timeout: 900_000 }, () => {
     }
   });
 
-  it(`${RUNS} runs shifted by 2 µs (8.5% of the median): the interval holds the shift 95% ± 3 binomial sd of the time (mean: to 98%)`, () => {
+  it(`${RUNS} runs shifted by 2 µs (8.5% of the median): the interval holds the shift 95% ± 3 binomial sd of the time (mean, p90: to 98.5%)`, () => {
     const shifted = calibrateRealistic({ runs: RUNS, shiftNs: 2000, seed: 22 });
-    // The mean is conservative on this model (docs/results.md, "Tested coverage on realistic
-    // data": 97.2% with this seed at 1,000 runs): its upper bound is that plus 1.5 binomial sd.
-    const upper: Partial<Record<(typeof COMPARABLE_METRICS)[number], number>> = { mean: 0.98 };
+    // The mean and p90 are conservative on this model (docs/results.md, "Tested coverage on
+    // realistic data": at 10,000 runs a side the mean covers 95.6–96.1%, p90 96.8–97.0%): their
+    // upper bound is 97% plus 2 binomial sd at 500 runs (0.76 points each).
+    const upper: Partial<Record<(typeof COMPARABLE_METRICS)[number], number>> = { mean: 0.985, p90: 0.985 };
     for (const m of COMPARABLE_METRICS) {
       expect(coverage(shifted[m]), m).toBeGreaterThanOrEqual(0.95 - SD3);
       expect(coverage(shifted[m]), m).toBeLessThanOrEqual(Math.max(upper[m] ?? 0, 0.95 + SD3));

@@ -1,7 +1,7 @@
 /**
  * The realistic model (realistic.ts) for a whole run's family: a baseline and `candidates` A/A
- * copies in every slice cycle (a random order per cycle, stalls more likely the later a side
- * runs: from 2/3 to 4/3 of the rate, the host's speed flipping between any two sides), judged as
+ * copies in every slice cycle (a random order per cycle, each run's stall probability drawn as
+ * realistic.ts draws it, the host's speed flipping between any two sides), judged as
  * `deferlab run` judges them: Holm over the Δ means, Benjamini-Hochberg over the tails, the
  * --threshold band (family.ts). Counts the runs with any call (the family-wise false-call rate)
  * and the calls per statistic. Pure and seeded; for bench/aa-model.ts and docs/results.md.
@@ -10,7 +10,7 @@ import type { ComparableMetric, Comparison } from '../types.js';
 import { adjustPoint } from './family.js';
 import { intervalOf } from './interval.js';
 import { mulberry32 } from './prng.js';
-import { MODEL_DEFAULTS, type SideSlice, sampler, sideSlice } from './realistic.js';
+import { cycleStalls, MODEL_DEFAULTS, modelPairs, runStall, type SideSlice, sampler, sideSlice } from './realistic.js';
 import { BINS_PER_OCTAVE } from './slice-hist.js';
 import { compareSlices } from './slices.js';
 import { binRange, bootQuantiles, type CycleHists, TAIL_METRICS, woodruffSe } from './tails.js';
@@ -37,14 +37,14 @@ export function calibrateFamily(
   const { normal, quantile } = sampler(rnd);
   const o = MODEL_DEFAULTS;
   const scratch = new Int32Array(BINS_PER_OCTAVE * 48);
-  const slice = (factor: number, stalled: boolean): SideSlice =>
-    sideSlice(rnd, quantile, scratch, o, factor, stalled, 0);
+  const slice = (factor: number, stall: number): SideSlice => sideSlice(rnd, quantile, scratch, o, factor, stall, 0);
   const zero = () => ({ mean: 0, p50: 0, p90: 0, p99: 0, p99_9: 0 });
   const out: FamilyCalibration = { runs, anyCall: 0, anyRaw: 0, called: zero(), tests: zero() };
   const k = candidates + 1;
   for (let r = 0; r < runs; r++) {
     const sides: SideSlice[][] = Array.from({ length: k }, () => []);
     let level = rnd() < 0.5 ? 1 : 1.16;
+    const stall = runStall(rnd, o.stall);
     for (let j = 0; j < o.trials * o.slices; j++) {
       const shared = Math.exp(0.25 * normal());
       const order = Array.from({ length: k }, (_, i) => i);
@@ -53,10 +53,10 @@ export function calibrateFamily(
         [order[i], order[x]] = [order[x], order[i]];
       }
       const flip = rnd() < 0.1 ? Math.floor(rnd() * k) : -1; // before the side at that position
+      const stalls = cycleStalls(rnd, normal, stall, k);
       for (let pos = 0; pos < k; pos++) {
         if (pos === flip) level = level === 1 ? 1.16 : 1;
-        const stalled = rnd() < o.stall * (2 / 3 + ((2 / 3) * pos) / (k - 1));
-        sides[order[pos]].push(slice(level * shared * Math.exp(0.2 * normal()), stalled));
+        sides[order[pos]].push(slice(level * shared * Math.exp(0.2 * normal()), stalls[pos]));
       }
     }
     const base = sides[0];
@@ -65,9 +65,7 @@ export function calibrateFamily(
     const pb = bootQuantiles(hb, all, binRange([hb]));
     const family = sides.slice(1).map((cand, ci) => {
       const comparison: Comparison[] = [];
-      const { n: _n, ...mean } = compareSlices(
-        base.map((b, j) => ({ nB: b.count, mB: b.mean, nA: cand[j].count, mA: cand[j].mean })),
-      );
+      const { n: _n, ...mean } = compareSlices(modelPairs(base, cand));
       comparison.push({ stage: 'one_way', metric: 'mean', ...mean });
       const pc = bootQuantiles(cand, all, binRange([cand]));
       const se = woodruffSe(hb, cand);

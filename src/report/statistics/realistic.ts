@@ -17,10 +17,17 @@
  *   slices: the host changes speed mid-cycle and only the second side sees it. On top, a shared
  *   log-normal factor (sd 0.25) and each side's own (sd 0.2): together the real within-cycle
  *   correlation of log slice means (0.53).
- * - Stalls: a slice stalls with probability 7% (the real fraction of slices with under 30% of the
- *   median count), twice as often for the side that runs second in its cycle as for the first
- *   (the order is random per cycle, as schedule.ts draws it): a stalled slice records 5–30% of
- *   the samples, each 3–9 × slower (the real stalled slices' means: 3.7–8.6 × the median).
+ * - Stalls, drawn from a batch of real A/A runs (bench:aa's stall profile, stall-profile.ts;
+ *   {@link STALLS} says which batch): each run's stall probability from the batch's per-run stalled
+ *   shares (a busy host stalls most slices, a quiet one few), the same for both sides of a cycle
+ *   and for every side of a cycle (stalled shares by position 18.1, 16.1, 16.4, 16.2, 16.2%), the
+ *   sides of a cycle stalling together as often as the batch's did ({@link cycleStalls}); a stalled slice keeps a share
+ *   of its samples and is slower by a depth, both from the batch's tables and drawn together from
+ *   one uniform, the fewer samples the deeper (the batch's rank correlation of kept share and
+ *   depth: {@link STALLS}); each of its samples is that many times slower. Until 2026-12-06 the
+ *   stalls were 7% of slices, twice as often for the side that ran second, keeping 5–30% of their
+ *   samples, 3–9× slower, from one run; the batch of 2026-12-06 stalled 16.6% of slices (2–42% a
+ *   run), a tenth of them over 120× deeper, and the two sides of a cycle mostly together.
  *   Checked against the real paired differences: {@link describeModel} gives the same summary
  *   statistics as fit from the real run (kurtosis of the paired Δ of slice means, the share of
  *   its variance in the 3 worst cycles) so a test can hold the model near them.
@@ -85,6 +92,101 @@ export const REAL_QUANTILES: ReadonlyArray<readonly [number, number]> = [
   [1, 1500],
 ];
 
+/**
+ * The stall tables, [probability, value] read linearly between the points (depth: log-linearly),
+ * from `npm run bench:aa -- --from DIR`'s stall profile of the batch of 2026-12-06 20:55–21:33
+ * (105 A/A runs of inline and 4 copies, 5 trials × 10 slices of 40 ms, one_way: 4,362 of 26,250
+ * slices stalled, 248 of them empty; docs/results.md, "Tested coverage on realistic data"):
+ * slices under 30% of their strategy's median count in their run.
+ */
+export const STALLS = {
+  /** A run's stalled share of slices. */
+  runRate: [
+    [0, 0.024],
+    [0.1, 0.088],
+    [0.25, 0.128],
+    [0.5, 0.16],
+    [0.75, 0.204],
+    [0.9, 0.235],
+    [1, 0.416],
+  ],
+  /** A stalled slice's count over the median count. */
+  kept: [
+    [0, 0],
+    [0.1, 0.004],
+    [0.25, 0.049],
+    [0.5, 0.181],
+    [0.75, 0.245],
+    [0.9, 0.277],
+    [1, 0.3],
+  ],
+  /** A stalled slice's mean over the median slice mean (those that recorded). */
+  depth: [
+    [0, 0.56],
+    [0.1, 3.32],
+    [0.25, 3.89],
+    [0.5, 5.01],
+    [0.75, 9.07],
+    [0.9, 122.24],
+    [1, 1230.1],
+  ],
+  /**
+   * P(both sides of a cycle stalled) / P(a side stalled), per run over every pair of a cycle's
+   * sides (the median over runs): the sides of a cycle stall together far more often than by
+   * chance (a side 16.6% of the time), and in the first 35 runs as often when they ran next to each
+   * other as when not (0.111 and 0.108): stalls are stretches longer than a cycle.
+   */
+  shared: 0.65,
+  /** The correlation of two sides' log depths where both stalled and recorded (5,282 pairs). */
+  depthCorrelation: 0.73,
+} as const;
+
+/** The value of a [probability, value] table at u: linear between its points, or log-linear. */
+export function tableAt(table: ReadonlyArray<readonly [number, number]>, u: number, log = false): number {
+  let i = 1;
+  while (i < table.length - 1 && table[i][0] < u) i++;
+  const [pa, va] = table[i - 1];
+  const [pz, vz] = table[i];
+  const f = pz > pa ? Math.min(1, Math.max(0, (u - pa) / (pz - pa))) : 0;
+  return log ? va * (vz / va) ** f : va + f * (vz - va);
+}
+
+/** The standard normal CDF (Abramowitz & Stegun 7.1.26 for erf: |error| < 1.5e-7). */
+export function normalCdf(x: number): number {
+  const z = Math.abs(x) / Math.SQRT2;
+  const t = 1 / (1 + 0.3275911 * z);
+  const erf =
+    1 -
+    ((((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t * Math.exp(-z * z);
+  return x >= 0 ? (1 + erf) / 2 : (1 - erf) / 2;
+}
+
+/**
+ * Which of a cycle's `k` sides stall at a run's `rate`, as a uniform per side for stallDraw (NaN:
+ * not stalled). Stalls come in stretches longer than a cycle: with probability a, the cycle is in
+ * one and every side stalls, their uniforms joined by a Gaussian copula of STALLS.depthCorrelation;
+ * otherwise each side stalls alone with probability b. a and b solve P(a side stalls) = rate and
+ * P(two given sides both stall) = STALLS.shared · rate: a = r(s − r)/(1 − 2r + rs), b = (r − a)/(1 − a).
+ */
+export function cycleStalls(rnd: () => number, normal: () => number, rate: number, k: number): number[] {
+  const r = rate;
+  const sh = Math.max(r, STALLS.shared);
+  const a = Math.max(0, (r * (sh - r)) / (1 - 2 * r + r * sh));
+  const b = a < 1 ? (r - a) / (1 - a) : 0;
+  const out = new Array<number>(k).fill(Number.NaN);
+  if (rnd() < a) {
+    const rho = STALLS.depthCorrelation;
+    const z0 = normal();
+    for (let i = 0; i < k; i++) out[i] = normalCdf(rho * z0 + Math.sqrt(1 - rho * rho) * normal());
+  } else for (let i = 0; i < k; i++) if (rnd() < b) out[i] = rnd();
+  return out;
+}
+
+/** A stalled slice's kept share and depth, from one uniform: the fewer samples, the deeper. */
+export function stallDraw(u: number): { kept: number; depth: number } {
+  return { kept: tableAt(STALLS.kept, u), depth: tableAt(STALLS.depth, 1 - u, true) };
+}
+
 export interface RealisticOptions {
   /** Simulated runs. */
   runs: number;
@@ -98,7 +200,7 @@ export interface RealisticOptions {
   samples?: number;
   /** The distribution's p50, ns (default 23,500: the real run's). */
   medianNs?: number;
-  /** Stall probability per slice (default 0.07). */
+  /** Stall probability per slice; 0 or more: that, fixed; −1 (the default): each run's drawn from STALLS.runRate. */
   stall?: number;
 }
 
@@ -148,8 +250,8 @@ export function sampler(rnd: () => number) {
 }
 
 /**
- * One side's slice of the model: its sample count (a stalled slice keeps 5-30%, each sample 3-9x
- * slower), each sample drawn from the real run's quantiles × `factor` + `shift`, binned into
+ * One side's slice of the model: its sample count (`stall` NaN: not stalled; else a stalled
+ * slice, keeping a share and slower by a depth, both {@link stallDraw} at `stall`), each sample drawn from the real run's quantiles × `factor` + `shift`, binned into
  * `scratch` (left zeroed). Context: a simulation; allocates the slice's bins.
  */
 export function sideSlice(
@@ -158,11 +260,12 @@ export function sideSlice(
   scratch: Int32Array,
   o: { samples: number; medianNs: number },
   factor: number,
-  stalled: boolean,
+  stall: number,
   shift: number,
 ): SideSlice {
-  const n = Math.max(1, Math.round(o.samples * (stalled ? 0.05 + 0.25 * rnd() : 0.7 + 0.3 * rnd())));
-  const slow = stalled ? 3 * 3 ** rnd() : 1;
+  const s = Number.isNaN(stall) ? { kept: 0.7 + 0.3 * rnd(), depth: 1 } : stallDraw(stall);
+  const n = Math.round(o.samples * s.kept); // 0: an empty slice (mean NaN), as real stalls leave them
+  const slow = s.depth;
   let sum = 0;
   let lo = scratch.length;
   let hi = 0;
@@ -191,9 +294,10 @@ export function simulateRun(rnd: () => number, o: Required<Omit<RealisticOptions
   const base: SideSlice[] = [];
   const cand: SideSlice[] = [];
   let level = rnd() < 0.5 ? 1 : 1.16;
+  const stall = runStall(rnd, o.stall);
   const scratch = new Int32Array(BINS_PER_OCTAVE * 48); // bins up to 2^48 ns
-  const slice = (factor: number, stalled: boolean, shift: number): SideSlice =>
-    sideSlice(rnd, quantile, scratch, o, factor, stalled, shift);
+  const slice = (factor: number, stall: number, shift: number): SideSlice =>
+    sideSlice(rnd, quantile, scratch, o, factor, stall, shift);
   for (let j = 0; j < o.trials * o.slices; j++) {
     const shared = Math.exp(0.25 * normal());
     const flip = rnd() < 0.1;
@@ -201,17 +305,29 @@ export function simulateRun(rnd: () => number, o: Required<Omit<RealisticOptions
     if (flip && !between) level = level === 1 ? 1.16 : 1;
     const candFirst = rnd() < 0.5;
     const sides: Array<'b' | 'c'> = candFirst ? ['c', 'b'] : ['b', 'c'];
+    const stalls = cycleStalls(rnd, normal, stall, 2);
     for (let pos = 0; pos < 2; pos++) {
       if (pos === 1 && between) level = level === 1 ? 1.16 : 1;
-      const stalled = rnd() < o.stall * (pos === 0 ? 2 / 3 : 4 / 3);
-      const s = slice(level * shared * Math.exp(0.2 * normal()), stalled, sides[pos] === 'c' ? o.shiftNs : 0);
+      const s = slice(level * shared * Math.exp(0.2 * normal()), stalls[pos], sides[pos] === 'c' ? o.shiftNs : 0);
       (sides[pos] === 'b' ? base : cand).push(s);
     }
   }
   return { base, cand };
 }
 
-export const MODEL_DEFAULTS = { trials: 5, slices: 10, samples: 600, medianNs: 23_500, stall: 0.07, shiftNs: 0 };
+/** The Δ mean's slice pairs of a simulated run: cycles where both sides recorded, as slicePairs keeps them. */
+export function modelPairs(base: readonly SideSlice[], cand: readonly SideSlice[]): SlicePair[] {
+  return base.flatMap((b, j) =>
+    b.count > 0 && cand[j].count > 0 ? [{ nB: b.count, mB: b.mean, nA: cand[j].count, mA: cand[j].mean }] : [],
+  );
+}
+
+export const MODEL_DEFAULTS = { trials: 5, slices: 10, samples: 600, medianNs: 23_500, stall: -1, shiftNs: 0 };
+
+/** A run's stall probability: `fixed` when 0 or more, else drawn from STALLS.runRate. */
+export function runStall(rnd: () => number, fixed: number): number {
+  return fixed >= 0 ? fixed : tableAt(STALLS.runRate, rnd());
+}
 
 /**
  * Run the calibration: per statistic (mean, p50, p90, p99, p99_9), how often the unadjusted 95%
@@ -247,13 +363,7 @@ export function calibrateRealistic(
   };
   for (let run = 0; run < opts.runs; run++) {
     const d = simulateRun(rnd, o);
-    const pairs: SlicePair[] = d.base.map((b, j) => ({
-      nB: b.count,
-      mB: b.mean,
-      nA: d.cand[j].count,
-      mA: d.cand[j].mean,
-    }));
-    tally('mean', compareSlices(pairs));
+    tally('mean', compareSlices(modelPairs(d.base, d.cand)));
     const hb: CycleHists = d.base;
     const hc: CycleHists = d.cand;
     const all = [Int32Array.from(hb.keys())];
@@ -281,7 +391,8 @@ export function describeModel(seed: number, runs = 20): { kurtosis: number; wors
   let s = 0;
   for (let r = 0; r < runs; r++) {
     const d = simulateRun(rnd, o);
-    const diff = d.base.map((b, j) => b.mean - d.cand[j].mean);
+    const both = d.base.flatMap((b, j) => (b.count > 0 && d.cand[j].count > 0 ? [[b.mean, d.cand[j].mean]] : []));
+    const diff = both.map(([b, c]) => b - c);
     const m = diff.reduce((a, x) => a + x, 0) / diff.length;
     const dev = diff.map((x) => (x - m) ** 2);
     const tot = dev.reduce((a, x) => a + x, 0);
@@ -291,7 +402,7 @@ export function describeModel(seed: number, runs = 20): { kurtosis: number; wors
         .sort((x, y) => y - x)
         .slice(0, 3)
         .reduce((a, x) => a + x, 0) / tot;
-    const ld = d.base.map((b, j) => Math.log(b.mean / d.cand[j].mean));
+    const ld = both.map(([b, c]) => Math.log(b / c));
     const lm = ld.reduce((a, x) => a + x, 0) / ld.length;
     s += Math.sqrt(ld.reduce((a, x) => a + (x - lm) ** 2, 0) / (ld.length - 1));
   }
