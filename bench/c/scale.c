@@ -14,6 +14,10 @@
  *   blake2s_mix     mix_pool_bytes() of 16 bytes (sizeof(unsigned long[2]), the 64-bit
  *                   mix_interrupt_randomness): a test-and-set spinlock taken, blake2s_update()
  *                   (lib/crypto/blake2s.c with blake2s_compress_generic, RFC 7693), released
+ *   blake2s_mix_cold the same mix once after its thread slept 3 ms in FUTEX_WAIT (a timeout on a
+ *                   private word, as a parked kworker and the lab's Atomics.wait sleep), the median
+ *                   of 200: what the mix costs when the code and data have gone cold, as a
+ *                   kworker woken every few milliseconds meets it
  *   futex_oneway    one-way wake between two pthreads pinned to CPU 0 and CPU 1, each sleeping in
  *                   FUTEX_WAIT between turns (the median round trip / 2)
  *   futex_wake_call the waker's FUTEX_WAKE system call when the other thread sleeps (the cost
@@ -311,6 +315,26 @@ static double bench_mix(void)
 	return best(r);
 }
 
+static double bench_mix_cold(void)
+{
+	enum { N = 200 };
+	double r[N];
+	int word = 0;
+	struct timespec gap = { 0, 3000000 }; /* 3 ms */
+	u64 pool[2] = { 0x0123456789abcdefULL, 0xfedcba9876543210ULL };
+	for (int k = 0; k < N; k++) {
+		/* FUTEX_WAIT on a word nobody wakes: sleeps until the timeout (EAGAIN/ETIMEDOUT). */
+		syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &gap, NULL, 0);
+		pool[0] += k;
+		double t = now_ns();
+		mix_pool_bytes(pool, sizeof(pool));
+		r[k] = now_ns() - t;
+	}
+	sink += input_pool.hash.h[0];
+	qsort(r, N, sizeof(r[0]), cmp_double);
+	return r[N / 2];
+}
+
 /* ---- futex between two pinned pthreads ------------------------------------------------- */
 
 static atomic_int turn; /* 0: ping's turn, 1: pong's */
@@ -413,6 +437,7 @@ int main(void)
 	printf("memcpy_byte=%.5f\n", bench_memcpy());
 	printf("csum_byte=%.5f\n", bench_csum());
 	printf("blake2s_mix=%.2f\n", bench_mix());
+	printf("blake2s_mix_cold=%.1f\n", bench_mix_cold());
 	double oneway, wakecall;
 	bench_futex(&oneway, &wakecall);
 	printf("futex_oneway=%.1f\n", oneway);
