@@ -23,7 +23,7 @@ export function tailMethodNote(point: PointResult, stage: StageName): string | u
   const called = tails.filter((c) => c.adjust === 'bh' && c.verdict !== 'within-noise').length;
   const units = /over (\d+) slice cycles/.exec(adj.method)?.[1];
   return (
-    `tail Δ (p50, p90, p99, p99.9): merged-histogram quantiles, ${units ? `se by Woodruff's linearisation over ${units} slice cycles` : 'paired by trial'}; ` +
+    `tail Δ (p50, p90, p99, p99.9): merged-histogram quantiles, ${units ? `se by Woodruff's linearisation over ${units} slice cycles, t on the df their kurtosis leaves` : 'paired by trial'}; ` +
     `Benjamini-Hochberg over ${m} tail tests: ${called} called, intervals at ${((adj.level ?? 0.95) * 100).toFixed(2)}% ` +
     `(false-coverage-rate adjusted); every tail interval: --wide, results.json`
   );
