@@ -42,7 +42,7 @@ import { readResultsFile } from '../src/report/run/write.js';
 import { addRun, newStallTally, stallLines } from '../src/report/statistics/stall-profile.js';
 import { withComparisons } from '../src/report/statistics/stats.js';
 import { COMPARABLE_METRICS, type ComparableMetric, type RunResults } from '../src/report/types.js';
-import { type BenchUsage, benchArgs } from './cli.js';
+import { type BenchUsage, benchArgs, refuse as refuseBench } from './cli.js';
 import { isMain } from './lib.js';
 
 /**
@@ -132,10 +132,7 @@ export async function main(argv: string[] = process.argv.slice(2)): Promise<void
   const copies = Number(values.copies);
   const say = (s: string) => void process.stdout.write(`${s}\n`);
   /** Bad input: one line on stderr, exit 2, before anything runs. */
-  const refuse = (s: string): never => {
-    process.stderr.write(`bench:aa: ${s}\n`);
-    process.exit(2);
-  };
+  const refuse = (s: string): never => refuseBench('bench:aa', s);
   const fromDir = values.from;
   // With --from nothing runs: the run options are not read, so they are not checked either.
   if (fromDir === undefined) {

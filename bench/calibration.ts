@@ -22,7 +22,7 @@
 import { parseArgs } from 'node:util';
 import { calibrateRealistic, MODEL_DEFAULTS, type StatCalibration } from '../src/report/statistics/realistic.js';
 import { TAIL_METHOD, type TailMethod } from '../src/report/statistics/tails.js';
-import { type BenchUsage, benchArgs } from './cli.js';
+import { type BenchUsage, benchArgs, refuse } from './cli.js';
 import { isMain, table } from './lib.js';
 
 export const USAGE: BenchUsage = {
@@ -94,10 +94,7 @@ export function main(argv: string[]): void {
       'tail-density': { type: 'string' },
     },
   });
-  const bad = (line: string): never => {
-    process.stderr.write(`bench:calibration: ${line}\n`);
-    process.exit(2);
-  };
+  const bad = (line: string): never => refuse('bench:calibration', line);
   const oneOf = <T extends string>(name: string, v: string | undefined, dflt: T, allowed: readonly T[]): T =>
     v === undefined
       ? dflt

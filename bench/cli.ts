@@ -50,15 +50,19 @@ export function usageText(u: BenchUsage): string {
  * and exit 2. Returns the arguments with `--flag=value` split into `--flag value`, so that each
  * bench's own parser sees one form.
  */
+/** Bad input to a bench: one line on stderr, `SCRIPT: problem`, and exit status 2. */
+export function refuse(script: string, problem: string): never {
+  process.stderr.write(`${script}: ${problem}\n`);
+  process.exit(2);
+}
+
 export function benchArgs(u: BenchUsage, argv: readonly string[] = process.argv.slice(2)): string[] {
   if (argv.includes('--help') || argv.includes('-h')) {
     process.stdout.write(usageText(u));
     process.exit(0);
   }
-  const fail = (problem: string): never => {
-    process.stderr.write(`${u.script}: ${problem}; 'npm run ${u.script} -- --help' lists what it takes\n`);
-    process.exit(2);
-  };
+  const fail = (problem: string): never =>
+    refuse(u.script, `${problem}; 'npm run ${u.script} -- --help' lists what it takes`);
   const out: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];

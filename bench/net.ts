@@ -40,7 +40,7 @@ import {
 import { SpscRing } from '../src/shm/ring.js';
 import { workloadOf } from '../src/workloads/index.js';
 import { recvBufRegion } from '../src/workloads/tcp-lat.js';
-import { type BenchUsage, benchArgs } from './cli.js';
+import { type BenchUsage, benchArgs, refuse } from './cli.js';
 import { isMain, machineOptions, table } from './lib.js';
 
 const MiB = 1 << 20;
@@ -179,10 +179,10 @@ function tdfArg(argv: string[]): number | 'auto' | undefined {
   if (v === 'auto') return 'auto';
   const n = Number(v);
   if (v === undefined || !Number.isFinite(n) || n < 1 || n > 16) {
-    console.error(
-      `bench:net: --tdf must be auto or a number from 1 to 16, as deferlab run takes it (got ${v ?? 'nothing'})`,
+    refuse(
+      'bench:net',
+      `--tdf must be auto or a number from 1 to 16, as deferlab run takes it (got ${v ?? 'nothing'})`,
     );
-    process.exit(2);
   }
   return n;
 }

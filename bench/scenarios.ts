@@ -22,7 +22,7 @@ import { SCENARIOS } from '../src/scenarios/index.js';
 import { runIpiStorm } from '../src/scenarios/ipi-storm.js';
 import { FULL_SIZES, runRandomRegression } from '../src/scenarios/random-regression.js';
 import { runSeedMachine } from '../src/scenarios/seed-machine.js';
-import { type BenchUsage, benchArgs } from './cli.js';
+import { type BenchUsage, benchArgs, refuse } from './cli.js';
 import { type ProcMemory, procMemory } from './soak.js';
 
 const MiB = 1 << 20;
@@ -31,8 +31,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const i = argv.indexOf('--only');
   const only = i >= 0 ? argv[i + 1] : undefined;
   if (only !== undefined && !(only in SCENARIOS)) {
-    process.stderr.write(`bench:scenarios: --only must name a scenario (${Object.keys(SCENARIOS).join(', ')})\n`);
-    process.exit(2);
+    refuse('bench:scenarios', `--only must name a scenario (${Object.keys(SCENARIOS).join(', ')})`);
   }
   const want = (name: string) => only === undefined || only === name;
   /** RSS when each sub-run's header was printed (the previous sub-run had finished). */

@@ -51,7 +51,7 @@ import { decodeHistogram } from '../src/report/decode.js';
 import type { Calibration, RunResults } from '../src/report/types.js';
 import { specs, stageValue, strategy } from '../src/scenarios/common.js';
 import { cpuHogPreset, requests } from '../src/scenarios/cpu-hog.js';
-import { type BenchUsage, benchArgs } from './cli.js';
+import { type BenchUsage, benchArgs, refuse } from './cli.js';
 import { repoRoot } from './fastmix.js';
 import { isMain, Machine, Phase, sleep, table } from './lib.js';
 import { modelWaits } from './twin-model.js';
@@ -118,8 +118,7 @@ interface Options {
 
 /** Bad input: one line, exit 2. */
 function usage(problem: string): never {
-  process.stderr.write(`bench:twin: ${problem}\n`);
-  process.exit(2);
+  return refuse('bench:twin', problem);
 }
 
 function parseArgs(argv: string[]): Options {

@@ -81,6 +81,11 @@ export interface Summary {
 export const COMPARABLE_METRICS = ['mean', 'p50', 'p90', 'p99', 'p99_9'] as const;
 export type ComparableMetric = (typeof COMPARABLE_METRICS)[number];
 
+/** How a summary field is titled in text: `p99_9` as `p99.9`, the rest as named. */
+export function metricTitle(metric: string): string {
+  return metric === 'p99_9' ? 'p99.9' : metric;
+}
+
 export interface TrialResult {
   /** Repetition number of this strategy (0, 1, 2, ...): trial `index` of a strategy is paired with trial `index` of the baseline. */
   index: number;

@@ -21,6 +21,12 @@ import { DEFAULT_STRATEGIES, type SyntheticOptions, syntheticResults } from '../
 const renderTable = (r: RunResults, o: RenderOptions = {}) =>
   renderWrapped(r, { proseWidth: Number.POSITIVE_INFINITY, ...o });
 
+/** The table's lines that start with `prefix` (`note:`, `warning:`, ...). */
+const linesStarting = (r: RunResults, prefix: string) =>
+  renderTable(r)
+    .split('\n')
+    .filter((l) => l.startsWith(prefix));
+
 describe('terminal table', () => {
   const r = syntheticResults({ samples: 300, trials: 4, msgSizes: [64, 1024] });
   const text = renderTable(r, { wide: true });
@@ -141,9 +147,7 @@ describe('terminal table', () => {
   });
 
   it('lists under the default table the tail verdicts that are called (the wide table has them as columns)', () => {
-    const tail = renderTable(r)
-      .split('\n')
-      .filter((l) => l.startsWith('tail: '));
+    const tail = linesStarting(r, 'tail: ');
     for (const l of tail) expect(l).toMatch(/^tail: \S+ (p50|p90|p99|p99\.9) [+-]\d+\.\d\d \[.*\] (worse|better)/);
     // workqueue's tail is far above inline's in the synthetic model: always called.
     expect(tail.some((l) => l.startsWith('tail: workqueue '))).toBe(true);
@@ -244,9 +248,7 @@ describe('terminal table', () => {
     const r = syntheticResults({ samples: 100, trials: 1, strategies });
     r.meta.options = { cpus: 64, trialMs: 100, workload: { kind: 'tcp_lat' } };
     r.meta.hostCores = 2;
-    const warning = renderTable(r)
-      .split('\n')
-      .filter((l) => l.startsWith('warning:'));
+    const warning = linesStarting(r, 'warning:');
     expect(warning).toEqual([
       'warning: nothing was measured: no strategy recorded a sample of any stage (no message, no hand-off) ' +
         'in the 100 ms measured per trial for 64 emulated CPUs on 2 host cores; raise --duration',
@@ -260,18 +262,14 @@ describe('terminal table', () => {
       s.trials.forEach((t, i) => {
         t.counters.app_messages = s.label === 'workqueue' ? counts[i] : 40000 + i;
       });
-    const notes = renderTable(r)
-      .split('\n')
-      .filter((l) => l.startsWith('note:'));
+    const notes = linesStarting(r, 'note:');
     expect(notes).toEqual([
       'note: workqueue trial 3 of 5 sent 2485 messages against a median of 42943 (a host stall?); ' +
         'Δ is averaged per trial, mean is pooled',
     ]);
     // Two short trials of one strategy: still one line.
     r.points[0].strategies[1].trials[4].counters.app_messages = 100;
-    const two = renderTable(r)
-      .split('\n')
-      .filter((l) => l.startsWith('note:'));
+    const two = linesStarting(r, 'note:');
     expect(two).toEqual([
       'note: workqueue trials 3 and 5 of 5 sent 2485 and 100 messages against a median of 42100 (a host stall?); ' +
         'Δ is averaged per trial, mean is pooled',
@@ -279,9 +277,7 @@ describe('terminal table', () => {
     // Sliced comparisons pool by count as the mean column does: the note must not say otherwise.
     for (const s of r.points[0].strategies)
       for (const c of s.comparison ?? []) if (c.metric === 'mean') c.method = 'paired by slice cycle, ...';
-    const sliced = renderTable(r)
-      .split('\n')
-      .filter((l) => l.startsWith('note:'));
+    const sliced = linesStarting(r, 'note:');
     expect(sliced).toEqual([
       'note: workqueue trials 3 and 5 of 5 sent 2485 and 100 messages against a median of 42100 (a host stall?); ' +
         'its few samples weigh by their count in the mean and in Δ',
@@ -513,9 +509,7 @@ describe('with an A/A control (--control)', () => {
     const r = withControl();
     const control = r.points[0].strategies.find((s) => s.label === 'inline (control)')!;
     for (const c of control.comparison!) if (c.metric === 'p99') c.verdict = 'regression';
-    const warning = renderTable(r)
-      .split('\n')
-      .filter((l) => l.startsWith('warning: the A/A control'));
+    const warning = linesStarting(r, 'warning: the A/A control');
     expect(warning).toEqual([
       "warning: the A/A control differs from its baseline on p99: this run's noise exceeds its intervals " +
         '(host load, drift); no verdict inside the floor is called, but consider more trials (--until)',

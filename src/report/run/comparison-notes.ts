@@ -5,7 +5,7 @@
  */
 import { plural } from '../../text.js';
 import { comparisonFor } from '../statistics/stats.js';
-import type { PointResult, StageName, StrategyResult } from '../types.js';
+import { metricTitle, type PointResult, type StageName, type StrategyResult } from '../types.js';
 import { fmtDelta, markerOf } from './format-cells.js';
 import { listOf } from './notes.js';
 
@@ -42,12 +42,8 @@ export function noiseFloorNotes(
 ): string[] {
   const parts: string[] = [];
   const off: string[] = [];
-  for (const [metric, title] of [
-    ['mean', 'mean'],
-    ['p50', 'p50'],
-    ['p99', 'p99'],
-    ['p99_9', 'p99.9'],
-  ] as const) {
+  for (const metric of ['mean', 'p50', 'p99', 'p99_9'] as const) {
+    const title = metricTitle(metric);
     const c = comparisonFor(point, baselineLabel, control, stage, metric);
     if (!c) continue;
     parts.push(`${title} ${fmtDelta(c)}`);
@@ -78,14 +74,9 @@ export function tailVerdictNotes(
   for (const s of point.strategies) {
     if (s.label === baselineLabel || s.label === control) continue;
     const called: string[] = [];
-    for (const [metric, title] of [
-      ['p50', 'p50'],
-      ['p90', 'p90'],
-      ['p99', 'p99'],
-      ['p99_9', 'p99.9'],
-    ] as const) {
+    for (const metric of ['p50', 'p90', 'p99', 'p99_9'] as const) {
       const c = comparisonFor(point, baselineLabel, s, stage, metric);
-      if (c && c.verdict !== 'within-noise') called.push(`${title} ${fmtDelta(c)} ${markerOf(c)}`);
+      if (c && c.verdict !== 'within-noise') called.push(`${metricTitle(metric)} ${fmtDelta(c)} ${markerOf(c)}`);
     }
     if (called.length) out.push(`tail: ${s.label} ${called.join(', ')} (µs)`);
   }

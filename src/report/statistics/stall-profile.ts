@@ -185,17 +185,7 @@ export function spearman(a: readonly number[], b: readonly number[]): number {
   };
   const ra = rank(a);
   const rb = rank(b);
-  const n = a.length;
-  const m = (n - 1) / 2;
-  let sab = 0;
-  let saa = 0;
-  let sbb = 0;
-  for (let i = 0; i < n; i++) {
-    sab += (ra[i] - m) * (rb[i] - m);
-    saa += (ra[i] - m) ** 2;
-    sbb += (rb[i] - m) ** 2;
-  }
-  return saa > 0 && sbb > 0 ? sab / Math.sqrt(saa * sbb) : Number.NaN;
+  return pearson(ra.map((r, i) => [r, rb[i]] as const));
 }
 
 /** The profile as lines, the quantile tables at {@link PROFILE_PS}: what realistic.ts's STALLS holds. */
