@@ -83,17 +83,7 @@ export function bootQuantiles(
   draws: readonly Int32Array[],
   range: [number, number],
 ): BootQuantiles {
-  const [lo, hi] = range;
-  const width = Math.max(1, hi - lo + 1);
-  const n = cycles.length;
-  // cum[j * width + b]: cycle j's samples in bins lo..lo+b.
-  const cum = new Float64Array(n * width);
-  for (let j = 0; j < n; j++) {
-    const c = cycles[j];
-    const row = j * width;
-    for (let i = 0; i < c.bins.length; i++) cum[row + c.bins[i] - lo] += c.counts[i];
-    for (let b = 1; b < width; b++) cum[row + b] += cum[row + b - 1];
-  }
+  const { lo, width, n, cum, totals } = cumulative(cycles, range);
   const out = Object.fromEntries(
     TAIL_METRICS.map(([m]) => [m, new Float64Array(draws.length)]),
   ) as unknown as BootQuantiles;
@@ -106,7 +96,7 @@ export function bootQuantiles(
     let total = 0;
     for (let j = 0; j < n; j++) {
       if (w[j] === 0) continue;
-      const t = cum[j * width + width - 1];
+      const t = totals[j];
       if (t === 0) continue;
       used.push(j);
       total += w[j] * t;
