@@ -47,6 +47,12 @@ export default function buildOnce(): () => void {
       `the build the CLI tests run (tsc -p tsconfig.json) failed (exit ${r.status ?? r.signal}):\n${r.stdout}${r.stderr}`,
     );
   }
+  // The build's second step, as `npm run build` runs it: each thread entry, and the CLI's, as one file.
+  const b = spawnSync(process.execPath, ['dist/src/build/bundle.js'], { cwd: repoRoot, encoding: 'utf8' });
+  if (b.status !== 0)
+    throw new Error(
+      `the build's bundling step (src/build/bundle.ts) failed (exit ${b.status ?? b.signal}):\n${b.stderr}`,
+    );
   // The test files' machines start their threads from the fresh dist/ too (src/threads/spawn.ts).
   process.env[WORKERS_FROM_DIST_ENV] = '1';
   return () => removeCompiledStrategyDirs(started);

@@ -11,7 +11,16 @@ import { parseArgv } from '../src/cli/args.js';
 import { helpText } from '../src/cli/help.js';
 import { resolveConfig } from '../src/config/schema.js';
 import { TRACING_OFF_NOTE } from '../src/report/run/table.js';
-import { beyondFloor, effect, pointFloor, printVerdicts, resultsLine, type Verdict } from '../src/scenarios/common.js';
+import { readResults } from '../src/report/run/write.js';
+import {
+  beyondFloor,
+  effect,
+  pointFloor,
+  printVerdicts,
+  resultsLine,
+  SCENARIO_BOOTS,
+  type Verdict,
+} from '../src/scenarios/common.js';
 import { type Requests, runCpuHog, unboundVerdict } from '../src/scenarios/cpu-hog.js';
 import { creditedMixes, fewerEventsP, runEntropy, starves } from '../src/scenarios/entropy.js';
 import { SCENARIOS } from '../src/scenarios/index.js';
@@ -90,11 +99,20 @@ describe('scenarios at a tiny size', () => {
     ]);
   });
 
-  it('entropy, untraced: a row per strategy and rate, the tracing note, and where its results are', async () => {
+  it('entropy, untraced, on 2 boots a point: a row per strategy and rate, the tracing note, the boots, and where its results are', async () => {
     const dir = join(tmp, 'entropy-out');
     const { ctx, out } = ctxFor('entropy', { outDir: dir, tracing: false });
+    // The scenarios' default, 2 (the other tiny runs take 1 for the wall time): each point's
+    // trials split over two machines booted one after the other, tagged with their boot, and said so.
+    expect(SCENARIO_BOOTS).toBe(2);
+    ctx.boots = SCENARIO_BOOTS;
     const code = await runEntropy(ctx, [2000], []);
     expect(code, out()).toBe(0);
+    expect(out()).toContain(
+      'each point ran on 2 machine boots: 4 trials per strategy at the first point (2 + 2), 2 on each boot',
+    );
+    for (const s of (await readResults(join(dir, 'entropy'))).points[0].strategies)
+      expect(s.trials.map((t) => t.boot)).toEqual([0, 0, 1, 1]);
     expect(verdictLines(out()).length).toBeGreaterThan(0);
     expect(out()).toMatch(/2000 {3}inline/);
     expect(out()).toMatch(/2000 {3}inline \(control\)/); // its default A/A control
