@@ -90,22 +90,31 @@ export function labCopyCsum(reps: number): {
   };
 }
 
-/** The same mix once after its thread slept 3 ms (Atomics.wait's timeout, a futex wait), the median of 200 (bench/c/scale.c's blake2s_mix_cold). */
-function mixCold(pool: InputPool, bytes: Uint8Array): number {
+/**
+ * The median of 200 timings of `f`, each once after the thread slept 3 ms in Atomics.wait (a
+ * timeout on a private word, as a parked kworker sleeps), timed by two clock reads: what `f`
+ * costs met cold, its floor included (`afterSleep(() => {})`: the two reads alone).
+ */
+function afterSleep(f: (k: number) => void): number {
   const word = new Int32Array(new SharedArrayBuffer(4));
   const t: number[] = [];
   for (let k = 0; k < 200; k++) {
     Atomics.wait(word, 0, 0, 3);
-    bytes[0] = k;
     const a = nowNs();
-    pool.mix(bytes);
+    f(k);
     t.push(nowNs() - a);
   }
   t.sort((x, y) => x - y);
   return t[100];
 }
 
-export function labMix(reps: number): { mix: number; mixBefore: number; fastMix: number; mixCold: number } {
+export function labMix(reps: number): {
+  mix: number;
+  mixBefore: number;
+  fastMix: number;
+  mixCold: number;
+  clockCold: number;
+} {
   const i32 = new Int32Array(
     new SharedArrayBuffer(4 * (3 * INPUT_POOL_WORDS + fastPoolRegionWords(1) + FAST_POOL_WORDS)),
   );
@@ -130,7 +139,11 @@ export function labMix(reps: number): { mix: number; mixBefore: number; fastMix:
   const t = 1e12;
   const fastMix = best(reps, 100_000, (i) => fastMix64(i32, P, (t / 4294967296) | 0, t + i * 997, 0xc1000000, i));
   fp.randomOnlineCpu();
-  return { mix, mixBefore, fastMix, mixCold: mixCold(pool, bytes) };
+  const mixCold = afterSleep((k) => {
+    bytes[0] = k;
+    pool.mix(bytes);
+  });
+  return { mix, mixBefore, fastMix, mixCold, clockCold: afterSleep(() => {}) };
 }
 
 /** softirq pass, tasklet schedule + run, timer tick: the kernel's code on a Runtime entered as CPU 1. */

@@ -324,6 +324,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   console.log(
     `  checksum in JavaScript (csumWords, the fallback where WebAssembly SIMD is missing): ${cs.csumJs.toFixed(3)} ns/B${c.csum_byte ? ` = ${(cs.csumJs / c.csum_byte).toFixed(2)}x C` : ''}`,
   );
+  if (c.clock_pair_cold !== undefined) {
+    // Not a row: the instrument, not an operation of the emulated kernel. It is the floor under
+    // every timed step a run meets cold (the `work` stage's mix included), and under the cold row.
+    const net = (mx.mixCold - mx.clockCold) / (c.blake2s_mix_cold - c.clock_pair_cold);
+    console.log(
+      `  two clock reads after a 3 ms sleep (the floor under the cold mix row and every stage met cold): lab ${fmt(mx.clockCold, 'op')} ns, C ${fmt(c.clock_pair_cold, 'op')} ns = ${(mx.clockCold / c.clock_pair_cold).toFixed(2)}x; the cold mix net of each side's floor: lab ${fmt(mx.mixCold - mx.clockCold, 'op')} ns, C ${fmt(c.blake2s_mix_cold - c.clock_pair_cold, 'op')} ns = ${net.toFixed(2)}x`,
+    );
+  }
   const sp = spread(ops);
   console.log(`host load average ${l0.toFixed(2)} → ${loadavg()[0].toFixed(2)} (1 min)`);
   const file: ScaleFile = { version: 1, date: new Date().toISOString(), node: process.version, host: hostname(), ops };

@@ -18,6 +18,9 @@
  *                   private word, as a parked kworker and the lab's Atomics.wait sleep), the median
  *                   of 200: what the mix costs when the code and data have gone cold, as a
  *                   kworker woken every few milliseconds meets it
+ *   clock_pair_cold two CLOCK_MONOTONIC reads back to back, once after its thread slept 3 ms in
+ *                   FUTEX_WAIT as above, the median of 200: the floor under blake2s_mix_cold (the
+ *                   same two reads time it), what any timed step met cold costs before its work
  *   futex_oneway    one-way wake between two pthreads pinned to CPU 0 and CPU 1, each sleeping in
  *                   FUTEX_WAIT between turns (the median round trip / 2)
  *   futex_wake_call the waker's FUTEX_WAKE system call when the other thread sleeps (the cost
@@ -335,6 +338,21 @@ static double bench_mix_cold(void)
 	return r[N / 2];
 }
 
+static double bench_clock_cold(void)
+{
+	enum { N = 200 };
+	double r[N];
+	int word = 0;
+	struct timespec gap = { 0, 3000000 }; /* 3 ms */
+	for (int k = 0; k < N; k++) {
+		syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, 0, &gap, NULL, 0);
+		double t = now_ns();
+		r[k] = now_ns() - t;
+	}
+	qsort(r, N, sizeof(r[0]), cmp_double);
+	return r[N / 2];
+}
+
 /* ---- futex between two pinned pthreads ------------------------------------------------- */
 
 static atomic_int turn; /* 0: ping's turn, 1: pong's */
@@ -438,6 +456,7 @@ int main(void)
 	printf("csum_byte=%.5f\n", bench_csum());
 	printf("blake2s_mix=%.2f\n", bench_mix());
 	printf("blake2s_mix_cold=%.1f\n", bench_mix_cold());
+	printf("clock_pair_cold=%.1f\n", bench_clock_cold());
 	double oneway, wakecall;
 	bench_futex(&oneway, &wakecall);
 	printf("futex_oneway=%.1f\n", oneway);

@@ -9,6 +9,7 @@
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
 
 /** This thread's Linux thread id (/proc/thread-self → `<pid>/task/<tid>`), or -1 where there is none. */
 export function readTid(): number {
@@ -82,4 +83,23 @@ export function niceHostHelpers(keep: readonly number[]): number {
     }
   }
   return niced;
+}
+
+/**
+ * With the helpers at nice 19 (`--host-helpers nice`), V8's optimising compiler, which runs its
+ * jobs on those helpers, starves behind the machine's busy threads: in a default comparison here
+ * (workqueue and inline, 3 trials of 1 s, 2026-12-06) its jobs took 71 ms each on average against
+ * 7 ms with the helpers left alone, and most of the emulated kernel's functions that V8 marked hot
+ * were never optimised in the run (runDeferred 1 of 11 markings, absorbLocked 0 of 9, credit 0 of
+ * 4): the lab ran in V8's baseline tier, one-way p90 11–29 µs, p99.9 0.4–1.1 ms, 85–110 thousand
+ * exchanges; inline's mix p99 3.4–3.6 ms. So the machine's threads compile on their own thread
+ * instead (V8's --no-concurrent-recompilation: a function is compiled where it became hot, a few
+ * ms once, mostly in the warm-up): one-way p90 8.8–13.6 µs, p99.9 0.12–0.35 ms, 105–211
+ * thousand exchanges, inline's mix p99 83–90 µs, three runs each way (docs/scale.md).
+ * Process-wide and for good, as the niceness is; V8 reads the flag when an isolate is created,
+ * so it reaches the threads started after it (the main thread's own compiles stay concurrent).
+ * Context: main thread, before a machine's threads start; idempotent.
+ */
+export function compileOnOwnThreads(): void {
+  setFlagsFromString('--no-concurrent-recompilation');
 }

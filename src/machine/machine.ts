@@ -34,7 +34,7 @@ import {
 } from '../hw/trace.js';
 import { compileStrategies } from '../strategies/compile.js';
 import { spawnWorker } from '../threads/spawn.js';
-import { type HostSchedstat, niceHostHelpers, readSchedstat } from './host-threads.js';
+import { compileOnOwnThreads, type HostSchedstat, niceHostHelpers, readSchedstat } from './host-threads.js';
 import { type Counters, MachineMemory } from './memory.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
@@ -159,6 +159,8 @@ export class Machine extends MachineMemory {
       rejectReady = rej;
     });
     const compiled = await compileStrategies(this.opts.strategies);
+    // Helpers at nice 19 cannot run V8's optimising compiler in time: the threads compile their own.
+    if (this.opts.hostHelpers === 'nice') compileOnOwnThreads();
     for (const th of this.plan.threads) {
       const data: StartupData = {
         sab: this.sab,
