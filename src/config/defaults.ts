@@ -243,8 +243,9 @@ export const DEFAULTS = deepFreeze({
   /** --host-steal: the host's run delay over a stall is steal, not the running task's time; off by
    *  default (docs/twin.md, "Host stalls as steal": on a loaded host it stretches every slice). */
   hostSteal: false,
-  /** --host-helpers: V8's and libuv's threads at nice 19 once a machine is up (src/machine/host-threads.ts;
-   *  docs/twin.md, "V8's helpers": with them at nice 0, (c)'s p99 was 1.6-2.3 ms, at 19 0.2-1.5 ms). */
+  /** --host-helpers: V8's and libuv's threads at nice 10 once a machine is up (src/machine/host-threads.ts
+   *  HOST_HELPER_NICE; docs/twin.md, "V8's helpers": with them at nice 0, (c)'s p99 was 1.6-2.3 ms, at 19
+   *  0.2-1.5 ms; at 19 V8's optimising compiler starved). */
   hostHelpers: 'nice' as HostHelperMode,
   sweep: null,
   control: false,

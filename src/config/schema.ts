@@ -173,7 +173,7 @@ export interface ResolvedConfig {
   readonly explain?: boolean;
   /** `--kthread-charge`: kthreads charged their work items only (the default model) or their wall time. */
   readonly kthreadCharge: KthreadCharge;
-  /** `--host-helpers`: the process's threads that are not the machine's at nice 19 (`nice`) or left alone. */
+  /** `--host-helpers`: the process's threads that are not the machine's at nice 10 (`nice`) or left alone. */
   readonly hostHelpers: HostHelperMode;
 }
 

@@ -9,7 +9,6 @@
  */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import { setFlagsFromString } from 'node:v8';
 
 /** This thread's Linux thread id (/proc/thread-self → `<pid>/task/<tid>`), or -1 where there is none. */
 export function readTid(): number {
@@ -47,11 +46,22 @@ export type HostHelperMode = (typeof HOST_HELPER_MODES)[number];
 /**
  * The nice value given to the process's other threads (`--host-helpers nice`): setpriority(2)
  * on a thread id sets that thread's nice on Linux (the nice value is per thread: setpriority(2),
- * NOTES, "a thread ID"). 19, the lowest priority, so that an emulated CPU's thread woken on a
- * host core that one of them holds takes it at once (EEVDF weight 15 against 1024 for nice 0,
- * kernel/sched/core.c sched_prio_to_weight).
+ * NOTES, "a thread ID"). Low, so that an emulated CPU's thread woken on a host core one of them
+ * holds takes it at once; not the lowest, because V8 runs its optimising compiler's jobs on
+ * these threads. At 19 (EEVDF weight 15 against 1024 for nice 0, kernel/sched/core.c
+ * sched_prio_to_weight, the value until 2026-12-07) the jobs starved behind the machine's busy
+ * threads: in a default comparison here (workqueue and inline, 3 trials of 1 s) they took 71 ms
+ * each on average against 7 ms left alone, and most of the emulated kernel's functions V8 marked
+ * hot were never optimised in the run (runDeferred 1 of 11 markings, absorbLocked 0 of 9, credit
+ * 0 of 4): one-way p90 11–29 µs, p99.9 0.4–1.5 ms, 80–110 thousand exchanges, inline's mix p99
+ * 3.4–5.0 ms. At 10 (weight 110) and at 5 (335): one-way p90 10–13 µs, p99.9 0.19–0.33 ms,
+ * 122–176 thousand exchanges, the mix p99 26–133 µs (two runs each, 2026-12-07, docs/scale.md).
+ * Compiling on the machine's own threads instead (V8's --no-concurrent-recompilation) did as
+ * well there but stalled a CPU thread for milliseconds whenever a rare path became hot in a
+ * measured window: bench:twin's (a) p99 2.0–6.3 ms where it had been 0.2 ms. 10, the nicer of
+ * the two that fed the compiler.
  */
-export const HOST_HELPER_NICE = 19;
+export const HOST_HELPER_NICE = 10;
 
 /**
  * Lower the priority of every thread of this process that is not one of `keep` (the machine's
@@ -59,7 +69,7 @@ export const HOST_HELPER_NICE = 19;
  * platform workers (concurrent compilation, parallel and concurrent GC) and libuv's pool. On a
  * host with as many cores as emulated CPUs they would otherwise hold a core an emulated CPU's
  * thread needs (docs/twin.md, "V8's helpers"). Returns how many threads were reniced, or -1
- * where /proc cannot be read. Irreversible without CAP_SYS_NICE: the threads keep nice 19 for
+ * where /proc cannot be read. Irreversible without CAP_SYS_NICE: the threads keep their nice for
  * the life of the process. Context: main thread, once the machine's threads have reported their
  * ids (Machine.start); one /proc listing and one system call per thread.
  */
@@ -83,23 +93,4 @@ export function niceHostHelpers(keep: readonly number[]): number {
     }
   }
   return niced;
-}
-
-/**
- * With the helpers at nice 19 (`--host-helpers nice`), V8's optimising compiler, which runs its
- * jobs on those helpers, starves behind the machine's busy threads: in a default comparison here
- * (workqueue and inline, 3 trials of 1 s, 2026-12-06) its jobs took 71 ms each on average against
- * 7 ms with the helpers left alone, and most of the emulated kernel's functions that V8 marked hot
- * were never optimised in the run (runDeferred 1 of 11 markings, absorbLocked 0 of 9, credit 0 of
- * 4): the lab ran in V8's baseline tier, one-way p90 11–29 µs, p99.9 0.4–1.1 ms, 85–110 thousand
- * exchanges; inline's mix p99 3.4–3.6 ms. So the machine's threads compile on their own thread
- * instead (V8's --no-concurrent-recompilation: a function is compiled where it became hot, a few
- * ms once, mostly in the warm-up): one-way p90 8.8–13.6 µs, p99.9 0.12–0.35 ms, 105–211
- * thousand exchanges, inline's mix p99 83–90 µs, three runs each way (docs/scale.md).
- * Process-wide and for good, as the niceness is; V8 reads the flag when an isolate is created,
- * so it reaches the threads started after it (the main thread's own compiles stay concurrent).
- * Context: main thread, before a machine's threads start; idempotent.
- */
-export function compileOnOwnThreads(): void {
-  setFlagsFromString('--no-concurrent-recompilation');
 }

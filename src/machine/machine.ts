@@ -34,7 +34,7 @@ import {
 } from '../hw/trace.js';
 import { compileStrategies } from '../strategies/compile.js';
 import { spawnWorker } from '../threads/spawn.js';
-import { compileOnOwnThreads, type HostSchedstat, niceHostHelpers, readSchedstat } from './host-threads.js';
+import { type HostSchedstat, niceHostHelpers, readSchedstat } from './host-threads.js';
 import { type Counters, MachineMemory } from './memory.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
@@ -121,7 +121,7 @@ export class Machine extends MachineMemory {
   /** The irq thread's Linux thread id (-1: not reported): a machine thread, never reniced. */
   private irqTid = -1;
   /**
-   * `--host-helpers nice`: how many of the process's other threads were set to nice 19 at boot
+   * `--host-helpers nice`: how many of the process's other threads were set to HOST_HELPER_NICE at boot
    * (niceHostHelpers; -1: /proc unreadable); undefined when the option was not given.
    */
   hostHelpersNiced: number | undefined;
@@ -159,8 +159,6 @@ export class Machine extends MachineMemory {
       rejectReady = rej;
     });
     const compiled = await compileStrategies(this.opts.strategies);
-    // Helpers at nice 19 cannot run V8's optimising compiler in time: the threads compile their own.
-    if (this.opts.hostHelpers === 'nice') compileOnOwnThreads();
     for (const th of this.plan.threads) {
       const data: StartupData = {
         sab: this.sab,

@@ -87,7 +87,7 @@ export interface MachineOptions {
   hogs?: HogHosting;
   /**
    * `--host-helpers`: `nice` lowers the process's threads that are not the machine's (V8's
-   * helpers, libuv's pool) to nice 19 once the machine's threads are up (host-threads.ts,
+   * helpers, libuv's pool) to nice 10 once the machine's threads are up (host-threads.ts,
    * niceHostHelpers); absent or `leave`: untouched (the API's and the tests' default).
    */
   hostHelpers?: HostHelperMode;

@@ -282,7 +282,7 @@ export interface RunMeta {
   calibration?: Calibration;
   /**
    * `--host-helpers nice`: how many of the process's threads that are not the machine's (V8's
-   * helpers, libuv's pool) ran at nice 19 (-1: /proc could not be read). Absent: left alone, or
+   * helpers, libuv's pool) ran at nice 10 (19 in results before 2026-12-07; -1: /proc could not be read). Absent: left alone, or
    * results from before the option.
    */
   hostHelpersNiced?: number;
