@@ -206,10 +206,5 @@ export function threadsLine(machineThreads: number, extra = ''): string {
   return `${machineThreads + 1} threads (${machineThreads} machine threads + main${extra}) on ${availableParallelism()} cores`;
 }
 
-/** Median of a list (NaN when empty). */
-export function median(xs: number[]): number {
-  if (xs.length === 0) return Number.NaN;
-  const s = [...xs].sort((a, b) => a - b);
-  const k = s.length >> 1;
-  return s.length % 2 ? s[k] : (s[k - 1] + s[k]) / 2;
-}
+/** Median of a list (NaN when empty): the project's one (src/report/statistics/order.ts). */
+export { median } from '../src/report/statistics/order.js';

@@ -22,6 +22,7 @@
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { histogramWasmBytes } from '../hw/trace.js';
+import { median } from '../report/statistics/order.js';
 import type { Calibration } from '../report/types.js';
 import { spawnWorker } from '../threads/spawn.js';
 import {
@@ -53,13 +54,6 @@ export const CALIBRATION_SWITCH_WARMUP_CYCLES = 10_000;
 export const CALIBRATION_TIMEOUT_MS = 15_000;
 
 const ENTRY = new URL('../../workers/calibrate.js', import.meta.url);
-
-/** The median of a non-empty list. */
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 /**
  * Measure the block. Rejects with an Error saying what failed (a thread's error, its exit, the

@@ -30,6 +30,7 @@ import { Phase } from '../hw/layout.js';
 import type { Stage } from '../hw/trace.js';
 import { irqTraceMeta, loadIrqTrace } from '../irq/replay.js';
 import type { IrqTracePlan } from '../irq/trace-file.js';
+import { HOST_HELPER_NICE } from '../machine/host-threads.js';
 import { Machine, type MachineFault, releaseHistograms } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
@@ -235,7 +236,10 @@ async function runPoint(
   say(`booting ${opts.cpus} CPUs${pname ? ` (${pname})` : ''}...`);
   const m = await Machine.boot(opts, hooks.signal); // Ctrl-C during boot: BootInterrupted
   results.meta.threads = m.plan.threads.length;
-  if (m.hostHelpersNiced !== undefined) results.meta.hostHelpersNiced = m.hostHelpersNiced;
+  if (m.hostHelpersNiced !== undefined) {
+    results.meta.hostHelpersNiced = m.hostHelpersNiced;
+    results.meta.hostHelpersNice = HOST_HELPER_NICE;
+  }
   const watchdog = startWatchdog(m, config.watchdogMs, () => accs[activeIndex]?.result.label, hooks.rssLimitBytes);
   let activeIndex = 0;
   const abortWatch = aborted(hooks.signal); // one listener for the whole point

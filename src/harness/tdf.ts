@@ -28,6 +28,7 @@ import { join } from 'node:path';
 import { LIMITS } from '../config/defaults.js';
 import { fillPayload } from '../net/packet.js';
 import { INPUT_POOL_WORDS, InputPool } from '../random/inputpool.js';
+import { median } from '../report/statistics/order.js';
 
 /**
  * The largest TDF `--tdf` takes (LIMITS.tdf.max, src/config/defaults.ts). Every trial, warm-up and drain lasts TDF times its emulated
@@ -142,13 +143,6 @@ export interface TdfChoice {
   how: string;
   /** With `auto`: the operations measured. */
   ops?: TdfOp[];
-}
-
-/** The median of `xs` (not empty). */
-export function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 /** TDF from lab/reference ratios: their median, rounded to 0.1, clamped to [1, TDF_AUTO_MAX]. */

@@ -282,10 +282,12 @@ export interface RunMeta {
   calibration?: Calibration;
   /**
    * `--host-helpers nice`: how many of the process's threads that are not the machine's (V8's
-   * helpers, libuv's pool) ran at nice 10 (19 in results before 2026-12-07; -1: /proc could not be read). Absent: left alone, or
+   * helpers, libuv's pool) were reniced (-1: /proc could not be read). Absent: left alone, or
    * results from before the option.
    */
   hostHelpersNiced?: number;
+  /** The nice they were given (src/machine/host-threads.ts HOST_HELPER_NICE); absent in results before 2026-12-07, whose helpers went to 19. */
+  hostHelpersNice?: number;
   /** When `options.idle` was `auto`: the policy the CPUs ran and why, e.g. `poll (auto: 1.9 of 2 cores free)`. */
   idlePolicy?: string;
   /**

@@ -14,13 +14,13 @@ import { sayStopped } from '../cli/main.js';
 import type { CommandRules, FixedSetting } from '../config/rules.js';
 import { Interrupted, MachineFaultError } from '../errors.js';
 import { machineOptions } from '../harness/options.js';
-import { median } from '../harness/tdf.js';
 import { Phase } from '../hw/layout.js';
 import { Machine } from '../machine/machine.js';
 import { makeDirs } from '../report/run/outdir.js';
 import { TRACING_OFF_NOTE } from '../report/run/table.js';
 import { writeFileAtomic } from '../report/run/write.js';
 import { compare } from '../report/statistics/interval.js';
+import { median } from '../report/statistics/order.js';
 import type { NotifyPolicy } from '../shm/doorbell.js';
 import { setCrossCpuPolicy } from '../workloads/cross-cpu.js';
 import {

@@ -9,7 +9,6 @@ import { afterAll, describe, expect, it } from 'vitest';
 import {
   autoChoice,
   measureOps,
-  median,
   readScaleCache,
   resolveTdf,
   scaleCacheFile,
@@ -17,6 +16,7 @@ import {
   tdfFromRatios,
   validateScaleCache,
 } from '../../src/harness/tdf.js';
+import { median } from '../../src/report/statistics/order.js';
 
 const tmp = mkdtempSync(join(tmpdir(), 'deferlab-tdf-cache-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

@@ -3,9 +3,10 @@
  * model's draw from it (realistic.ts, STALLS): the tables bench:aa prints are what the model reads.
  */
 import { describe, expect, it } from 'vitest';
+import { quantileOf } from '../../src/report/statistics/order.js';
 import { mulberry32, normalOf } from '../../src/report/statistics/prng.js';
 import { cycleStalls, normalCdf, runStall, STALLS, stallDraw, tableAt } from '../../src/report/statistics/realistic.js';
-import { addRun, newStallTally, quantileOf, spearman, stallLines } from '../../src/report/statistics/stall-profile.js';
+import { addRun, newStallTally, spearman, stallLines } from '../../src/report/statistics/stall-profile.js';
 import type { RunResults } from '../../src/report/types.js';
 import { withTrials } from '../fixtures/trials.js';
 

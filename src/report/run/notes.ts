@@ -1,3 +1,4 @@
+import { median } from '../statistics/order.js';
 import { type PointResult, STAGE_NAMES, type StageName, type StrategyResult } from '../types.js';
 import type { TableContext } from './context.js';
 
@@ -6,12 +7,6 @@ export const hasStage = (s: StrategyResult, stage: StageName): boolean => (s.mer
 
 /** A trial is flagged when it sent fewer than this fraction of the median trial's messages. */
 export const SHORT_TRIAL_FRACTION = 0.25;
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-}
 
 export const listOf = (xs: readonly string[]): string =>
   xs.length <= 1 ? (xs[0] ?? '') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`;

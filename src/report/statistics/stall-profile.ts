@@ -19,6 +19,7 @@
  * Context: a bench or a report, after runs; pure; allocates.
  */
 import type { RunResults, StageName } from '../types.js';
+import { median, quantileOf } from './order.js';
 
 /** A slice under this share of its strategy's median count is stalled. */
 export const STALL_FRACTION = 0.3;
@@ -62,20 +63,6 @@ export function newStallTally(): StallTally {
     pairLogDepths: [],
   };
 }
-
-/** The value at probability p of `xs` (sorted ascending): linear between order statistics. */
-export function quantileOf(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  const x = p * (sorted.length - 1);
-  const i = Math.floor(x);
-  return i + 1 < sorted.length ? sorted[i] + (x - i) * (sorted[i + 1] - sorted[i]) : sorted[i];
-}
-
-const median = (xs: readonly number[]): number =>
-  quantileOf(
-    [...xs].sort((a, b) => a - b),
-    0.5,
-  );
 
 /** Adds the first point of `r` to `t`: every strategy's slices in `stage`. Runs without slices add nothing. */
 export function addRun(t: StallTally, r: RunResults, stage: StageName = 'one_way'): void {
