@@ -650,7 +650,15 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       lab: !cal
         ? { none: 'no calibration' }
         : o.hogs === 'cpu'
-          ? { p50: cal.sameThreadSwitchNs, p90: Number.NaN, p99: Number.NaN, max: Number.NaN, n: 0, prompt: Number.NaN }
+          ? {
+              // As the lab's runs switch: with the --switch-cost floor charged when they have one.
+              p50: cal.sameThreadSwitchChargedNs ?? cal.sameThreadSwitchNs,
+              p90: Number.NaN,
+              p99: Number.NaN,
+              max: Number.NaN,
+              n: 0,
+              prompt: Number.NaN,
+            }
           : {
               p50: cal.handoffP50Ns,
               p90: Number.NaN,
@@ -689,7 +697,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     out();
     out(
       o.hogs === 'cpu'
-        ? "  (b) switch, lab: its calibrated same-thread switch (two tasks hosted on one CPU's thread, through the\n      scheduler: how --hogs cpu switches a hog); one figure, no p99. (c) lab: the unbound worker of"
+        ? `  (b) switch, lab: its calibrated same-thread switch (two tasks hosted on one CPU's thread, through the\n      scheduler: how --hogs cpu switches a hog); one figure, no p99.${switchModelNote(cal)}\n  (c) lab: the unbound worker of`
         : '  (b) switch, lab: its calibrated host hand-off between two threads (the lab switches tasks by handing\n      the CPU from one host thread to another: --hogs thread); no max measured. (c) lab: the unbound worker of',
     );
     out(
@@ -762,4 +770,17 @@ if (isMain(import.meta.url)) {
     process.stderr.write(`bench:twin: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
     process.exit(1);
   });
+}
+
+/**
+ * (b)'s note on the switch model (--switch-cost): the lab's figure is then its switch charged at
+ * the host kernel's measured cost, so (b) agrees by the model; its own switch is printed beside.
+ */
+function switchModelNote(cal: Calibration | undefined): string {
+  if (cal?.sameThreadSwitchChargedNs === undefined) return " No --switch-cost floor: the lab's own switch.";
+  return (
+    `\n      With the --switch-cost model (a floor measured on this host's kernel: futex ping-pong minus its system\n` +
+    `      calls), the lab's switch is ${fmt(cal.sameThreadSwitchChargedNs)}; its own, uncharged: ${fmt(cal.sameThreadSwitchNs)}` +
+    ` (${(cal.sameThreadSwitchNs / cal.sameThreadSwitchChargedNs).toFixed(2)}x). The host's twin adds the two system calls.`
+  );
 }

@@ -183,6 +183,9 @@ export const LIMITS = Object.freeze({
   timelineWindowMs: { min: 1, max: 1000 },
   /** --tdf: time dilation factor; why 16 at most: src/harness/tdf.ts (TDF_MAX). */
   tdf: { min: 1, max: 16 },
+  /** --switch-cost NS: a given context-switch floor, emulated ns (src/harness/switch-cost.ts); a
+   *  kernel switch costs 1–5 µs, 100 µs leaves room for a sweep far past any kernel's. */
+  switchCost: { min: 0, max: 100_000 },
   /** --nodes: NUMA nodes the CPUs are split into (seed 000's X7 server: 2 sockets). */
   nodes: { min: 1, max: 16 },
 });
@@ -257,6 +260,8 @@ export const DEFAULTS = deepFreeze({
   timelineWindowMs: 50,
   /** --tdf: no time dilation (src/harness/tdf.ts). */
   tdf: 1 as number | 'auto',
+  /** --switch-cost: a switch lasts at least this host kernel's, measured at start-up (src/harness/switch-cost.ts). */
+  switchCost: 'host' as number | 'host' | 'off',
 });
 
 /**

@@ -156,6 +156,8 @@ export interface PartialConfig {
   tdf?: NumberInput | 'auto';
   /** Explain each exchange's latency by cause (the timeline rings read after every slice). */
   explain?: boolean;
+  /** The context-switch floor: "host" (measured at start-up), "off", or ns (src/harness/switch-cost.ts). */
+  switchCost?: NumberInput | 'host' | 'off';
   /** How kthreads are charged: `work` (their work items only, the default model) or `wall` (src/kernel/sched/rq.ts). */
   kthreadCharge?: KthreadCharge;
   /** What is done with the process's threads that are not the machine's: `nice` (19) or `leave` (src/machine/host-threads.ts). */
@@ -315,6 +317,21 @@ const tdfInput = (input: unknown): Parsed<number | 'auto'> => {
       });
 };
 
+/** A context-switch floor: `host`, `off`, or ns from LIMITS.switchCost.min to max. */
+const switchCostInput = (input: unknown): Parsed<number | 'host' | 'off'> => {
+  if (typeof input === 'string') {
+    const word = input.trim().toLowerCase();
+    if (word === 'host' || word === 'off') return ok(word);
+  }
+  const { min, max } = LIMITS.switchCost;
+  const n = parsePlainNumber(input);
+  return n !== undefined && n >= min && n <= max
+    ? ok(n)
+    : fail(`must be host, off, or a number of ns from ${min} to ${max}`, {
+        fix: "e.g. --switch-cost host (this host's kernel, measured at start-up), --switch-cost off, or --switch-cost 2500",
+      });
+};
+
 /** A time stretch factor from MIN_SCALE to MAX_SCALE (trace-file.ts). */
 const traceScaleInput = (input: unknown): Parsed<number> => {
   const n = parsePlainNumber(input);
@@ -385,6 +402,7 @@ const CONFIG_SHAPE = {
   timeline: z.boolean({ error: 'must be true or false' }).optional(),
   timelineWindowMs: field(durationMsIn(LIMITS.timelineWindowMs.min, LIMITS.timelineWindowMs.max)).optional(),
   tdf: field(tdfInput).optional(),
+  switchCost: field(switchCostInput).optional(),
   softirqDefer: z.enum(SOFTIRQ_DEFER_VALUES, { error: oneOf(SOFTIRQ_DEFER_VALUES) }).optional(),
   explain: z.boolean({ error: 'must be true or false' }).optional(),
   kthreadCharge: z.enum(KTHREAD_CHARGES, { error: oneOf(KTHREAD_CHARGES) }).optional(),

@@ -50,6 +50,15 @@ export const LAB_FLAGS = [
     default: '1 (no dilation)',
   },
   {
+    flag: '--switch-cost',
+    path: 'switchCost',
+    value: 'host|off|NS',
+    example: 'off',
+    help: "the least an emulated context switch lasts (a model): the lab's own switch between two tasks on one CPU's thread is a function call, 0.4-0.5x a kernel's, and time dilation cannot raise it; host: this host's kernel switch, measured at start-up (a futex ping-pong on one CPU minus its system calls, lmbench's lat_ctx method; compiled once with cc, no charge where there is none), and every switch the lab did faster is spun out to it; off: the lab's own switch; NS: a given floor in emulated ns (docs/scale.md)",
+    accepts: 'host, off, or 0..100000 (ns)',
+    default: 'host',
+  },
+  {
     flag: '--explain',
     path: 'explain',
     sets: true,

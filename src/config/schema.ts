@@ -141,6 +141,8 @@ export interface ResolvedConfig {
   readonly kernel: KernelProfileName;
   /** Time dilation factor, or `auto` (src/harness/tdf.ts resolves it before the run); absent: 1. */
   readonly tdf?: number | 'auto';
+  /** `--switch-cost`: the context-switch floor, `host` (measured at start-up), `off`, or ns (src/harness/switch-cost.ts). */
+  readonly switchCost: number | 'host' | 'off';
   /**
    * `--softirq-defer`: the ksoftirqd_running() rule on (true) or off (false) whatever the kernel
    * profile says; null: the profile's rule (on for 5.15 and 6.1, off for 6.9), so a config copied
@@ -417,6 +419,7 @@ export function resolveConfig(input: ResolveInput): ResolvedConfig {
     threshold: m.threshold ?? DEFAULT_THRESHOLD_PCT,
     timeline: m.timeline ? { windowMs: m.timelineWindowMs ?? DEFAULTS.timelineWindowMs } : null,
     tdf: m.tdf ?? DEFAULTS.tdf,
+    switchCost: m.switchCost ?? DEFAULTS.switchCost,
     ...(m.explain ? { explain: true } : {}),
     kthreadCharge: m.kthreadCharge ?? DEFAULT_KTHREAD_CHARGE,
     hostHelpers: m.hostHelpers ?? DEFAULTS.hostHelpers,

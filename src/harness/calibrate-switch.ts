@@ -32,11 +32,13 @@ export const SWITCH_MACHINE: MachineOptions = {
  * loop's owner load and enterCpu (on-CPU check, ctx_switch recorded into the tracer's WASM
  * histogram, as during a measured trial); then the task sleeps (sleepCurrent → schedule →
  * switchTo back to idle) and the idle task re-enters. Returns a function that runs `cycles`
- * cycles and gives ns per switch (half a cycle; each switch carries half a wake-up).
+ * cycles and gives ns per switch (half a cycle; each switch carries half a wake-up). With
+ * `switchFloorNs`, every switch is charged that floor as a run with --switch-cost charges it.
  */
-export function sameThreadSwitcher(): (cycles: number) => number {
-  const mem = MachineMemory.build(SWITCH_MACHINE);
-  const rt = new Runtime(mem.sab, mem.R, mem.plan, SWITCH_MACHINE, 0);
+export function sameThreadSwitcher(switchFloorNs = 0): (cycles: number) => number {
+  const opts: MachineOptions = switchFloorNs > 0 ? { ...SWITCH_MACHINE, switchFloorNs } : SWITCH_MACHINE;
+  const mem = MachineMemory.build(opts);
+  const rt = new Runtime(mem.sab, mem.R, mem.plan, opts, 0);
   const task = mem.plan.tasks.find((t) => t.kind === 'app' && t.thread === 0)?.id;
   if (task === undefined) throw new Error('calibration: no task hosted on CPU 0 thread to switch to');
   const owner = mem.R.cpu + 0 * CPU_WORDS + CPU_OWNER;

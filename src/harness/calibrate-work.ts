@@ -58,6 +58,8 @@ export interface CalibrationWorkerData {
   batchCycles: number;
   /** Unmeasured same-thread switch cycles first: V8 takes thousands to optimise the scheduler's path. */
   switchWarmupCycles: number;
+  /** The run's switch floor (--switch-cost; 0: none): the switch is measured with it charged too. */
+  switchFloorNs: number;
 }
 
 /**
@@ -70,6 +72,8 @@ export interface CalibrationSamples {
   handoffP50: number[];
   handoffP99: number[];
   sameThreadSwitch: number[];
+  /** The same switch with the run's floor charged (src/machine/switch-floor.ts); empty without one. */
+  sameThreadSwitchCharged: number[];
   clockRead: number[];
   histRecord: number[];
   /** Whether the histogram timed was the WASM build (false: the JS fallback). */
@@ -120,6 +124,7 @@ export async function runCalibrationThread(d: CalibrationWorkerData): Promise<Ca
     handoffP50: [],
     handoffP99: [],
     sameThreadSwitch: [],
+    sameThreadSwitchCharged: [],
     clockRead: [],
     histRecord: [],
     histWasm: wasm,
@@ -138,6 +143,12 @@ export async function runCalibrationThread(d: CalibrationWorkerData): Promise<Ca
   // lands in the tail, not at the median. Each is warmed up first, unmeasured (the switch above),
   // as a trial's warm-up warms the machine's paths.
   for (let r = 0; r < d.batches; r++) out.sameThreadSwitch.push(sw(d.batchCycles));
+  if (d.switchFloorNs > 0) {
+    // The switch as a run with --switch-cost makes it: the same path, the floor spun out.
+    const charged = sameThreadSwitcher(d.switchFloorNs);
+    charged(d.switchWarmupCycles / 10);
+    for (let r = 0; r < d.batches; r++) out.sameThreadSwitchCharged.push(charged(d.batchCycles));
+  }
   clockReadNs(10 * d.batchCalls);
   for (let r = 0; r < d.batches; r++) out.clockRead.push(clockReadNs(d.batchCalls));
   const h = newHistogram();

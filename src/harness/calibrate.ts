@@ -8,7 +8,8 @@
  *   (a) host futex wake: Atomics.wait/notify ping-pong, one-way = half a round trip, p50 / p99;
  *   (b) cross-thread hand-off: the machine's owner-word store + Doorbell (prepare, re-check,
  *       sleep; ring), one-way, p50 / p99;
- *   (c) same-thread switch: the real scheduler path on one thread (calibrate-work.ts says which);
+ *   (c) same-thread switch: the real scheduler path on one thread (calibrate-work.ts says which),
+ *       and with the run's --switch-cost floor charged when it has one;
  *   (d) a clock read (src/clock.ts nowNs); (e) a histogram recordValue (WASM build);
  * and this thread reads (f) the host's cores, CPU model and load average. The futex and hand-off
  * figures are medians over CALIBRATION_REPS repetitions, the single-thread ones the median of
@@ -59,7 +60,7 @@ const ENTRY = new URL('../../workers/calibrate.js', import.meta.url);
  * Measure the block. Rejects with an Error saying what failed (a thread's error, its exit, the
  * timeout, `signal` aborted); the caller decides whether a run goes on without it.
  */
-export async function calibrate(signal?: AbortSignal): Promise<Calibration> {
+export async function calibrate(signal?: AbortSignal, switchFloorNs = 0): Promise<Calibration> {
   if (signal?.aborted) throw new Error('calibration interrupted');
   const loadAvgStart = loadavg();
   const started = performance.now();
@@ -76,6 +77,7 @@ export async function calibrate(signal?: AbortSignal): Promise<Calibration> {
     batchCalls: CALIBRATION_BATCH_CALLS,
     batchCycles: CALIBRATION_BATCH_CYCLES,
     switchWarmupCycles: CALIBRATION_SWITCH_WARMUP_CYCLES,
+    switchFloorNs,
   });
   const a = spawnWorker(ENTRY, { workerData: data(ROLE_A), name: 'calibrate-a' });
   const b = spawnWorker(ENTRY, { workerData: data(ROLE_B), name: 'calibrate-b' });
@@ -112,6 +114,9 @@ export async function calibrate(signal?: AbortSignal): Promise<Calibration> {
       handoffP50Ns: median(samples.handoffP50),
       handoffP99Ns: median(samples.handoffP99),
       sameThreadSwitchNs: median(samples.sameThreadSwitch),
+      ...(samples.sameThreadSwitchCharged.length > 0
+        ? { sameThreadSwitchChargedNs: median(samples.sameThreadSwitchCharged) }
+        : {}),
       clockReadNs: median(samples.clockRead),
       histRecordNs: median(samples.histRecord),
       histWasm: samples.histWasm,

@@ -5,6 +5,7 @@ import { strategyRef } from '../config/strategy-spec.js';
 import { timelineRecordsFor } from '../hw/timeline.js';
 import { DEFAULT_IDLE, type MachineOptions, type StrategyRef } from '../machine/options.js';
 import { sliceCount } from './round.js';
+import { resolveSwitchCost } from './switch-cost.js';
 import { resolveTdf } from './tdf.js';
 
 export interface PointParams {
@@ -75,6 +76,8 @@ export function machineOptions(config: ResolvedConfig, params: PointParams = {})
     strategies: strategyRefs(config),
     // Time dilation: `auto` was measured once before the run (resolveTdf remembers it).
     ...(config.tdf !== undefined && config.tdf !== 1 ? { tdf: resolveTdf(config.tdf).tdf } : {}),
+    // The switch model: `host` was measured once before the run (resolveSwitchCost remembers it).
+    ...switchFloor(config),
   };
 }
 
@@ -109,4 +112,10 @@ export function ringRecords(config: ResolvedConfig): number {
   const tdf = config.tdf === undefined ? 1 : resolveTdf(config.tdf).tdf;
   const sliceMs = config.explain ? config.trialMs / sliceCount(config.trialMs, config.sliceMs) : 0;
   return timelineRecordsFor(Math.max(sliceMs, config.timeline?.windowMs ?? 0) * tdf);
+}
+
+/** MachineOptions' switchFloorNs from the config's `switchCost` (absent when there is no charge). */
+function switchFloor(config: ResolvedConfig): { switchFloorNs?: number } {
+  const ns = resolveSwitchCost(config.switchCost ?? 'off').ns;
+  return ns > 0 ? { switchFloorNs: ns } : {};
 }

@@ -48,6 +48,7 @@ import { mmapThresholdInEffect } from './malloc.js';
 import { machineOptions, type PointParams, strategyRefs, sweepPoints, withControl } from './options.js';
 import { type RoundContext, runRound, type StrategyAcc, sliceCount } from './round.js';
 import { roundOrder, SCHEDULE_METHOD } from './schedule.js';
+import { resolveSwitchCost } from './switch-cost.js';
 import { resolveTdf } from './tdf.js';
 import { intervalWidths, untilProgress, widthsReached } from './until.js';
 import { startWatchdog } from './watchdog.js';
@@ -125,6 +126,8 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
   if (config.idle === 'auto') await primeAutoIdle(config.cpus);
   // --tdf auto: measured now, before any machine loads the host (src/harness/tdf.ts).
   const tdf = resolveTdf(config.tdf);
+  // --switch-cost host: this host's kernel switch, measured now too (src/harness/switch-cost.ts).
+  const switchCost = resolveSwitchCost(config.switchCost ?? 'off');
   const results: RunResults = {
     schemaVersion: 1,
     status: 'completed',
@@ -137,6 +140,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
       cpuModel: host.cpuModel,
       hostCores: host.hostCores,
       ...(tdf.tdf !== 1 || tdf.mode === 'auto' ? { tdf: { ...tdf } } : {}),
+      switchCost: { ...switchCost },
       ...(config.idle === 'auto'
         ? {
             idlePolicy: `${autoIdle(config.cpus)} (auto: ${(autoIdleFreeCores() ?? 0).toFixed(1)} of ${host.hostCores} cores free)`,
@@ -162,7 +166,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
   if (hooks.calibration) results.meta.calibration = { ...hooks.calibration };
   else say('calibrating the host...');
   try {
-    results.meta.calibration ??= await calibrate(hooks.signal);
+    results.meta.calibration ??= await calibrate(hooks.signal, switchCost.ns);
   } catch (e) {
     // The run goes on without the block (an abort ends it at the first boot, just below).
     if (!hooks.signal?.aborted) say(`calibration skipped: ${e instanceof Error ? e.message : String(e)}`);

@@ -119,6 +119,12 @@ export interface MachineOptions {
    * tdf (src/clock.ts). Absent: 1, no dilation.
    */
   tdf?: number;
+  /**
+   * `--switch-cost`: the least a context switch lasts, emulated ns, from the outgoing side's
+   * schedule() to the incoming task running (a model: src/harness/switch-cost.ts chooses it,
+   * src/machine/switch-floor.ts charges it). Absent or 0: the lab's own switch.
+   */
+  switchFloorNs?: number;
 }
 
 /** The fair-class policy a machine runs: `sched` when given (tests), else its kernel profile's. */

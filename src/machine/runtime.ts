@@ -60,6 +60,7 @@ import { GrowthCollector } from './full-gc.js';
 import { type HostStalls, hostStallsOf } from './host-stall.js';
 import { fairPolicyOf, type MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
+import { chargeSwitch } from './switch-floor.js';
 
 /** The flags that mean "take an interrupt". */
 const IRQ_FLAGS = CpuFlag.IrqPending | CpuFlag.Tick | CpuFlag.IrqWork;
@@ -99,6 +100,8 @@ export class Runtime {
   readonly arrivals: Arrivals;
   private readonly irqRings: MpscRing[] = [];
   private readonly ctl: number;
+  /** --switch-cost's floor, emulated ns (0: none; MachineOptions.switchFloorNs). */
+  private readonly switchFloorNs: number;
 
   constructor(
     readonly sab: SharedArrayBuffer,
@@ -111,6 +114,7 @@ export class Runtime {
     const ctx = new CpuContext(sab, R, opts.cpus, opts.hz, clock, new Tracer(opts.tracing));
     const profile = kernelProfile(opts.kernel);
     this.ctx = ctx;
+    this.switchFloorNs = opts.switchFloorNs ?? 0;
     ctx.timeline = timelineOf(ctx.i32, ctx.f64, R, threadId, clock);
     this.i32 = ctx.i32;
     this.ctl = R.control;
@@ -243,11 +247,13 @@ export class Runtime {
     if (was !== 0) throw new KernelBug(`two owners on CPU ${cpu} at once (task ${task} found ${was} already running)`);
     this.ctx.cpu = cpu;
     this.ctx.task = task;
-    const now = this.ctx.now(); // one clock read: the switch's end and the task's run-time start
+    const sw = this.ctx.f64[this.ctx.cf(cpu, CPUF_SWITCH_NS)];
+    let now = this.ctx.now(); // one clock read: the switch's end and the task's run-time start
+    // --switch-cost: a switch lasts at least the host kernel's (a model; src/machine/switch-floor.ts).
+    if (this.switchFloorNs > 0) now = chargeSwitch(sw, now, this.switchFloorNs, this.ctx.now);
     const woken = this.sched.finishTaskSwitch(cpu, task, now); // its run time starts now, not at the pick
     this.stalls.arm(now);
     this.ctx.timeline.begin(TlWhat.Task, cpu, task);
-    const sw = this.ctx.f64[this.ctx.cf(cpu, CPUF_SWITCH_NS)];
     if (sw > 0) this.ctx.tracer.record(St.CtxSwitch, now - sw);
     if (woken >= 0) this.ctx.tracer.record(St.WakeupToRun, woken); // try_to_wake_up → running
   }

@@ -109,6 +109,7 @@ const calibration = z.object({
   handoffP50Ns: num,
   handoffP99Ns: num,
   sameThreadSwitchNs: num,
+  sameThreadSwitchChargedNs: num.optional(),
   clockReadNs: num,
   histRecordNs: num,
   histWasm: z.boolean(),
@@ -155,6 +156,15 @@ export const runResultsSchema = z.object({
     calibration: calibration.optional(),
     idlePolicy: z.string().optional(),
     mmapThreshold: z.number().nullable().optional(),
+    switchCost: z
+      .object({
+        ns: z.number(),
+        mode: z.enum(['host', 'given', 'off']),
+        how: z.string(),
+        pingpongNs: z.number().optional(),
+        syscallsNs: z.number().optional(),
+      })
+      .optional(),
     tdf: z
       .object({
         tdf: z.number(),

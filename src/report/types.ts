@@ -302,6 +302,12 @@ export interface RunMeta {
    * Time dilation (`--tdf`, src/harness/tdf.ts): the factor the emulated clock ran at (every
    * time in these results is emulated: host time / tdf) and how it was chosen. Absent: 1.
    */
+  /**
+   * The context-switch model (`--switch-cost`, src/harness/switch-cost.ts): the least a switch
+   * lasted (emulated ns; 0: not charged) and how it was chosen; with `host`, the probe's two
+   * figures. Absent: results from before the model (no charge).
+   */
+  switchCost?: { ns: number; mode: 'host' | 'given' | 'off'; how: string; pingpongNs?: number; syscallsNs?: number };
   tdf?: {
     tdf: number;
     mode: 'given' | 'default' | 'auto';
@@ -325,6 +331,8 @@ export interface Calibration {
   handoffP99Ns: number;
   /** One switch between two tasks hosted on one thread, through the real scheduler path. */
   sameThreadSwitchNs: number;
+  /** The same switch with the run's --switch-cost floor charged (the model), ns; absent without one. */
+  sameThreadSwitchChargedNs?: number;
   /** One src/clock.ts nowNs() call. */
   clockReadNs: number;
   /** One HDR histogram recordValue (the WASM build unless `histWasm` is false). */

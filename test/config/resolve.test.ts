@@ -9,6 +9,7 @@ import { machineDefaults, tcpLatOptions } from '../../src/config/defaults.js';
 import { DEFAULTS, type PartialConfig, resolveConfig } from '../../src/config/schema.js';
 import { DeferlabError } from '../../src/errors.js';
 import { machineOptions, strategyRefs } from '../../src/harness/options.js';
+import { resolveSwitchCost } from '../../src/harness/switch-cost.js';
 
 const cwd = mkdtempSync(join(tmpdir(), 'deferlab-resolve-'));
 afterAll(() => rmSync(cwd, { recursive: true, force: true }));
@@ -58,6 +59,7 @@ describe('defaults', () => {
       notify: 'if-idle',
       topology: { smt: [[0], [1]], cache: [[0, 1]], numa: [[0, 1]] },
       fastPool: { trigger: 1024, variant: '64' },
+      switchCost: 'host',
       unboundWorkers: 2,
       lockSpins: 200,
       idle: 'auto',
@@ -84,15 +86,19 @@ describe('defaults', () => {
 
   it('boot the default machine (machineDefaults), with the run seed and strategies', () => {
     const c = resolve();
-    // A run renices the process's other threads (--host-helpers nice); the API's machineDefaults leave them.
+    // A run renices the process's other threads (--host-helpers nice) and charges switches at the
+    // host kernel's measured cost where it can measure one (--switch-cost host); the API's
+    // machineDefaults do neither.
+    const floor = resolveSwitchCost('host').ns;
     expect(machineOptions(c)).toEqual({
       ...machineDefaults(),
       hostHelpers: 'nice',
       seed: c.seed,
       strategies: strategyRefs(c),
+      ...(floor > 0 ? { switchFloorNs: floor } : {}),
     });
     const four = resolve({ cpus: 4, workload: { kind: 'irq_only' } });
-    expect(machineOptions(four)).toEqual({
+    expect(machineOptions({ ...four, switchCost: 'off' })).toEqual({
       ...machineDefaults(4),
       hostHelpers: 'nice',
       workload: { kind: 'irq_only' },

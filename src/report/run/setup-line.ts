@@ -90,6 +90,7 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
     // from one is made (a same-thread switch, or a host hand-off).
     custom && typeof o.hogs === 'string' ? `hogs on ${o.hogs === 'cpu' ? 'CPU threads' : 'own threads'}` : '',
     tdfText(results.meta),
+    switchCostText(results.meta),
     // --host-helpers nice: the process's other threads (V8's helpers) ran below the machine's.
     (results.meta.hostHelpersNiced ?? 0) > 0
       ? `${results.meta.hostHelpersNiced} helper threads at nice ${results.meta.hostHelpersNice ?? 19} (--host-helpers)`
@@ -239,4 +240,19 @@ export function tdfText(meta: Pick<RunResults['meta'], 'tdf'>): string {
   const t = meta.tdf;
   if (!t || (t.tdf === 1 && t.mode !== 'auto')) return '';
   return t.mode === 'auto' ? `TDF ${t.tdf} (${t.how})` : `TDF ${t.tdf} (emulated time = host time / ${t.tdf})`;
+}
+
+/**
+ * The context-switch model (`--switch-cost`), for the setup line: `switches at least 2.33 µs
+ * (model: this host's kernel, measured at start-up; --switch-cost)`; '' in results from before it.
+ */
+export function switchCostText(meta: Pick<RunResults['meta'], 'switchCost'>): string {
+  const s = meta.switchCost;
+  if (!s) return '';
+  if (s.mode === 'off') return "switches at the lab's own cost (--switch-cost off)";
+  if (s.ns <= 0) return `switches not charged (${s.how.replace(/^not charged: /, '')})`;
+  const us = (s.ns / 1000).toFixed(2);
+  return s.mode === 'host'
+    ? `switches at least ${us} µs (model: this host's kernel switch, measured at start-up; --switch-cost)`
+    : `switches at least ${us} µs (model: given; --switch-cost)`;
 }

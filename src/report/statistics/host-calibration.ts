@@ -36,7 +36,7 @@ export function calibrationLine(meta: Pick<RunMeta, 'calibration'>): string | un
   if (!c) return undefined;
   return (
     `host: futex wake ${us(c.futexWakeP50Ns)} p50, hand-off ${us(c.handoffP50Ns)}, ` +
-    `same-thread switch ${us(c.sameThreadSwitchNs)}, clock ${ns(c.clockReadNs)}, ` +
+    `same-thread switch ${us(c.sameThreadSwitchNs)}${charged(c)}, clock ${ns(c.clockReadNs)}, ` +
     `hist record ${ns(c.histRecordNs)}${histNote(c)}; ${plural(c.hostCores, 'core')}, ` +
     `load ${load1(c.loadAvgStart)} → ${load1(c.loadAvgEnd)}`
   );
@@ -57,7 +57,7 @@ export function calibrationRows(meta: Pick<RunMeta, 'calibration'>): Array<[stri
   return [
     ['host futex wake, one-way', `${us(c.futexWakeP50Ns)} p50, ${us(c.futexWakeP99Ns)} p99`],
     ['cross-thread hand-off, one-way', `${us(c.handoffP50Ns)} p50, ${us(c.handoffP99Ns)} p99`],
-    ['same-thread switch', us(c.sameThreadSwitchNs)],
+    ['same-thread switch', `${us(c.sameThreadSwitchNs)}${charged(c)}`],
     ['clock read (nowNs)', ns(c.clockReadNs)],
     ['histogram record', `${ns(c.histRecordNs)}${histNote(c)}`],
     ['host', `${c.cpuModel}, ${plural(c.hostCores, 'core')}`],
@@ -68,4 +68,9 @@ export function calibrationRows(meta: Pick<RunMeta, 'calibration'>): Array<[stri
         `${c.batches} short batches (median) for the rest, in ${Math.round(c.durationMs)} ms`,
     ],
   ];
+}
+
+/** ` (2.41 µs charged)`: the switch with the run's --switch-cost floor (a model); '' without one. */
+function charged(c: NonNullable<RunMeta['calibration']>): string {
+  return c.sameThreadSwitchChargedNs !== undefined ? ` (${us(c.sameThreadSwitchChargedNs)} charged)` : '';
 }
