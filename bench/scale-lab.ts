@@ -191,6 +191,8 @@ export async function labMachine(quick: boolean): Promise<{
   queueWork?: number;
   hardirq?: number;
   sameSwitch?: number;
+  /** The same switch with the run's --switch-cost floor charged (absent: no floor). */
+  sameSwitchCharged?: number;
   crossSwitch?: number;
   /** As the run paid them: the mix (the `work` stage: the kworker's mix_interrupt_randomness) and a switch (`ctx_switch`), p50. */
   mixRun?: number;
@@ -207,6 +209,7 @@ export async function labMachine(quick: boolean): Promise<{
     queueWork: s?.handoff_call?.summary.p50,
     hardirq: s?.hardirq?.summary.p50,
     sameSwitch: cal?.sameThreadSwitchNs,
+    sameSwitchCharged: cal?.sameThreadSwitchChargedNs,
     crossSwitch: cal?.handoffP50Ns,
     mixRun: s?.work?.summary.p50,
     switchRun: s?.ctx_switch?.summary.p50,

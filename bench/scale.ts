@@ -250,9 +250,15 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     source: cSrc('FUTEX_WAKE call time, sleeper on the other CPU'),
     measured: !!cc.c,
   });
+  // With --switch-cost (the default, a model: src/harness/switch-cost.ts) the lab's switch is
+  // charged at this host's kernel switch; "before" is then its own, uncharged.
   add({
-    name: 'context switch, same thread',
-    labNs: mc.sameSwitch ?? Number.NaN,
+    name:
+      mc.sameSwitchCharged !== undefined
+        ? 'context switch, same thread (charged: model)'
+        : 'context switch, same thread',
+    labNs: mc.sameSwitchCharged ?? mc.sameSwitch ?? Number.NaN,
+    ...(mc.sameSwitchCharged !== undefined && mc.sameSwitch !== undefined ? { beforeNs: mc.sameSwitch } : {}),
     runNs: mc.switchRun,
     refNs: cc.pingpong,
     unit: 'op',

@@ -203,7 +203,7 @@ function resultsDir(dir: string, cwd: string, setting = 'report DIR'): string {
         `give one of ${stamped && more ? '…, ' : ''}${shown.join(', ')}${!stamped && more ? ', …' : ''}${more}`,
         stamped
           ? `which holds ${runs.length} runs' directories, not one run`
-          : "which holds a scenario's sub-runs, not one run",
+          : `which holds ${runs.length === 1 ? 'a run directory' : `${runs.length} run directories`} (a scenario's sub-runs, or runs of their own), not one run`,
       );
     }
     if (existsSync(join(path, 'ipi-storm.json'))) {

@@ -11,9 +11,10 @@ import { FALLBACK_STAGE } from '../report/run/table.js';
 import { compareStage } from '../report/statistics/stats.js';
 import type { StageName, StrategyResult } from '../report/types.js';
 
-/** The stage the Δ-mean is judged on: the table's (one_way, or handoff_to_start without it). */
+/** The stage the Δ-mean is judged on: the table's (one_way; else request_to_start, else handoff_to_start). */
 export function untilStage(baseline: StrategyResult): StageName {
-  return baseline.trials.some((t) => (t.stages.one_way?.count ?? 0) > 0) ? 'one_way' : FALLBACK_STAGE;
+  const has = (st: StageName) => baseline.trials.some((t) => (t.stages[st]?.count ?? 0) > 0);
+  return has('one_way') ? 'one_way' : has('request_to_start') ? 'request_to_start' : FALLBACK_STAGE;
 }
 
 /**

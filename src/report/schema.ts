@@ -15,18 +15,24 @@ import { COMPARABLE_METRICS, SCHEMA_VERSION, STAGE_NAMES } from './types.js';
 const num = z
   .custom<number | null>((v) => v === null || typeof v === 'number', { message: 'must be a number' })
   .transform((v): number => (v === null ? Number.NaN : v));
+/** A latency (ns, ≥ 0: a histogram records no negative value), or null standing for NaN. */
+const latency = z
+  .custom<number | null>((v) => v === null || (typeof v === 'number' && v >= 0), {
+    message: 'must be a latency in ns (a number ≥ 0)',
+  })
+  .transform((v): number => (v === null ? Number.NaN : v));
 const count = z.number().int().nonnegative();
 const stage = z.enum(STAGE_NAMES);
 
 const summary = z.object({
   count,
-  min: num,
-  mean: num,
-  p50: num,
-  p90: num,
-  p99: num,
-  p99_9: num,
-  max: num,
+  min: latency,
+  mean: latency,
+  p50: latency,
+  p90: latency,
+  p99: latency,
+  p99_9: latency,
+  max: latency,
 });
 
 const trial = z.object({

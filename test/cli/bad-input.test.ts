@@ -297,6 +297,15 @@ const BAD_INPUT: BadCase[] = [
     args: ['report', aResultsFile],
     expect: [/is not a directory/, /give the directory that holds it: deferlab report .*some-run$/],
   },
+  {
+    name: 'report: a directory that holds runs, not one (no scenario claimed)',
+    args: ['report', tmp],
+    expect: [
+      /report DIR must be one run's results directory/,
+      /holds a run directory \(a scenario's sub-runs, or runs of their own\), not one run/,
+      /give one of .*some-run/,
+    ],
+  },
   { name: 'report without DIR', args: ['report'], expect: [/'report' needs a results DIR/] },
   {
     name: 'unknown scenario',

@@ -35,6 +35,10 @@ describe('intervalWidths', () => {
     expect(untilStage(base)).toBe('handoff_to_start');
     expect(intervalWidths([base, strat('b', [1010, 1030], 'handoff_to_start')], 'a').b).toBeGreaterThan(0);
   });
+
+  it("uses a driver payload's request_to_start before handoff_to_start (cpu-hog: every request, not only the hand-offs)", () => {
+    expect(untilStage(strat('a', [1000, 1000], 'request_to_start'))).toBe('request_to_start');
+  });
 });
 
 describe('untilProgress', () => {

@@ -170,6 +170,17 @@ describe('terminal table', () => {
     expect(out).not.toMatch(/^warning:/m);
   });
 
+  it("shows a driver payload's request_to_start before handoff_to_start (cpu-hog: its verdicts' stage)", () => {
+    const driver = DEFAULT_STRATEGIES.slice(1, 3).map((s) => {
+      const { one_way: _drop, ...stages } = s.stages;
+      return { ...s, stages: { ...stages, request_to_start: stages.handoff_to_start } };
+    });
+    const r = syntheticResults({ samples: 100, trials: 3, strategies: driver });
+    r.meta.options = { workload: { kind: 'irq_only' } };
+    expect(summaryTable(r.points[0], r.baseline).stage).toBe<StageName>('request_to_start');
+    expect(renderTable(r)).toContain('showing request_to_start instead');
+  });
+
   it('says that no tcp_lat message completed, not that the workload has none, when tcp_lat measured no one_way', () => {
     const noOneWay = DEFAULT_STRATEGIES.slice(1, 3).map((s) => {
       const { one_way: _drop, ...stages } = s.stages;

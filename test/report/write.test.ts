@@ -351,6 +351,52 @@ describe('a results directory reused for another run', () => {
   });
 });
 
+describe('deferlab report on a damaged results.json', () => {
+  it('refuses a completed run with no point, and removes none of the files beside it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'deferlab-damaged-'));
+    try {
+      await writeResults(dir, syntheticResults({ trials: 2, samples: 50 }));
+      const before = (await readdir(dir)).sort();
+      const json = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8'));
+      await writeFile(join(dir, 'results.json'), JSON.stringify({ ...json, points: [] }));
+      await expect(reportFromDir(dir)).rejects.toThrow(/completed but holds no measured point/);
+      expect((await readdir(dir)).sort()).toEqual(before);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('re-renders what results.json describes and keeps a .hgrm it no longer describes', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'deferlab-rerender-'));
+    try {
+      await writeResults(dir, syntheticResults({ trials: 2, samples: 50 }));
+      const hgrm = (await readdir(dir)).filter((n) => n.endsWith('.hgrm')).sort();
+      const json = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8'));
+      json.points[0].strategies = json.points[0].strategies.slice(0, 1);
+      await writeFile(join(dir, 'results.json'), JSON.stringify(json));
+      await reportFromDir(dir);
+      expect((await readdir(dir)).filter((n) => n.endsWith('.hgrm')).sort()).toEqual(hgrm);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses a negative latency in a stage summary', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'deferlab-negative-'));
+    try {
+      await writeResults(dir, syntheticResults({ trials: 2, samples: 50 }));
+      const json = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8'));
+      const stages = json.points[0].strategies[0].merged;
+      const first = Object.keys(stages)[0];
+      stages[first].summary.p50 = -5;
+      await writeFile(join(dir, 'results.json'), JSON.stringify(json));
+      await expect(reportFromDir(dir)).rejects.toThrow(/must be a latency in ns/);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('a process leaving at once (a second Ctrl-C)', () => {
   it('removes, synchronously, the temp file of a write still in flight', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'deferlab-inflight-'));

@@ -67,7 +67,7 @@ export interface SummaryRow {
 }
 
 export interface SummaryTable {
-  /** The latency stage the table shows: `one_way`, or {@link FALLBACK_STAGE} when no strategy has it. */
+  /** The latency stage the table shows: `one_way`, else `request_to_start` or {@link FALLBACK_STAGE} (tableStage). */
   stage: StageName;
   /** Set when `stage` is not `one_way`: says why, for the header. */
   stageNote?: string;
@@ -89,9 +89,15 @@ export interface SummaryTable {
   notes: string[];
 }
 
-/** Policy: show one_way when any strategy has it; else the hand-off delay; else the first stage measured. */
+/**
+ * Policy: show one_way when any strategy has it; else a driver payload's request → start (every
+ * request, as cpu-hog's verdicts, its --until and its host-stall counts take it: a hand-off that
+ * finds its work pending adds a request but no hand-off sample); else the hand-off delay; else
+ * the first stage measured.
+ */
 export function tableStage(point: PointResult): StageName {
   if (point.strategies.some((s) => hasStage(s, 'one_way'))) return 'one_way';
+  if (point.strategies.some((s) => hasStage(s, 'request_to_start'))) return 'request_to_start';
   if (point.strategies.some((s) => hasStage(s, FALLBACK_STAGE))) return FALLBACK_STAGE;
   return STAGE_NAMES.find((st) => point.strategies.some((s) => hasStage(s, st))) ?? 'one_way';
 }

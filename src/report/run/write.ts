@@ -81,14 +81,15 @@ function assertValid(results: RunResults): void {
 
 /**
  * Write the files derived from results.json (every report format, formats.ts) into `dir`, which
- * must exist. Returns: the paths written.
+ * must exist; with `prune` (a run writing its directory), remove the files of those formats the
+ * results do not describe (a reused directory's). Returns: the paths written.
  */
-export async function renderFiles(dir: string, results: RunResults): Promise<string[]> {
+export async function renderFiles(dir: string, results: RunResults, prune = true): Promise<string[]> {
   const paths: string[] = [];
   for (const format of REPORT_FORMATS) {
     const files = format.render(results);
     for (const f of files) paths.push(await writeFileAtomic(join(dir, f.name), f.text));
-    if (!format.owns) continue;
+    if (!format.owns || !prune) continue;
     // A directory reused for another run: files of this format that the run did not render
     // (strategies or stages it does not have) would otherwise sit beside the new results.
     const current = new Set(files.map((f) => f.name));
@@ -226,9 +227,16 @@ export async function reportFromDir(
   opts: RenderOptions = {},
 ): Promise<{ results: RunResults; paths: string[]; table: string; writeProblem?: string }> {
   const results = await readResults(dir);
+  if (results.status === 'completed' && results.points.length === 0)
+    throw new ReportError(
+      'ERR_RESULTS_INVALID',
+      `${join(dir, RESULTS_JSON)} says its run completed but holds no measured point: it looks damaged (a completed run has at least one); nothing was re-rendered`,
+    );
   const table = renderTable(results, opts);
   try {
-    return { results, paths: await renderFiles(dir, results), table };
+    // Re-rendering writes what results.json describes and removes nothing: a file it does not
+    // describe (a damaged results.json's missing strategy) may be the only copy left.
+    return { results, paths: await renderFiles(dir, results, false), table };
   } catch (e) {
     return {
       results,
