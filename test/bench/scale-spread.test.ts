@@ -21,6 +21,12 @@ describe('bench:scale spreads', () => {
     expect(spread(ops)).toEqual({ s: 4, n: 2 });
   });
 
+  it('leaves a proxy reference (the tick on a VM) out unless asked', () => {
+    const ops = [op(10, 5), op(1, 2), { ...op(1, 20), proxy: true }];
+    expect(spread(ops)).toEqual({ s: 4, n: 2 });
+    expect(spread(ops, true)).toEqual({ s: 40, n: 3 });
+  });
+
   it('as a run pays: a row’s in-run cost in place of its warm one, the rest unchanged', () => {
     // Warm: 2x and 0.5x (spread 4); in a run the second costs 8 (4x): spread 2.
     const ops = [op(10, 5), op(1, 2, 8), op(3, undefined, 9)];
