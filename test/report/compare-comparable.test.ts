@@ -75,6 +75,23 @@ describe('compare of runs that differ in what their numbers mean', () => {
     expect(w[3]).toMatch(/host stall differently \(#1 keep, #2 drop;/);
   });
 
+  it('names a different switch model, but not two runs that each measured their host kernel', () => {
+    const withFloor = (n: number, switchCost: NonNullable<ReturnType<typeof runOf>['meta']['switchCost']>) => {
+      const r = runOf(n);
+      r.meta.switchCost = switchCost;
+      return r;
+    };
+    const host = (n: number, ns: number) => withFloor(n, { ns, mode: 'host', how: 'measured' });
+    expect(warnings(host(1, 2200), host(2, 1740))).toEqual([]);
+    const off = withFloor(2, { ns: 0, mode: 'off', how: 'off' });
+    expect(warnings(host(1, 2200), off)).toEqual([
+      expect.stringMatching(/charged context switches differently \(#1 the host kernel's, measured, #2 none\)/),
+    ]);
+    expect(warnings(runOf(1), withFloor(2, { ns: 2500, mode: 'given', how: 'given' }))[0]).toMatch(
+      /\(#1 none, #2 2\.50 µs given\)/,
+    );
+  });
+
   it('names the NIC settings that differ when the profile is the same', () => {
     const w = warnings(runOf(1), runOf(2, { workload: { ...TCP_LAT, nic: { ...TCP_LAT.nic, mtu: 2044 } } }));
     expect(w).toEqual([expect.stringContaining('(#1 ipoib-cm mtu 65520, #2 ipoib-cm mtu 2044)')]);

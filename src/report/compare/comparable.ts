@@ -78,7 +78,7 @@ function strategyText(s: StrategyResult): string {
 
 /**
  * The lines, each one difference, each complete (`warning: ...`), in a fixed order: workload,
- * kernel profile, NIC, message size, host-stall handling, points, strategies, a label naming
+ * kernel profile, switch floor, NIC, message size, host-stall handling, points, strategies, a label naming
  * different strategies, and nothing compared at all. The time dilation factor's line is
  * compare.ts's `tdfWarningOf`, which the caller adds. Context: main thread; pure.
  */
@@ -116,6 +116,20 @@ export function incomparableLines(runs: readonly RunResults[], rows: readonly Ro
     out.push(
       `warning: these runs emulated different kernel profiles (${perRun(kernels, all)}): another scheduler and other softirq rules ` +
         '(--kernel), so one stage name measures a different kernel in each',
+    );
+  }
+
+  // --switch-cost: a floor under every context switch (a model) changes every stage a switch is in.
+  // Runs that each measured their host's kernel share the model (the figure moves ±20% between runs).
+  const floors = runs.map((r) => {
+    const s = r.meta.switchCost;
+    if (!s || s.ns <= 0) return 'none';
+    return s.mode === 'host' ? "the host kernel's, measured" : `${(s.ns / 1000).toFixed(2)} µs given`;
+  });
+  if (differ(floors)) {
+    out.push(
+      `warning: these runs charged context switches differently (${perRun(floors, all)}): --switch-cost's floor (a model, ` +
+        "this host's kernel switch measured at each run's start) is in ctx_switch, one_way and every wait a switch is in",
     );
   }
 
