@@ -3,7 +3,7 @@
  * asked of it (bench/c/twin.c, compiled here with `cc -O2 -pthread`) and of the lab at the
  * profile nearest the host's kernel, side by side with the ratio lab/host (issue 24, docs/twin.md).
  *
- * Run: npm run bench:twin [-- --iters N] [--period-us T] [--work-us W] [--tdf N] [--hogs thread|cpu]
+ * Run: npm run bench:twin [-- --iters N] [--period-us T] [--work-us W] [--tdf N] [--hogs thread|cpu] [--switch-cost host|off]
  *                         [--waker-cpu host|work]
  *
  *  (a) N busy threads (N = 0, 1, 2) at nice -20 and at nice 0 pinned to CPU 0, and a nice-0
@@ -114,6 +114,8 @@ interface Options {
   hogs: HogHosting;
   /** (a)'s work per wake-up on the lab's side: the host waker's measured CPU per wake-up, or W. */
   wakerCpu: 'host' | 'work';
+  /** The lab side's context-switch model (`--switch-cost`, src/harness/switch-cost.ts): host (default) or off. */
+  switchCost: 'host' | 'off';
 }
 
 /** Bad input: one line, exit 2. */
@@ -122,8 +124,16 @@ function usage(problem: string): never {
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { iters: 1000, periodUs: 5000, workUs: 20, tdf: 1, hogs: DEFAULT_HOGS, wakerCpu: 'host' };
-  const ranges: Record<string, [Exclude<keyof Options, 'hogs' | 'wakerCpu'>, number, number]> = {
+  const o: Options = {
+    iters: 1000,
+    periodUs: 5000,
+    workUs: 20,
+    tdf: 1,
+    hogs: DEFAULT_HOGS,
+    wakerCpu: 'host',
+    switchCost: 'host',
+  };
+  const ranges: Record<string, [Exclude<keyof Options, 'hogs' | 'wakerCpu' | 'switchCost'>, number, number]> = {
     '--iters': ['iters', 10, 100_000],
     '--period-us': ['periodUs', 100, 1_000_000],
     '--work-us': ['workUs', 0, 100_000],
@@ -143,9 +153,17 @@ function parseArgs(argv: string[]): Options {
       o.wakerCpu = v;
       continue;
     }
+    if (argv[i] === '--switch-cost') {
+      const v = argv[i + 1];
+      if (v !== 'host' && v !== 'off') usage(`--switch-cost must be host or off (got ${v})`);
+      o.switchCost = v;
+      continue;
+    }
     const r = ranges[argv[i]];
     if (!r)
-      usage(`unknown option ${argv[i]} (options: ${[...Object.keys(ranges), '--hogs', '--waker-cpu'].join(', ')})`);
+      usage(
+        `unknown option ${argv[i]} (options: ${[...Object.keys(ranges), '--hogs', '--waker-cpu', '--switch-cost'].join(', ')})`,
+      );
     const v = Number(argv[i + 1]);
     const [key, lo, hi] = r;
     if (!Number.isInteger(v) || v < lo || v > hi)
@@ -293,6 +311,7 @@ async function labHogs(
         kernel: lab.profile,
         tdf: o.tdf,
         hogs: o.hogs,
+        switchCost: o.switchCost,
         trials: 1,
         trialMs: `${Math.round((o.iters * o.periodUs) / 1000)}ms`,
         warmupMs: `${LAB_WARMUP_MS}ms`,
@@ -578,7 +597,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     `host: Linux ${rel}, ${sched === 'eevdf' ? 'EEVDF' : 'CFS'}; HZ ${hz ?? 'unknown'} (${how}); ${availableParallelism()} cores; load ${load0.map((x) => x.toFixed(2)).join(' ')}`,
   );
   out(
-    `lab: profile ${profile} (${kernelProfile(profile).summary}), ${LAB_CPUS} CPUs, HZ ${labHz}${hz === undefined ? ' (host HZ unknown: the lab default)' : ''}${o.tdf > 1 ? `, TDF ${o.tdf} for (a), (c) and (d) (--tdf: the lab's clock at host time / ${o.tdf})` : ''}, hogs on ${o.hogs === 'cpu' ? "CPU 0's thread (--hogs cpu: a same-thread switch)" : 'threads of their own (--hogs thread: a host hand-off per switch)'}`,
+    `lab: profile ${profile} (${kernelProfile(profile).summary}), ${LAB_CPUS} CPUs, HZ ${labHz}${hz === undefined ? ' (host HZ unknown: the lab default)' : ''}${o.tdf > 1 ? `, TDF ${o.tdf} for (a), (c) and (d) (--tdf: the lab's clock at host time / ${o.tdf})` : ''}, hogs on ${o.hogs === 'cpu' ? "CPU 0's thread (--hogs cpu: a same-thread switch)" : 'threads of their own (--hogs thread: a host hand-off per switch)'}, ${o.switchCost === 'host' ? "switches charged at this host's kernel switch (--switch-cost host, a model)" : "switches at the lab's own cost (--switch-cost off)"}`,
   );
   const diff = kernelDifferences(rel);
   if (diff) out(`note: ${diff}`);
@@ -761,6 +780,11 @@ export const USAGE: BenchUsage = {
       flag: '--waker-cpu',
       value: 'host|work',
       help: "the lab's work per wake-up: what the host's waker used (host, the default) or W",
+    },
+    {
+      flag: '--switch-cost',
+      value: 'host|off',
+      help: "the lab side's context-switch model: this host's kernel switch as a floor (host, the default) or none",
     },
   ],
 };
