@@ -433,7 +433,7 @@ const FILE_RULES: [string, string, string, string][] = [
     'cpu in key.json is not a known setting; did you mean cpus? the keys allowed here are cpus, nodes, hz, trialMs, ' +
       'warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, unboundWorkers, ' +
       'lockSpins, idle, kthreads, hogs, kernel, watchdogMs, tracing, hostStalls, hostSteal, outDir, sweep, control, until, maxTimeMs, wide, ' +
-      'threshold, timeline, timelineWindowMs, tdf, softirqDefer, explain, kthreadCharge, hostHelpers',
+      'threshold, timeline, timelineWindowMs, tdf, switchCost, softirqDefer, explain, kthreadCharge, hostHelpers',
   ],
   [
     'unknown nested key',
@@ -457,7 +457,7 @@ const FILE_RULES: [string, string, string, string][] = [
     `${key} in flag-${key}.json is not a known setting; did you mean ${meant}? the keys allowed here are cpus, nodes, hz, ` +
       'trialMs, warmupMs, sliceMs, trials, strategies, baseline, workload, irq, seed, notify, topology, fastPool, ' +
       'unboundWorkers, lockSpins, idle, kthreads, hogs, kernel, watchdogMs, tracing, hostStalls, hostSteal, outDir, sweep, ' +
-      'control, until, maxTimeMs, wide, threshold, timeline, timelineWindowMs, tdf, softirqDefer, explain, kthreadCharge, hostHelpers',
+      'control, until, maxTimeMs, wide, threshold, timeline, timelineWindowMs, tdf, switchCost, softirqDefer, explain, kthreadCharge, hostHelpers',
   ]),
   ['wrong type', 'type.json', '{"tracing": "yes"}', 'tracing in type.json must be true or false (got "yes")'],
   [
@@ -652,8 +652,8 @@ describe('other input', () => {
     mkdirSync(join(cwd, 'hog-out', 'not-a-run'));
     const r = await cli(['report', 'hog-out']);
     expect(r.stderr).toBe(
-      'deferlab: report DIR must be one run\'s results directory (got "hog-out", which holds a scenario\'s sub-runs, ' +
-        'not one run); give one of hog-out/cpu-hog-fifo, hog-out/cpu-hog-nice-20\n',
+      'deferlab: report DIR must be one run\'s results directory (got "hog-out", which holds 2 run directories ' +
+        "(a scenario's sub-runs, or runs of their own), not one run); give one of hog-out/cpu-hog-fifo, hog-out/cpu-hog-nice-20\n",
     );
     expect(r.status).toBe(2);
     expect(r.started).toBe(0);

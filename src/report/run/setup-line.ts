@@ -250,7 +250,8 @@ export function switchCostText(meta: Pick<RunResults['meta'], 'switchCost'>): st
   const s = meta.switchCost;
   if (!s) return '';
   if (s.mode === 'off') return "switches at the lab's own cost (--switch-cost off)";
-  if (s.ns <= 0) return `switches not charged (${s.how.replace(/^not charged: /, '')})`;
+  // The reason alone (the setup line's parts are separated by ';'): its first clause.
+  if (s.ns <= 0) return `switches not charged (${s.how.replace(/^not charged: /, '').split(';')[0]})`;
   const us = (s.ns / 1000).toFixed(2);
   return s.mode === 'host'
     ? `switches at least ${us} µs (model: this host's kernel switch, measured at start-up; --switch-cost)`
