@@ -25,7 +25,8 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scaleCacheFile } from './tdf.js';
 
@@ -62,29 +63,60 @@ function probeSource(): string | undefined {
   return undefined;
 }
 
-/** Compile the probe once per source into the cache directory; returns the binary or why not. */
+/**
+ * Make `dir` one component at a time (never mkdirSync's `recursive`, which hangs on Node 20 under
+ * /proc: src/report/run/outdir.ts). Throws what the first component that cannot be made throws.
+ */
+function makeDirsSync(dir: string): void {
+  const missing: string[] = [];
+  for (let p = resolve(dir); !existsSync(p); p = dirname(p)) {
+    missing.unshift(p);
+    if (dirname(p) === p) break;
+  }
+  for (const m of missing) {
+    try {
+      mkdirSync(m);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+}
+
+/**
+ * Compile the probe once per source into the cache directory (or, where that cannot be written,
+ * the temp directory); returns the binary or why not.
+ */
 function probeBinary(): { bin: string } | { why: string } {
   const src = probeSource();
   if (!src) return { why: 'the probe src/harness/switch-cost.c is missing' };
-  const text = readFileSync(src);
-  const dir = dirname(scaleCacheFile());
-  const bin = join(dir, `switch-cost-${createHash('sha256').update(text).digest('hex').slice(0, 12)}`);
-  if (existsSync(bin)) return { bin };
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (e) {
-    return { why: `cannot create ${dir}: ${(e as Error).message}` };
+  const name = `switch-cost-${createHash('sha256').update(readFileSync(src)).digest('hex').slice(0, 12)}`;
+  let why = '';
+  for (const dir of [dirname(scaleCacheFile()), join(tmpdir(), 'deferlab')]) {
+    const bin = join(dir, name);
+    if (existsSync(bin)) return { bin };
+    try {
+      makeDirsSync(dir);
+    } catch (e) {
+      why = `cannot create ${dir}: ${(e as Error).message}`;
+      continue;
+    }
+    const tmp = `${bin}.${process.pid}.tmp`; // another process may compile at the same time: rename is atomic
+    const cc = spawnSync('cc', ['-O2', '-pthread', '-o', tmp, src], { encoding: 'utf8', timeout: 60_000 });
+    if (cc.error) return { why: `no C compiler (cc: ${cc.error.message})` };
+    if (cc.status !== 0) {
+      rmSync(tmp, { force: true });
+      why = `cc failed in ${dir}: ${(cc.stderr || '').split('\n')[0]}`;
+      continue;
+    }
+    try {
+      renameSync(tmp, bin);
+      return { bin };
+    } catch (e) {
+      rmSync(tmp, { force: true });
+      why = `cannot write ${bin}: ${(e as Error).message}`;
+    }
   }
-  const tmp = `${bin}.${process.pid}.tmp`; // another process may compile at the same time: rename is atomic
-  const cc = spawnSync('cc', ['-O2', '-pthread', '-o', tmp, src], { encoding: 'utf8', timeout: 60_000 });
-  if (cc.error || cc.status !== 0) {
-    rmSync(tmp, { force: true });
-    return {
-      why: cc.error ? `no C compiler (cc: ${cc.error.message})` : `cc failed: ${(cc.stderr || '').split('\n')[0]}`,
-    };
-  }
-  renameSync(tmp, bin);
-  return { bin };
+  return { why };
 }
 
 /** Run the probe: the host kernel's switch, or why it could not be measured. */
