@@ -83,4 +83,17 @@ describe('the probe', () => {
       expect(m.switchNs).toBe(m.pingpongNs - m.syscallsNs);
     }
   });
+  it.skipIf(!hasCc || process.platform !== 'linux')(
+    'a cache directory that cannot be made (under /proc, where a recursive mkdir hangs) falls back to the temp directory',
+    () => {
+      const old = process.env.XDG_CACHE_HOME;
+      process.env.XDG_CACHE_HOME = '/proc/deferlab-no-such-dir';
+      try {
+        expect(measureHostSwitch()).toHaveProperty('switchNs');
+      } finally {
+        if (old === undefined) delete process.env.XDG_CACHE_HOME;
+        else process.env.XDG_CACHE_HOME = old;
+      }
+    },
+  );
 });
