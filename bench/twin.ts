@@ -4,6 +4,7 @@
  * profile nearest the host's kernel, side by side with the ratio lab/host (issue 24, docs/twin.md).
  *
  * Run: npm run bench:twin [-- --iters N] [--period-us T] [--work-us W] [--tdf N] [--hogs thread|cpu] [--switch-cost host|off]
+ *      [--rounds N]
  *                         [--waker-cpu host|work]
  *
  *  (a) N busy threads (N = 0, 1, 2) at nice -20 and at nice 0 pinned to CPU 0, and a nice-0
@@ -53,7 +54,7 @@ import { specs, stageValue, strategy } from '../src/scenarios/common.js';
 import { cpuHogPreset, requests } from '../src/scenarios/cpu-hog.js';
 import { type BenchUsage, benchArgs, refuse } from './cli.js';
 import { repoRoot } from './fastmix.js';
-import { isMain, Machine, Phase, sleep, table } from './lib.js';
+import { isMain, Machine, median, Phase, sleep, table } from './lib.js';
 import { modelWaits } from './twin-model.js';
 import { nodeCross } from './twin-node.js';
 import { tcpTwin } from './twin-tcp.js';
@@ -116,6 +117,8 @@ interface Options {
   wakerCpu: 'host' | 'work';
   /** The lab side's context-switch model (`--switch-cost`, src/harness/switch-cost.ts): host (default) or off. */
   switchCost: 'host' | 'off';
+  /** (a) and (c) asked this many times, host then lab each round; each figure is the median of the rounds'. */
+  rounds: number;
 }
 
 /** Bad input: one line, exit 2. */
@@ -132,12 +135,14 @@ function parseArgs(argv: string[]): Options {
     hogs: DEFAULT_HOGS,
     wakerCpu: 'host',
     switchCost: 'host',
+    rounds: 1,
   };
   const ranges: Record<string, [Exclude<keyof Options, 'hogs' | 'wakerCpu' | 'switchCost'>, number, number]> = {
     '--iters': ['iters', 10, 100_000],
     '--period-us': ['periodUs', 100, 1_000_000],
     '--work-us': ['workUs', 0, 100_000],
     '--tdf': ['tdf', 1, 16],
+    '--rounds': ['rounds', 1, 9],
   };
   for (let i = 0; i < argv.length; i += 2) {
     if (argv[i] === '--hogs') {
@@ -426,6 +431,26 @@ function modelDist(waits: number[]): Dist {
   return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: at(1), n: waits.length, prompt };
 }
 
+/**
+ * Several rounds' answers as one: each figure the median of the rounds' (`--rounds`), so that one
+ * round the host (or the lab's host) had a bad minute in does not decide a ratio alone; `n` is
+ * the total. A round without numbers is left out; none with numbers: the first's reason.
+ */
+export function medianDist(answers: readonly Answer[]): Answer {
+  const ds = answers.filter((a): a is Dist => !('none' in a));
+  if (ds.length === 0) return answers[0] ?? { none: 'not run' };
+  if (ds.length === 1) return ds[0];
+  const m = (f: (d: Dist) => number) => median(ds.map(f));
+  return {
+    p50: m((d) => d.p50),
+    p90: m((d) => d.p90),
+    p99: m((d) => d.p99),
+    max: m((d) => d.max),
+    n: ds.reduce((a, d) => a + d.n, 0),
+    prompt: m((d) => d.prompt),
+  };
+}
+
 // ---- the table -----------------------------------------------------------------------------
 
 const fmt = (ns: number) =>
@@ -604,7 +629,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const T = o.periodUs;
   const W = o.workUs;
   out(
-    `(a) waker: nice 0 on CPU 0, every ${T / 1000} ms, ${W} µs of work, ${o.iters} wake-ups; the lab: cpu-hog's bound kworker, ${1e6 / T} interrupts/s on CPU 0 each queuing ${W} µs`,
+    `(a) waker: nice 0 on CPU 0, every ${T / 1000} ms, ${W} µs of work, ${o.iters} wake-ups; the lab: cpu-hog's bound kworker, ${1e6 / T} interrupts/s on CPU 0 each queuing ${W} µs${o.rounds > 1 ? `; (a) and (c) in ${o.rounds} rounds, host then lab, each figure the median of the rounds' (--rounds)` : ''}`,
   );
 
   const dir = mkdtempSync(join(tmpdir(), 'deferlab-twin-'));
@@ -627,15 +652,28 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const wakerRuns: string[] = [];
     for (const c of cases) {
       const q = c.n === 0 ? '(a) no hog' : `(a) ${c.n} hog${c.n > 1 ? 's' : ''} nice ${c.nice}`;
-      process.stderr.write(`${q}: host...\r`);
-      const hr = host(['hogs', c.n, c.nice, T, W, o.iters]);
-      const h = hostDist(hr);
-      const hostRun = 'values' in hr && hr.values.run > 0 ? hr.values.run : undefined;
-      const workNs = o.wakerCpu === 'host' && hostRun !== undefined ? hostRun : W * 1000;
-      wakerRuns.push(`${q.slice(4)} ${hostRun !== undefined ? fmt(hostRun) : 'n/a'}`);
-      process.stderr.write(`${q}: lab... \r`);
       const withUnbound = c.n === 1 && c.nice === -20;
-      const r = await labHogs(lab, o, c.n, c.nice, withUnbound, workNs);
+      const hostAnswers: Answer[] = [];
+      const labAnswers: Answer[] = [];
+      const unboundAnswers: Answer[] = [];
+      let workNs = W * 1000;
+      let hostRun: number | undefined;
+      let r: RunResults | undefined;
+      for (let round = 0; round < o.rounds; round++) {
+        const at = o.rounds > 1 ? ` (round ${round + 1} of ${o.rounds})` : '';
+        process.stderr.write(`${q}: host${at}...\r`);
+        const hr = host(['hogs', c.n, c.nice, T, W, o.iters]);
+        hostAnswers.push(hostDist(hr));
+        // The lab's work per wake-up: what the host's waker used in the first round that measured it.
+        if (hostRun === undefined && 'values' in hr && hr.values.run > 0) hostRun = hr.values.run;
+        workNs = o.wakerCpu === 'host' && hostRun !== undefined ? hostRun : W * 1000;
+        process.stderr.write(`${q}: lab${at}... \r`);
+        r = await labHogs(lab, o, c.n, c.nice, withUnbound, workNs);
+        labAnswers.push(labDist(r, BOUND));
+        if (withUnbound) unboundAnswers.push(labDist(r, UNBOUND, 'wakeup_to_run'));
+      }
+      wakerRuns.push(`${q.slice(4)} ${hostRun !== undefined ? fmt(hostRun) : 'n/a'}`);
+      const h = medianDist(hostAnswers);
       const rules = (kernel: KernelName): Dist =>
         modelDist(
           modelWaits({
@@ -652,9 +690,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       const model = rules(lab.profile);
       // The rules of the profile before delayed dequeue too, when the host's is a later one.
       const older = lab.profile === '6.18' ? rules('6.9') : undefined;
-      rows.push({ question: q, host: h, lab: labDist(r, BOUND), model, ...(older ? { older } : {}) });
+      rows.push({ question: q, host: h, lab: medianDist(labAnswers), model, ...(older ? { older } : {}) });
       if (withUnbound) {
-        unboundLab = labDist(r, UNBOUND, 'wakeup_to_run');
+        unboundLab = medianDist(unboundAnswers);
         unboundRun = r;
       }
     }
@@ -689,7 +727,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     });
     rows.push({
       question: '(c) wake-up CPU 0 → CPU 1',
-      host: hostDist(host(['cross', CROSS_ITERS, CROSS_GAP_US])),
+      host: medianDist(Array.from({ length: o.rounds }, () => hostDist(host(['cross', CROSS_ITERS, CROSS_GAP_US])))),
       lab: unboundLab,
     });
     const shareOf = (r: TwinOut): Share => {
@@ -780,6 +818,11 @@ export const USAGE: BenchUsage = {
       flag: '--waker-cpu',
       value: 'host|work',
       help: "the lab's work per wake-up: what the host's waker used (host, the default) or W",
+    },
+    {
+      flag: '--rounds',
+      value: 'N',
+      help: '(a) and (c) asked N times, host then lab each round, each figure the median of the rounds (1..9, default 1): the host side moves up to 25x at p99 between runs minutes apart',
     },
     {
       flag: '--switch-cost',
