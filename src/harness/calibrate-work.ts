@@ -146,6 +146,8 @@ export async function runCalibrationThread(d: CalibrationWorkerData): Promise<Ca
   if (d.switchFloorNs > 0) {
     // The switch as a run with --switch-cost makes it: the same path, the floor spun out.
     const charged = sameThreadSwitcher(d.switchFloorNs);
+    // A tenth of the warm-up: the path is the one just warmed above (V8 optimised it), on a
+    // second Runtime whose own objects only need their inline caches filled.
     charged(d.switchWarmupCycles / 10);
     for (let r = 0; r < d.batches; r++) out.sameThreadSwitchCharged.push(charged(d.batchCycles));
   }

@@ -12,11 +12,40 @@
 import type { CpuView, Deferred, Kernel, StrategySetup } from '../api/types.js';
 import { NR_SOFTIRQS } from '../hw/layout.js';
 import type { ContextName } from './context.js';
-import type { AnyMechanism, KernelBase } from './mechanism.js';
+import type { AnyMechanism, KernelBase, Mechanism } from './mechanism.js';
 import { KernelBug } from './objects.js';
 
 /** A mechanism and the part one thread built of it. */
 export type BuiltMechanism = readonly [mechanism: AnyMechanism, part: unknown];
+
+/** What one thread built of the kernel's mechanisms: each one's part, and their hooks in registry order. */
+export interface BuiltKernel {
+  built: BuiltMechanism[];
+  /** Run at every tick on the ticking CPU (mechanism `hooks().tick`). */
+  tickHooks: ((c: number) => void)[];
+  /** Run at every IRQ_WORK IPI on its CPU (mechanism `hooks().ipi`). */
+  ipiHooks: ((c: number) => void)[];
+}
+
+/** Build every mechanism of `mechanisms` that builds a part, in order. Context: a Runtime's constructor. */
+export function buildMechanisms(k: KernelBase, mechanisms: readonly AnyMechanism[]): BuiltKernel {
+  const out: BuiltKernel = { built: [], tickHooks: [], ipiHooks: [] };
+  for (const m of mechanisms) {
+    if (!m.build) continue;
+    const part = m.build(k);
+    out.built.push([m, part]);
+    const h = m.hooks?.(part);
+    if (h?.tick) out.tickHooks.push(h.tick);
+    if (h?.ipi) out.ipiHooks.push(h.ipi);
+  }
+  return out;
+}
+
+/** The part of mechanism `m` in `built`; a KernelBug when it was not built. */
+export function partOf<P>(built: readonly BuiltMechanism[], m: Mechanism<P>): P {
+  for (const [b, part] of built) if (b === m) return part as P;
+  throw new KernelBug(`kernel mechanism ${m.name} is not built`);
+}
 
 /**
  * The read-only kernel facade strategies see: the calls common to the kernel, then each built

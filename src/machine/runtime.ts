@@ -39,7 +39,7 @@ import {
 import { TlWhat, timelineOf } from '../hw/timeline.js';
 import { St, Tracer } from '../hw/trace.js';
 import { CpuContext } from '../kernel/context.js';
-import { type BuiltMechanism, kernelFacade, strategySetup } from '../kernel/facade.js';
+import { type BuiltMechanism, buildMechanisms, kernelFacade, partOf, strategySetup } from '../kernel/facade.js';
 import { type IrqWorks, mechanism as irqWorkMechanism } from '../kernel/irq_work.js';
 import type { KernelBase, Mechanism } from '../kernel/mechanism.js';
 import { KernelBug, Objects } from '../kernel/objects.js';
@@ -74,7 +74,7 @@ export class Runtime {
   readonly sched: Scheduler;
   readonly softirqs: Softirqs;
   /** The kernel's mechanisms, each with the part this thread built (src/kernel/registry.ts). */
-  readonly built: BuiltMechanism[] = [];
+  readonly built: BuiltMechanism[];
   /** Shortcuts to the built-in mechanisms' parts (tests and the thread's start-up use them). */
   readonly tasklets: Tasklets;
   readonly timers: Timers;
@@ -158,18 +158,7 @@ export class Runtime {
       lockSpins: opts.lockSpins,
     };
     this.base = base;
-    const ticks: ((c: number) => void)[] = [];
-    const ipis: ((c: number) => void)[] = [];
-    for (const m of MECHANISMS) {
-      if (!m.build) continue;
-      const part = m.build(base);
-      this.built.push([m, part]);
-      const h = m.hooks?.(part);
-      if (h?.tick) ticks.push(h.tick);
-      if (h?.ipi) ipis.push(h.ipi);
-    }
-    this.tickHooks = ticks;
-    this.ipiHooks = ipis;
+    ({ built: this.built, tickHooks: this.tickHooks, ipiHooks: this.ipiHooks } = buildMechanisms(base, MECHANISMS));
     this.tasklets = this.part(taskletMechanism);
     this.timers = this.part(timerMechanism);
     this.workqueues = this.part(workqueueMechanism);
@@ -233,8 +222,7 @@ export class Runtime {
 
   /** The part this thread built of mechanism `m`. */
   part<P>(m: Mechanism<P>): P {
-    for (const [b, part] of this.built) if (b === m) return part as P;
-    throw new KernelBug(`kernel mechanism ${m.name} is not built`);
+    return partOf(this.built, m);
   }
 
   // =========================================================================================

@@ -352,48 +352,57 @@ describe('a results directory reused for another run', () => {
 });
 
 describe('deferlab report on a damaged results.json', () => {
-  it('refuses a completed run with no point, and removes none of the files beside it', async () => {
+  /** A written run whose results.json `damage` then edits; `check` sees the directory; removed after. */
+  async function damaged(
+    damage: (json: RunResults) => unknown,
+    check: (dir: string, files: string[]) => Promise<void>,
+  ) {
     const dir = await mkdtemp(join(tmpdir(), 'deferlab-damaged-'));
     try {
       await writeResults(dir, syntheticResults({ trials: 2, samples: 50 }));
-      const before = (await readdir(dir)).sort();
+      const files = (await readdir(dir)).sort();
       const json = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8'));
-      await writeFile(join(dir, 'results.json'), JSON.stringify({ ...json, points: [] }));
-      await expect(reportFromDir(dir)).rejects.toThrow(/completed but holds no measured point/);
-      expect((await readdir(dir)).sort()).toEqual(before);
+      await writeFile(join(dir, 'results.json'), JSON.stringify(damage(json) ?? json));
+      await check(dir, files);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  }
+  const hgrms = async (dir: string) => (await readdir(dir)).filter((n) => n.endsWith('.hgrm')).sort();
+
+  it('refuses a completed run with no point, and removes none of the files beside it', async () => {
+    await damaged(
+      (json) => ({ ...json, points: [] }),
+      async (dir, files) => {
+        await expect(reportFromDir(dir)).rejects.toThrow(/completed but holds no measured point/);
+        expect((await readdir(dir)).sort()).toEqual(files);
+      },
+    );
   });
 
   it('re-renders what results.json describes and keeps a .hgrm it no longer describes', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'deferlab-rerender-'));
-    try {
-      await writeResults(dir, syntheticResults({ trials: 2, samples: 50 }));
-      const hgrm = (await readdir(dir)).filter((n) => n.endsWith('.hgrm')).sort();
-      const json = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8'));
-      json.points[0].strategies = json.points[0].strategies.slice(0, 1);
-      await writeFile(join(dir, 'results.json'), JSON.stringify(json));
-      await reportFromDir(dir);
-      expect((await readdir(dir)).filter((n) => n.endsWith('.hgrm')).sort()).toEqual(hgrm);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await damaged(
+      (json) => {
+        json.points[0].strategies = json.points[0].strategies.slice(0, 1);
+      },
+      async (dir, files) => {
+        await reportFromDir(dir);
+        expect(await hgrms(dir)).toEqual(files.filter((n) => n.endsWith('.hgrm')));
+      },
+    );
   });
 
   it('refuses a negative latency in a stage summary', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'deferlab-negative-'));
-    try {
-      await writeResults(dir, syntheticResults({ trials: 2, samples: 50 }));
-      const json = JSON.parse(await readFile(join(dir, 'results.json'), 'utf8'));
-      const stages = json.points[0].strategies[0].merged;
-      const first = Object.keys(stages)[0];
-      stages[first].summary.p50 = -5;
-      await writeFile(join(dir, 'results.json'), JSON.stringify(json));
-      await expect(reportFromDir(dir)).rejects.toThrow(/must be a latency in ns/);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    await damaged(
+      (json) => {
+        const stages = json.points[0].strategies[0].merged;
+        const first = Object.keys(stages)[0] as keyof typeof stages;
+        (stages[first] as { summary: { p50: number } }).summary.p50 = -5;
+      },
+      async (dir) => {
+        await expect(reportFromDir(dir)).rejects.toThrow(/must be a latency in ns/);
+      },
+    );
   });
 });
 
