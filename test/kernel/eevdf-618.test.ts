@@ -224,3 +224,50 @@ describe("EEVDF: the wake-up's update_curr() reschedules a running task past its
     });
   }
 });
+
+describe('EEVDF: a tie on the deadline goes to the queued task, not the running one (entity_before)', () => {
+  // One nice-0 hog H on CPU 0 of 2 CPUs at HZ 250 (slice 1.4 ms on 6.18, 1.5 ms on 6.9), worked by
+  // hand from fair.c. H is queued at 0 (V = 0, deadline = the slice) and picked; at the 4 ms tick
+  // update_curr() finds it past its deadline and gives it a new one, 4 ms + slice (alone on the
+  // queue: no resched). A nice-0 task W that has run before wakes with no lag:
+  //  - 6 ms (past H's deadline again): enqueue_entity()'s update_curr() renews H's deadline to
+  //    6 ms + slice; W is placed at V = H's vruntime = 6 ms, deadline 6 ms + slice: a tie.
+  //    __pick_eevdf() takes W from the tree (leftmost, eligible) and keeps curr only when
+  //    `entity_before(curr, best)`, `(s64)(a->deadline - b->deadline) < 0`: not on a tie, so W
+  //    preempts. (The lab gave the tie to H, which W then waited behind until the next tick: the
+  //    waits of one nice-0 hog's waker that bench:twin's host did not have, docs/twin.md.)
+  //  - 5 ms (1 ms after the tick, H's deadline 4 ms + slice not yet reached): H's deadline is the
+  //    earlier, H keeps the CPU, and W runs at the 8 ms tick, when H is past it.
+  const setup = (sched: 'eevdf' | 'eevdf-6.18') => {
+    const q = cpu0Queue({ sched, cpus: 2, hz: 250 });
+    const { rqs, run, a: hog, b: w } = q;
+    run(hog, SchedPolicy.Normal, 0, 0, 0, true);
+    expect(q.schedule(0)).toBe(hog);
+    expect(q.tick(4 * MS)).toBe(false);
+    rqs.initTask(w, 0, SchedPolicy.Normal, 0, 0);
+    q.k.mem.i32[rqs.tw(w, T_WAKEUPS)] = 1;
+    const slice = (rqs.fair as EevdfPolicy).slice;
+    const dl = (t: number) => q.f64[rqs.tf(t, TF_DEADLINE)];
+    return { ...q, hog, w, slice, dl };
+  };
+
+  for (const sched of ['eevdf-6.18', 'eevdf'] as const) {
+    it(`${sched}: woken with no lag as the wake-up renews the hog's deadline, it ties the hog and runs at once`, () => {
+      const { wake, schedule, hog, w, slice, dl } = setup(sched);
+      expect(dl(hog)).toBe(4 * MS + slice);
+      expect(wake(w, 6 * MS)).toBe(2);
+      expect(dl(w)).toBe(dl(hog));
+      expect(dl(hog)).toBe(6 * MS + slice);
+      expect(schedule(6 * MS)).toBe(w);
+    });
+
+    it(`${sched}: woken with no lag inside the hog's deadline, it waits for the next tick`, () => {
+      const { wake, schedule, tick, rqs, hog, w, dl } = setup(sched);
+      expect(wake(w, 5 * MS)).toBe(1);
+      expect(dl(hog)).toBeLessThan(dl(w));
+      expect(rqs.curr(0)).toBe(hog);
+      expect(tick(8 * MS)).toBe(true);
+      expect(schedule(8 * MS)).toBe(w);
+    });
+  }
+});

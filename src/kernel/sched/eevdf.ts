@@ -221,6 +221,9 @@ export class EevdfPolicy implements FairPolicy {
       if (only >= 0) return only;
       if (currRuns && this.protectSlice(curr)) return curr;
     }
+    // The tree (every queued entity but curr, which the kernel keeps out of it while it runs):
+    // the eligible one with the earliest deadline; among equal deadlines the one queued first
+    // (rb_add_cached puts an equal key to the right).
     let best = -1;
     let bestDl = Number.POSITIVE_INFINITY;
     let fallback = -1;
@@ -233,6 +236,7 @@ export class EevdfPolicy implements FairPolicy {
         fallbackV = v;
         fallback = t;
       }
+      if (t === curr) continue;
       if (v <= V + 1e-6) {
         const dl = q.f64[q.tf(t, TF_DEADLINE)];
         if (dl < bestDl) {
@@ -241,6 +245,14 @@ export class EevdfPolicy implements FairPolicy {
         }
       }
     }
+    // __pick_eevdf()'s end: `if (!best || (curr && entity_before(curr, best))) best = curr;`,
+    // entity_before() being `(s64)(a->deadline - b->deadline) < 0` ("Tiebreak on vruntime seems
+    // unnecessary since it can hardly happen"): the running task keeps the CPU only with a
+    // deadline strictly before the best queued one's; on a tie the queued task wins. The tie is
+    // not rare here: a task woken with no lag is placed at V, which beside one running task is
+    // that task's vruntime, and a running task whose deadline the wake-up's update_curr() just
+    // renewed has the same deadline, vruntime + the same slice.
+    if (currRuns && (best < 0 || q.f64[q.tf(curr, TF_DEADLINE)] < bestDl)) return curr;
     return best >= 0 ? best : fallback;
   }
 
