@@ -30,7 +30,7 @@ import { type BenchUsage, benchArgs } from './cli.js';
 import { repoRoot, runC as runFastmixC } from './fastmix.js';
 import { isMain, median, table } from './lib.js';
 import { labCopyCsum, labKernel, labMachine, labMix, labNet } from './scale-lab.js';
-import { compileTwin, runTwin } from './twin.js';
+import { compileTwin, runTwin } from './twin-lab.js';
 
 /** One row of the table (and of bench-scale.json). */
 export interface ScaleOp {

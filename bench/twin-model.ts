@@ -24,12 +24,34 @@ export interface ModelQuestion {
   nice: number;
   periodNs: number;
   workNs: number;
-  /** Wake-ups measured, after as many again to reach a steady state. */
+  /** Wake-ups measured, after as many again to reach a steady state (at each phase). */
   wakeups: number;
+  /**
+   * Phases of the tick against the waker's period, each asked on its own and the waits pooled
+   * (default 1: the first wake-up at a tick's time plus T). A host run's waker starts at an
+   * arbitrary time, so its period beats against the tick at a phase of its own, fixed for the
+   * run (both are hrtimers on one clock); on the fake clock, where nothing jitters, the answer
+   * depends on that phase (one nice-0 hog, 121 µs of waker CPU: 0–3.5% of wake-ups waiting a
+   * tick, docs/twin.md). The phases step through the tick by the golden ratio's fraction, so
+   * that they spread over any shorter beat of the period against the tick as well.
+   */
+  phases?: number;
 }
 
-/** Each measured wake-up's wait, from the wake-up to the waker's pick (ns), sorted. */
+/** The golden ratio's fractional part: successive multiples spread evenly over [0, 1). */
+const GOLDEN = (Math.sqrt(5) - 1) / 2;
+
+/** Each measured wake-up's wait (ns), pooled over `q.phases` phases of the tick, sorted. */
 export function modelWaits(q: ModelQuestion): number[] {
+  const waits: number[] = [];
+  const tickNs = 1e9 / q.hz;
+  const phases = q.phases ?? 1;
+  for (let i = 0; i < phases; i++) waitsAt(q, ((i * GOLDEN) % 1) * tickNs, waits);
+  return waits.sort((a, b) => a - b);
+}
+
+/** Each measured wake-up's wait, from the wake-up to the waker's pick (ns), the first tick `phaseNs` before a tick's time. */
+function waitsAt(q: ModelQuestion, phaseNs: number, waits: number[]): void {
   const tasks: AppTaskSpec[] = Array.from({ length: q.hogs }, () => ({
     kind: 'hog',
     cpu: 0,
@@ -77,10 +99,9 @@ export function modelWaits(q: ModelQuestion): number[] {
   for (const h of hogIds) locked(() => rqs.wakeLocked(0, h, 0));
   schedule(0);
   const tickNs = 1e9 / q.hz;
-  let tick = tickNs;
+  let tick = tickNs - phaseNs;
   let wake = 0;
   let lastEnd = 0;
-  const waits: number[] = [];
   const total = 2 * q.wakeups;
   for (let k = 0; k < total; k++) {
     wake += q.periodNs;
@@ -109,5 +130,4 @@ export function modelWaits(q: ModelQuestion): number[] {
     schedule(end);
     lastEnd = end;
   }
-  return waits.sort((a, b) => a - b);
 }

@@ -124,6 +124,14 @@ describe('every bench script', () => {
       expect(bad.stderr).toContain('unknown option --no-such-flag');
     });
   }
+  it('twin: a bad --sweep-work exits 2 with one line naming the value, before anything runs', () => {
+    const bad = runScript('twin', ['--sweep-work', '20,abc']);
+    expect(bad.status).toBe(2);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toContain('--sweep-work');
+    expect(bad.stderr).toContain('"abc"');
+  });
   it('calibration: a short run prints both sides, a row per statistic; a bad --runs is one line and exit 2', () => {
     const r = runScript('calibration', ['--runs', '20', '--seed', '3']);
     expect(r.status, r.stderr).toBe(0);

@@ -1,6 +1,6 @@
 /** bench:twin's --rounds: several rounds' answers as one, each figure the median of the rounds'. */
 import { describe, expect, it } from 'vitest';
-import { medianDist } from '../../bench/twin.js';
+import { medianDist } from '../../bench/twin-lab.js';
 
 const d = (p50: number, p99: number, n = 10, prompt = 1) => ({ p50, p90: p50, p99, max: p99, n, prompt });
 
