@@ -26,6 +26,7 @@ import {
   labDist,
   labHogs,
   MODEL_PHASES,
+  medianDist,
   modelDist,
   type TwinOut,
 } from './twin-lab.js';
@@ -52,22 +53,40 @@ const over = (a: Answer, host: Answer) =>
 const ms = (a: Answer, k: keyof Dist) =>
   'none' in a ? '-' : a[k] >= 1e6 ? `${(a[k] / 1e6).toFixed(2)} ms` : `${(a[k] / 1e3).toFixed(1)} µs`;
 
-/** Ask (a) with one nice-0 hog at each W; the lines of its table. */
+/** Rounds' answers pooled: the share past PROMPT_NS over all their wake-ups, the p99 the median of theirs. */
+export function pooled(answers: readonly Answer[]): Answer {
+  const ds = answers.filter((a): a is Dist => !('none' in a));
+  const m = medianDist(answers);
+  if (ds.length === 0 || 'none' in m) return m;
+  const n = ds.reduce((a, d) => a + d.n, 0);
+  return { ...m, n, prompt: ds.reduce((a, d) => a + d.prompt * d.n, 0) / n };
+}
+
+/** Ask (a) with one nice-0 hog at each W, `o.rounds` times; the lines of its table. */
 export async function sweepWork(
   ws: readonly number[],
-  o: LabRunOptions & { wakerCpu: 'host' | 'work' },
+  o: LabRunOptions & { wakerCpu: 'host' | 'work'; rounds: number },
   lab: Lab,
   host: (args: (string | number)[]) => TwinOut,
 ): Promise<string[]> {
   const rows: string[][] = [];
   for (const w of ws) {
-    process.stderr.write(`(a) 1 hog nice 0, W = ${w} µs: host...   \r`);
-    const hr = host(['hogs', 1, 0, o.periodUs, w, o.iters]);
-    const h = hostDist(hr);
-    const run = 'values' in hr && hr.values.run > 0 ? hr.values.run : undefined;
+    const hostAnswers: Answer[] = [];
+    const labAnswers: Answer[] = [];
+    let run: number | undefined;
+    for (let round = 0; round < o.rounds; round++) {
+      const at = `W = ${w} µs${o.rounds > 1 ? `, round ${round + 1} of ${o.rounds}` : ''}`;
+      process.stderr.write(`(a) 1 hog nice 0, ${at}: host...   \r`);
+      const hr = host(['hogs', 1, 0, o.periodUs, w, o.iters]);
+      hostAnswers.push(hostDist(hr));
+      if (run === undefined && 'values' in hr && hr.values.run > 0) run = hr.values.run;
+      const workNs = o.wakerCpu === 'host' && run !== undefined ? run : w * 1000;
+      process.stderr.write(`(a) 1 hog nice 0, ${at}: lab...    \r`);
+      labAnswers.push(labDist(await labHogs(lab, o, 1, 0, false, workNs), BOUND));
+    }
     const workNs = o.wakerCpu === 'host' && run !== undefined ? run : w * 1000;
-    process.stderr.write(`(a) 1 hog nice 0, W = ${w} µs: lab...    \r`);
-    const l = labDist(await labHogs(lab, o, 1, 0, false, workNs), BOUND);
+    const h = pooled(hostAnswers);
+    const l = pooled(labAnswers);
     const rules = modelDist(
       modelWaits({
         kernel: lab.profile,
@@ -97,7 +116,7 @@ export async function sweepWork(
   process.stderr.write(`${' '.repeat(48)}\r`);
   return [
     `(a) 1 hog nice 0 at each W: the share of wake-ups that waited past 0.5 ms (a tick's wait, not the wake-up path's)`,
-    `    host: ${o.iters} wake-ups each; lab: cpu-hog's bound kworker, as many; the rules alone pooled over ${MODEL_PHASES} phases of`,
+    `    host: ${o.iters * o.rounds} wake-ups each; lab: cpu-hog's bound kworker, as many; the rules alone pooled over ${MODEL_PHASES} phases of`,
     `    the tick (bench/twin-model.ts). The work the lab and the rules ran: ${o.wakerCpu === 'host' ? "the host waker's CPU per wake-up (--waker-cpu host)" : 'W (--waker-cpu work)'}.`,
     ...table(
       [

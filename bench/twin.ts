@@ -494,7 +494,9 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const T = o.periodUs;
   const W = o.workUs;
   out(
-    `(a) waker: nice 0 on CPU 0, every ${T / 1000} ms, ${W} µs of work, ${o.iters} wake-ups; the lab: cpu-hog's bound kworker, ${1e6 / T} interrupts/s on CPU 0 each queuing ${W} µs${o.rounds > 1 ? `; (a) and (c) in ${o.rounds} rounds, host then lab, each figure the median of the rounds' (--rounds)` : ''}`,
+    o.sweepWork
+      ? `(a) waker: nice 0 on CPU 0, every ${T / 1000} ms, ${o.iters} wake-ups a round${o.rounds > 1 ? `, ${o.rounds} rounds (host then lab each round; shares pooled, p99 the median of the rounds')` : ''}; one nice-0 hog; W swept`
+      : `(a) waker: nice 0 on CPU 0, every ${T / 1000} ms, ${W} µs of work, ${o.iters} wake-ups; the lab: cpu-hog's bound kworker, ${1e6 / T} interrupts/s on CPU 0 each queuing ${W} µs${o.rounds > 1 ? `; (a) and (c) in ${o.rounds} rounds, host then lab, each figure the median of the rounds' (--rounds)` : ''}`,
   );
 
   const dir = mkdtempSync(join(tmpdir(), 'deferlab-twin-'));

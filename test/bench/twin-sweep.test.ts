@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { modelWaits } from '../../bench/twin-model.js';
-import { parseSweep, SWEEP_MAX } from '../../bench/twin-sweep.js';
+import { parseSweep, pooled, SWEEP_MAX } from '../../bench/twin-sweep.js';
 
 describe('--sweep-work', () => {
   it('takes distinct integers in µs below the period', () => {
@@ -30,6 +30,21 @@ describe('--sweep-work', () => {
     expect(parseSweep('20,20', 5000)).toMatch(/twice/);
     const many = Array.from({ length: SWEEP_MAX + 1 }, (_, i) => i * 10).join(',');
     expect(parseSweep(many, 5000)).toMatch(new RegExp(`at most ${SWEEP_MAX}`));
+  });
+});
+
+describe('pooled rounds', () => {
+  const d = (n: number, prompt: number, p99: number) => ({ p50: 1, p90: 2, p99, max: 9, n, prompt });
+  it('weighs each round by its wake-ups for the share, and takes the median p99', () => {
+    const r = pooled([d(1000, 0.99, 100), d(3000, 0.95, 4e6), { none: 'lost' }, d(1000, 0.97, 200)]);
+    expect('none' in r).toBe(false);
+    if ('none' in r) return;
+    expect(r.n).toBe(5000);
+    expect(r.prompt).toBeCloseTo((990 + 2850 + 970) / 5000, 12);
+    expect(r.p99).toBe(200);
+  });
+  it("with no round's numbers, the first reason", () => {
+    expect(pooled([{ none: 'no cc' }, { none: 'other' }])).toEqual({ none: 'no cc' });
   });
 });
 
