@@ -69,6 +69,12 @@ import { nodeCross } from './twin-node.js';
 import { parseSweep, SWEEP_MAX, sweepWork } from './twin-sweep.js';
 import { tcpTwin } from './twin-tcp.js';
 
+/**
+ * (a) and (c) are asked this many times by default (`--rounds`), each figure the median of the
+ * rounds': one round's p99 moved up to 25× on this host's side between runs minutes apart, and a
+ * single round put rows outside 0.5–2× that three rounds' medians put inside (docs/twin.md).
+ */
+const DEFAULT_ROUNDS = 3;
 /** Shares: how long two busy tasks run side by side, host and lab. */
 const SHARE_MS = 3000;
 /** Cross-CPU wake-ups: how many, and the gap that lets the sleeper's CPU go idle in between. */
@@ -122,7 +128,7 @@ function parseArgs(argv: string[]): Options {
     hogs: DEFAULT_HOGS,
     wakerCpu: 'host',
     switchCost: 'host',
-    rounds: 1,
+    rounds: DEFAULT_ROUNDS,
     sweepWork: null,
   };
   let sweep: string | undefined;
@@ -681,7 +687,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 export const USAGE: BenchUsage = {
   script: 'bench:twin',
   about:
-    "The scheduler beside the host's own kernel (docs/twin.md): each question asked of the host by a small C program compiled now (hog threads against a periodic waker, a ping-pong on one CPU, a wake-up across CPUs, a loopback TCP ping-pong with a nice -20 thread woken on the client's CPU) and of the lab at the kernel profile nearest the host's, side by side with their ratios, the host's kernel version and HZ printed with it. About 2.5 minutes; needs cc (without one the host side is skipped, saying so, and the lab side still runs).",
+    "The scheduler beside the host's own kernel (docs/twin.md): each question asked of the host by a small C program compiled now (hog threads against a periodic waker, a ping-pong on one CPU, a wake-up across CPUs, a loopback TCP ping-pong with a nice -20 thread woken on the client's CPU) and of the lab at the kernel profile nearest the host's, side by side with their ratios, the host's kernel version and HZ printed with it. About 5.5 minutes (three rounds; `--rounds 1`: about 2.5); needs cc (without one the host side is skipped, saying so, and the lab side still runs).",
   flags: [
     { flag: '--iters', value: 'N', help: 'wake-ups per question, 10..100000 (default 1000)' },
     { flag: '--period-us', value: 'T', help: "the waker's period, µs, 100..1000000 (default 5000)" },
@@ -696,7 +702,7 @@ export const USAGE: BenchUsage = {
     {
       flag: '--rounds',
       value: 'N',
-      help: '(a) and (c) asked N times, host then lab each round, each figure the median of the rounds (1..9, default 1): the host side moves up to 25x at p99 between runs minutes apart',
+      help: `(a) and (c) asked N times, host then lab each round, each figure the median of the rounds (1..9, default ${DEFAULT_ROUNDS}): the host side moves up to 25x at p99 between runs minutes apart`,
     },
     {
       flag: '--switch-cost',
