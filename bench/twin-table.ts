@@ -1,0 +1,218 @@
+/**
+ * bench:twin's table (twin.ts): the host's and the lab's distributions side by side with their
+ * ratios; a p50 between modes marked † and a p99 between modes marked ‡, each compared by the
+ * shares of its modes under the table; the rules alone and the older profile's rules beside the
+ * host; the shares of (b).
+ *
+ * Context: main thread; pure (strings from numbers).
+ */
+
+import { table } from './lib.js';
+import type { Answer, Dist } from './twin-lab.js';
+
+/**
+ * A p50 is read as between modes when a side served a share of its wake-ups within PROMPT_NS
+ * inside [SPLIT_LOW, SPLIT_HIGH]: the share moved by up to 15 points between runs minutes apart
+ * on a quiet host (1 hog nice -20: host 64% and 50%, lab 51% and 66%; 2026-12-04, docs/twin.md),
+ * and a p50 whose share is within that of 50% jumps between the prompt mode (tens of µs) and the
+ * waiting one (ms).
+ */
+const SPLIT_LOW = 0.35;
+const SPLIT_HIGH = 0.65;
+/**
+ * A p99 is read as between modes when a side's share of wake-ups that waited past PROMPT_NS lies
+ * inside [TAIL_LOW, TAIL_HIGH]: then 5 to 20 wake-ups in 1000 decide whether the p99 is a prompt
+ * one (tens of µs) or a tick's wait (ms). Beside one nice-0 hog the host's share was 0.3% and
+ * 0.65% in two runs of 2000 wake-ups minutes apart (W = 20 µs, 2026-12-07, docs/twin.md), and
+ * its p99 87 µs and 126 µs; one more wake-up in a hundred waiting would have made it ~3 ms.
+ */
+const TAIL_LOW = 0.005;
+const TAIL_HIGH = 0.02;
+/** A share answer: the first task's CPU over the second's. */
+export type Share = { ratio: number; detail: string } | { none: string };
+
+export const fmt = (ns: number) =>
+  !Number.isFinite(ns) ? '-' : ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${(ns / 1e3).toFixed(1)} µs`;
+export const ratio = (lab: number, host: number) =>
+  host > 0 && Number.isFinite(lab) ? `${(lab / host).toFixed(2)}x` : 'n/a';
+
+export interface Row {
+  question: string;
+  host: Answer;
+  lab: Answer;
+  /** (a): the lab's scheduler rules alone on a fake clock (bench/twin-model.ts). */
+  model?: Answer;
+  /** (a): the 6.9 profile's rules alone, beside a host whose nearest profile is 6.18. */
+  older?: Answer;
+}
+
+const share = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '-');
+
+function distCells(a: Answer): string[] {
+  return 'none' in a ? ['-', '-', '-', '-', '-'] : [share(a.prompt), fmt(a.p50), fmt(a.p90), fmt(a.p99), fmt(a.max)];
+}
+
+/** The host's cells beside a fake-clock answer's, and the answer/host ratio of a statistic ('-' unless both are there). */
+function besideHost(
+  host: Answer,
+  rules: Answer,
+): { host: string[]; rules: string[]; ratio: (k: 'p50' | 'p99') => string } {
+  const both = !('none' in host) && !('none' in rules);
+  return {
+    host: distCells(host),
+    rules: distCells(rules),
+    ratio: (k) => (both ? ratio((rules as Dist)[k], (host as Dist)[k]) : '-'),
+  };
+}
+
+/** Whether a distribution's p50 lies between its modes (its ≤0.5 ms share near one half). */
+function splitAtP50(a: Answer): boolean {
+  return !('none' in a) && a.prompt >= SPLIT_LOW && a.prompt <= SPLIT_HIGH;
+}
+
+/** Whether a distribution's p99 lies between its modes (its share past 0.5 ms near 1%). */
+function splitAtP99(a: Answer): boolean {
+  return !('none' in a) && 1 - a.prompt >= TAIL_LOW && 1 - a.prompt <= TAIL_HIGH;
+}
+
+/** The shares past PROMPT_NS of two sides, and their ratio: what a p99 between modes compares. */
+function tailShares(host: Dist, lab: Dist, rules?: Answer): string {
+  const h = 1 - host.prompt;
+  const l = 1 - lab.prompt;
+  const x = (v: number) => (h > 0 ? `${(v / h).toFixed(2)}x` : 'n/a');
+  const r =
+    rules && !('none' in rules)
+      ? `; the rules alone ${share(1 - rules.prompt)} of ${rules.n} (${x(1 - rules.prompt)})`
+      : '';
+  return `past 0.5 ms host ${share(h)} of ${host.n}, lab ${share(l)} of ${lab.n} (lab/host ${x(l)})${r}`;
+}
+
+export function render(rows: Row[], shares: { question: string; host: Share; lab: Share }[]): string[] {
+  const split: string[] = [];
+  const tail: string[] = [];
+  const body = rows.map((r) => {
+    let p50 = 'none' in r.host || 'none' in r.lab ? '-' : ratio(r.lab.p50, r.host.p50);
+    let p99 = 'none' in r.host || 'none' in r.lab ? '-' : ratio(r.lab.p99, r.host.p99);
+    if (!('none' in r.host) && !('none' in r.lab) && (splitAtP50(r.host) || splitAtP50(r.lab))) {
+      p50 += ' †';
+      split.push(
+        `${r.question.slice(4)}: ≤0.5 ms host ${share(r.host.prompt)}, lab ${share(r.lab.prompt)} (lab − host ${((r.lab.prompt - r.host.prompt) * 100).toFixed(1)} points)`,
+      );
+    }
+    if (!('none' in r.host) && !('none' in r.lab) && (splitAtP99(r.host) || splitAtP99(r.lab))) {
+      p99 += ' ‡';
+      tail.push(`${r.question.slice(4)}: ${tailShares(r.host, r.lab, r.model)}`);
+    }
+    return [r.question, ...distCells(r.host), ...distCells(r.lab), p50, p99];
+  });
+  for (const s of shares) {
+    const h = 'none' in s.host ? '-' : `${s.host.ratio.toFixed(2)} : 1`;
+    const l = 'none' in s.lab ? '-' : `${s.lab.ratio.toFixed(2)} : 1`;
+    const x = 'none' in s.host || 'none' in s.lab ? '-' : ratio(s.lab.ratio, s.host.ratio);
+    body.push([s.question, '', h, '', '', '', '', l, '', '', '', x, '']);
+  }
+  const lines = table(
+    [
+      'question',
+      'host ≤0.5ms',
+      'host p50',
+      'host p90',
+      'host p99',
+      'host max',
+      'lab ≤0.5ms',
+      'lab p50',
+      'lab p90',
+      'lab p99',
+      'lab max',
+      'lab/host p50',
+      'lab/host p99',
+    ],
+    body,
+  );
+  if (split.length)
+    lines.push(
+      `  † p50 between modes: a side served ${SPLIT_LOW * 100}–${SPLIT_HIGH * 100}% of its wake-ups within 0.5 ms, so the p50 falls where`,
+      '    the distribution splits between wake-ups served at once and ones that wait a slice or more, and a few',
+      '    per cent moving between the modes moves it by milliseconds (the share moved up to 15 points between runs of',
+      '    one side minutes apart): compare the ≤0.5 ms shares instead:',
+      ...split.map((l) => `    ${l}`),
+    );
+  if (tail.length)
+    lines.push(
+      `  ‡ p99 between modes: ${TAIL_LOW * 100}–${TAIL_HIGH * 100}% of a side's wake-ups waited past 0.5 ms, so 5 to 20 in 1000 decide`,
+      "    whether its p99 is a prompt wake-up or a tick's wait (the host's share moved 0.3–0.65% between runs",
+      '    minutes apart): compare the shares past 0.5 ms instead (`-- --sweep-work` shows them as W grows):',
+      ...tail.map((l) => `    ${l}`),
+    );
+  const modelled = rows.filter((r) => r.model);
+  const modelLines = table(
+    [
+      'question',
+      'host ≤0.5ms',
+      'host p50',
+      'host p99',
+      'rules ≤0.5ms',
+      'rules p50',
+      'rules p90',
+      'rules p99',
+      'rules max',
+      'rules/host p50',
+      'rules/host p99',
+    ],
+    modelled.map((r) => {
+      const b = besideHost(r.host, r.model as Answer);
+      const between = b.ratio('p99') !== '-' && (splitAtP99(r.host) || splitAtP99(r.model as Answer));
+      return [
+        r.question,
+        b.host[0],
+        b.host[1],
+        b.host[3],
+        ...b.rules,
+        b.ratio('p50'),
+        b.ratio('p99') + (between ? ' ‡' : ''),
+      ];
+    }),
+  );
+  lines.push(
+    '',
+    "  The lab's scheduler rules alone (bench/twin-model.ts: the run queues on a fake clock, switches take no",
+    '  time, no host): what the running lab adds beyond these is its time accounting (docs/twin.md).',
+    ...modelLines,
+  );
+  const older = rows.filter((r) => r.older);
+  if (older.length)
+    lines.push(
+      '',
+      "  The 6.9 profile's rules alone (no delayed dequeue, RUN_TO_PARITY by the deadline at the pick, a",
+      '  0.75 ms base slice): what the kernel changes since 6.11 do to the same question.',
+      ...table(
+        [
+          'question',
+          'host ≤0.5ms',
+          'host p99',
+          '6.9 ≤0.5ms',
+          '6.9 p50',
+          '6.9 p90',
+          '6.9 p99',
+          '6.9 max',
+          '6.9/host p99',
+        ],
+        older.map((r) => {
+          const b = besideHost(r.host, r.older as Answer);
+          return [r.question, b.host[0], b.host[3], ...b.rules, b.ratio('p99')];
+        }),
+      ),
+    );
+  const notes: string[] = [];
+  for (const r of rows) {
+    if ('none' in r.host) notes.push(`  ${r.question}: host: ${r.host.none}`);
+    if ('none' in r.lab) notes.push(`  ${r.question}: lab: ${r.lab.none}`);
+  }
+  for (const s of shares) {
+    if ('none' in s.host) notes.push(`  ${s.question}: host: ${s.host.none}`);
+    else notes.push(`  ${s.question}: host ${s.host.detail}`);
+    if ('none' in s.lab) notes.push(`  ${s.question}: lab: ${s.lab.none}`);
+    else notes.push(`  ${s.question}: lab ${s.lab.detail}`);
+  }
+  return notes.length ? [...lines, '', ...notes] : lines;
+}

@@ -1,0 +1,55 @@
+/**
+ * bench:twin's table (bench/twin-table.ts): which ratios it marks as between modes, and what it
+ * compares in their place. Pure: numbers in, lines out.
+ */
+import { describe, expect, it } from 'vitest';
+import type { Dist } from '../../bench/twin-lab.js';
+import { type Row, render } from '../../bench/twin-table.js';
+
+const d = (prompt: number, p50: number, p99: number, n = 1000): Dist => ({
+  p50,
+  p90: p99,
+  p99,
+  max: 4e6,
+  n,
+  prompt,
+});
+const row = (question: string, host: Dist, lab: Dist, model?: Dist): Row => ({
+  question,
+  host,
+  lab,
+  ...(model ? { model } : {}),
+});
+const line = (lines: string[], q: string) => lines.find((l) => l.startsWith(`  ${q} `)) ?? '';
+
+describe('bench:twin table', () => {
+  it('marks a p99 between modes with ‡ and compares the shares past 0.5 ms, host, lab and rules', () => {
+    const lines = render(
+      [row('(a) 1 hog nice 0', d(0.992, 24e3, 52e3), d(0.988, 23e3, 795e3), d(0.993, 0, 0, 32000))],
+      [],
+    );
+    expect(line(lines, '(a) 1 hog nice 0')).toMatch(/15\.\d\dx ‡/);
+    const tail = lines.find((l) => l.includes('1 hog nice 0: past 0.5 ms'));
+    expect(tail).toContain('host 0.8% of 1000');
+    expect(tail).toContain('lab 1.2% of 1000 (lab/host 1.50x)');
+    expect(tail).toContain('the rules alone 0.7% of 32000 (0.88x)');
+  });
+
+  it('marks nothing where both sides are clear of the boundary: all prompt, or a tail of several per cent', () => {
+    const lines = render(
+      [
+        row('(a) no hog', d(1, 50e3, 150e3), d(1, 48e3, 140e3)),
+        row('(a) 2 hogs nice 0', d(0.95, 25e3, 4e6), d(0.96, 30e3, 3.9e6)),
+      ],
+      [],
+    );
+    expect(lines.join('\n')).not.toContain('‡');
+    expect(lines.join('\n')).not.toContain('†');
+  });
+
+  it('marks a p50 between modes with † and compares the ≤0.5 ms shares', () => {
+    const lines = render([row('(a) 1 hog nice -20', d(0.53, 31e3, 3.85e6), d(0.52, 82e3, 3.82e6))], []);
+    expect(line(lines, '(a) 1 hog nice -20')).toMatch(/2\.6\dx †/);
+    expect(lines.some((l) => l.includes('1 hog nice -20: ≤0.5 ms host 53.0%, lab 52.0%'))).toBe(true);
+  });
+});
