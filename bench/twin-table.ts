@@ -52,16 +52,21 @@ function distCells(a: Answer): string[] {
   return 'none' in a ? ['-', '-', '-', '-', '-'] : [share(a.prompt), fmt(a.p50), fmt(a.p90), fmt(a.p99), fmt(a.max)];
 }
 
-/** The host's cells beside a fake-clock answer's, and the answer/host ratio of a statistic ('-' unless both are there). */
+/**
+ * The host's cells beside a fake-clock answer's, the answer/host ratio of a statistic ('-' unless
+ * both are there), and the p99 ratio's cell (marked ‡ when either side's p99 lies between modes).
+ */
 function besideHost(
   host: Answer,
   rules: Answer,
-): { host: string[]; rules: string[]; ratio: (k: 'p50' | 'p99') => string } {
+): { host: string[]; rules: string[]; ratio: (k: 'p50' | 'p99') => string; p99: string } {
   const both = !('none' in host) && !('none' in rules);
+  const of = (k: 'p50' | 'p99') => (both ? ratio((rules as Dist)[k], (host as Dist)[k]) : '-');
   return {
     host: distCells(host),
     rules: distCells(rules),
-    ratio: (k) => (both ? ratio((rules as Dist)[k], (host as Dist)[k]) : '-'),
+    ratio: of,
+    p99: of('p99') + (both && (splitAtP99(host) || splitAtP99(rules)) ? ' ‡' : ''),
   };
 }
 
@@ -161,16 +166,7 @@ export function render(rows: Row[], shares: { question: string; host: Share; lab
     ],
     modelled.map((r) => {
       const b = besideHost(r.host, r.model as Answer);
-      const between = b.ratio('p99') !== '-' && (splitAtP99(r.host) || splitAtP99(r.model as Answer));
-      return [
-        r.question,
-        b.host[0],
-        b.host[1],
-        b.host[3],
-        ...b.rules,
-        b.ratio('p50'),
-        b.ratio('p99') + (between ? ' ‡' : ''),
-      ];
+      return [r.question, b.host[0], b.host[1], b.host[3], ...b.rules, b.ratio('p50'), b.p99];
     }),
   );
   lines.push(
@@ -199,7 +195,7 @@ export function render(rows: Row[], shares: { question: string; host: Share; lab
         ],
         older.map((r) => {
           const b = besideHost(r.host, r.older as Answer);
-          return [r.question, b.host[0], b.host[3], ...b.rules, b.ratio('p99')];
+          return [r.question, b.host[0], b.host[3], ...b.rules, b.p99];
         }),
       ),
     );

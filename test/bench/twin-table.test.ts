@@ -33,6 +33,8 @@ describe('bench:twin table', () => {
     expect(tail).toContain('host 0.8% of 1000');
     expect(tail).toContain('lab 1.2% of 1000 (lab/host 1.50x)');
     expect(tail).toContain('the rules alone 0.7% of 32000 (0.88x)');
+    // The rules' own table marks it too (their p99 0 against the host's 52 µs).
+    expect(lines.filter((l) => l.startsWith('  (a) 1 hog nice 0 ')).at(-1)).toMatch(/0\.00x ‡$/);
   });
 
   it('marks nothing where both sides are clear of the boundary: all prompt, or a tail of several per cent', () => {
