@@ -261,6 +261,16 @@ describe('EEVDF: a tie on the deadline goes to the queued task, not the running 
       expect(schedule(6 * MS)).toBe(w);
     });
 
+    it(`${sched}: with a reschedule already pending, the wake-up decides nothing (test_tsk_need_resched(curr): return)`, () => {
+      const { rqs, schedule, w } = setup(sched);
+      rqs.lock(0);
+      const r = rqs.wakeLocked(0, w, 6 * MS, true);
+      rqs.unlock(0);
+      expect(r).toBe(1);
+      // The pending reschedule's pick gives it the CPU all the same.
+      expect(schedule(6 * MS)).toBe(w);
+    });
+
     it(`${sched}: woken with no lag inside the hog's deadline, it waits for the next tick`, () => {
       const { wake, schedule, tick, rqs, hog, w, dl } = setup(sched);
       expect(wake(w, 5 * MS)).toBe(1);

@@ -340,12 +340,14 @@ export class RunQueues extends RqView {
         !i32[this.rq(cpu) + RQ_RT_THROTTLED] && (!cRt || i32[this.tw(woken, T_RT_PRIO)] > i32[this.tw(curr, T_RT_PRIO)])
       );
     if (cRt) return !!i32[this.rq(cpu) + RQ_RT_THROTTLED];
-    // check_preempt_wakeup (5.15 fair.c): "We can come here with TIF_NEED_RESCHED already set
-    // from new task wake up path ... if (test_tsk_need_resched(curr)) return;": no second
-    // preemption, no buddy marked. CFS only for now: 6.6+'s check_preempt_wakeup_fair has the
-    // same return, but with it the lab's EEVDF starved a nice-0 task beside a nice −20 hog
-    // (test/machine/scheduler.test.ts, not yet understood), so EEVDF keeps the old behaviour.
-    if (currNeedsResched && this.fair.name === 'cfs') return false;
+    // check_preempt_wakeup (5.15 fair.c) and check_preempt_wakeup_fair (6.6+, 6.18 as well): "We
+    // can come here with TIF_NEED_RESCHED already set from new task wake up path ... if
+    // (test_tsk_need_resched(curr)) return;": no second preemption, no buddy marked; the pending
+    // reschedule's pick decides. (EEVDF had kept the old behaviour until 2026-12-07: with the
+    // return, an earlier version of the lab's EEVDF starved a nice-0 task beside a nice −20 hog in
+    // test/machine/scheduler.test.ts; that no longer happens, after the wake-up's update_curr()
+    // and the tie on the deadline were mended: docs/twin.md.)
+    if (currNeedsResched) return false;
     return this.fair.wakeupPreempt(cpu, curr, woken);
   }
 
