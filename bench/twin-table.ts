@@ -100,8 +100,9 @@ export function render(rows: Row[], shares: { question: string; host: Share; lab
     let p99 = 'none' in r.host || 'none' in r.lab ? '-' : ratio(r.lab.p99, r.host.p99);
     if (!('none' in r.host) && !('none' in r.lab) && (splitAtP50(r.host) || splitAtP50(r.lab))) {
       p50 += ' †';
+      const rules = r.model && !('none' in r.model) ? `; the rules alone ${share(r.model.prompt)}` : '';
       split.push(
-        `${r.question.slice(4)}: ≤0.5 ms host ${share(r.host.prompt)}, lab ${share(r.lab.prompt)} (lab − host ${((r.lab.prompt - r.host.prompt) * 100).toFixed(1)} points)`,
+        `${r.question.slice(4)}: ≤0.5 ms host ${share(r.host.prompt)}, lab ${share(r.lab.prompt)} (lab − host ${((r.lab.prompt - r.host.prompt) * 100).toFixed(1)} points)${rules}`,
       );
     }
     if (!('none' in r.host) && !('none' in r.lab) && (splitAtP99(r.host) || splitAtP99(r.lab))) {
@@ -139,7 +140,9 @@ export function render(rows: Row[], shares: { question: string; host: Share; lab
       `  † p50 between modes: a side served ${SPLIT_LOW * 100}–${SPLIT_HIGH * 100}% of its wake-ups within 0.5 ms, so the p50 falls where`,
       '    the distribution splits between wake-ups served at once and ones that wait a slice or more, and a few',
       '    per cent moving between the modes moves it by milliseconds (the share moved up to 15 points between runs of',
-      '    one side minutes apart): compare the ≤0.5 ms shares instead:',
+      "    one side minutes apart; beside one nice -20 hog the lab's run takes one phase of its interrupts against its",
+      '    tick, and the rules serve 50% or 75% at once by that phase, pooled 62%: docs/twin.md): compare the ≤0.5 ms',
+      '    shares instead:',
       ...split.map((l) => `    ${l}`),
     );
   if (tail.length)

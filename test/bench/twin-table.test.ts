@@ -50,8 +50,15 @@ describe('bench:twin table', () => {
   });
 
   it('marks a p50 between modes with † and compares the ≤0.5 ms shares', () => {
-    const lines = render([row('(a) 1 hog nice -20', d(0.53, 31e3, 3.85e6), d(0.52, 82e3, 3.82e6))], []);
+    const lines = render(
+      [row('(a) 1 hog nice -20', d(0.53, 31e3, 3.85e6), d(0.52, 82e3, 3.82e6), d(0.617, 0, 4e6, 32000))],
+      [],
+    );
     expect(line(lines, '(a) 1 hog nice -20')).toMatch(/2\.6\dx †/);
-    expect(lines.some((l) => l.includes('1 hog nice -20: ≤0.5 ms host 53.0%, lab 52.0%'))).toBe(true);
+    expect(
+      lines.some((l) =>
+        l.includes('1 hog nice -20: ≤0.5 ms host 53.0%, lab 52.0% (lab − host -1.0 points); the rules alone 61.7%'),
+      ),
+    ).toBe(true);
   });
 });
