@@ -19,6 +19,7 @@ import { specs, stageValue, strategy } from '../src/scenarios/common.js';
 import { cpuHogPreset, requests } from '../src/scenarios/cpu-hog.js';
 import { repoRoot } from './fastmix.js';
 import { median } from './lib.js';
+import { modelWaits } from './twin-model.js';
 
 export const BOUND = 'workqueue(wq=system)';
 export const UNBOUND = 'unbound(scope=system)';
@@ -212,6 +213,35 @@ export function labDist(
     n: st.summary.count,
     prompt: prompt / st.summary.count,
   };
+}
+
+/**
+ * The work the lab's job and the rules' waker run per wake-up (ns): what the host's waker used
+ * (twin.c's `run`, `--waker-cpu host`) when a host run measured it, else W.
+ */
+export function labWorkNs(wakerCpu: 'host' | 'work', hostRun: number | undefined, workUs: number): number {
+  return wakerCpu === 'host' && hostRun !== undefined ? hostRun : workUs * 1000;
+}
+
+/** Question (a) asked of `kernel`'s scheduler rules alone, pooled over MODEL_PHASES phases (twin-model.ts). */
+export function rulesDist(
+  lab: Lab,
+  kernel: KernelName,
+  q: { hogs: number; nice: number; periodUs: number; workNs: number; iters: number },
+): Dist {
+  return modelDist(
+    modelWaits({
+      kernel,
+      hz: lab.hz,
+      cpus: LAB_CPUS,
+      hogs: q.hogs,
+      nice: q.nice,
+      periodNs: q.periodUs * 1000,
+      workNs: q.workNs,
+      wakeups: q.iters,
+      phases: MODEL_PHASES,
+    }),
+  );
 }
 
 /** The fake clock's waits (sorted, ns) as a distribution. */

@@ -20,17 +20,16 @@ import {
   BOUND,
   type Dist,
   hostDist,
-  LAB_CPUS,
   type Lab,
   type LabRunOptions,
   labDist,
   labHogs,
+  labWorkNs,
   MODEL_PHASES,
   medianDist,
-  modelDist,
+  rulesDist,
   type TwinOut,
 } from './twin-lab.js';
-import { modelWaits } from './twin-model.js';
 
 /** The most values `--sweep-work` takes: each costs a host run and a lab run of iters · T. */
 export const SWEEP_MAX = 8;
@@ -80,26 +79,19 @@ export async function sweepWork(
       const hr = host(['hogs', 1, 0, o.periodUs, w, o.iters]);
       hostAnswers.push(hostDist(hr));
       if (run === undefined && 'values' in hr && hr.values.run > 0) run = hr.values.run;
-      const workNs = o.wakerCpu === 'host' && run !== undefined ? run : w * 1000;
+      const workNs = labWorkNs(o.wakerCpu, run, w);
       process.stderr.write(`(a) 1 hog nice 0, ${at}: lab...    \r`);
       labAnswers.push(labDist(await labHogs(lab, o, 1, 0, false, workNs), BOUND));
     }
-    const workNs = o.wakerCpu === 'host' && run !== undefined ? run : w * 1000;
     const h = pooled(hostAnswers);
     const l = pooled(labAnswers);
-    const rules = modelDist(
-      modelWaits({
-        kernel: lab.profile,
-        hz: lab.hz,
-        cpus: LAB_CPUS,
-        hogs: 1,
-        nice: 0,
-        periodNs: o.periodUs * 1000,
-        workNs,
-        wakeups: o.iters,
-        phases: MODEL_PHASES,
-      }),
-    );
+    const rules = rulesDist(lab, lab.profile, {
+      hogs: 1,
+      nice: 0,
+      periodUs: o.periodUs,
+      workNs: labWorkNs(o.wakerCpu, run, w),
+      iters: o.iters,
+    });
     rows.push([
       `${w} µs`,
       run !== undefined ? `${(run / 1e3).toFixed(1)} µs` : '-',

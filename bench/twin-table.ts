@@ -48,6 +48,9 @@ export interface Row {
 
 const share = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '-');
 
+/** The headers of {@link distCells}' five cells for side `who`. */
+const distHeads = (who: string): string[] => ['≤0.5ms', 'p50', 'p90', 'p99', 'max'].map((k) => `${who} ${k}`);
+
 function distCells(a: Answer): string[] {
   return 'none' in a ? ['-', '-', '-', '-', '-'] : [share(a.prompt), fmt(a.p50), fmt(a.p90), fmt(a.p99), fmt(a.max)];
 }
@@ -117,24 +120,7 @@ export function render(rows: Row[], shares: { question: string; host: Share; lab
     const x = 'none' in s.host || 'none' in s.lab ? '-' : ratio(s.lab.ratio, s.host.ratio);
     body.push([s.question, '', h, '', '', '', '', l, '', '', '', x, '']);
   }
-  const lines = table(
-    [
-      'question',
-      'host ≤0.5ms',
-      'host p50',
-      'host p90',
-      'host p99',
-      'host max',
-      'lab ≤0.5ms',
-      'lab p50',
-      'lab p90',
-      'lab p99',
-      'lab max',
-      'lab/host p50',
-      'lab/host p99',
-    ],
-    body,
-  );
+  const lines = table(['question', ...distHeads('host'), ...distHeads('lab'), 'lab/host p50', 'lab/host p99'], body);
   if (split.length)
     lines.push(
       `  † p50 between modes: a side served ${SPLIT_LOW * 100}–${SPLIT_HIGH * 100}% of its wake-ups within 0.5 ms, so the p50 falls where`,
@@ -154,19 +140,7 @@ export function render(rows: Row[], shares: { question: string; host: Share; lab
     );
   const modelled = rows.filter((r) => r.model);
   const modelLines = table(
-    [
-      'question',
-      'host ≤0.5ms',
-      'host p50',
-      'host p99',
-      'rules ≤0.5ms',
-      'rules p50',
-      'rules p90',
-      'rules p99',
-      'rules max',
-      'rules/host p50',
-      'rules/host p99',
-    ],
+    ['question', 'host ≤0.5ms', 'host p50', 'host p99', ...distHeads('rules'), 'rules/host p50', 'rules/host p99'],
     modelled.map((r) => {
       const b = besideHost(r.host, r.model as Answer);
       return [r.question, b.host[0], b.host[1], b.host[3], ...b.rules, b.ratio('p50'), b.p99];
@@ -185,17 +159,7 @@ export function render(rows: Row[], shares: { question: string; host: Share; lab
       "  The 6.9 profile's rules alone (no delayed dequeue, RUN_TO_PARITY by the deadline at the pick, a",
       '  0.75 ms base slice): what the kernel changes since 6.11 do to the same question.',
       ...table(
-        [
-          'question',
-          'host ≤0.5ms',
-          'host p99',
-          '6.9 ≤0.5ms',
-          '6.9 p50',
-          '6.9 p90',
-          '6.9 p99',
-          '6.9 max',
-          '6.9/host p99',
-        ],
+        ['question', 'host ≤0.5ms', 'host p99', ...distHeads('6.9'), '6.9/host p99'],
         older.map((r) => {
           const b = besideHost(r.host, r.older as Answer);
           return [r.question, b.host[0], b.host[3], ...b.rules, b.p99];

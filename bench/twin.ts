@@ -57,14 +57,14 @@ import {
   type LabRunOptions,
   labDist,
   labHogs,
-  MODEL_PHASES,
+  labWorkNs,
   medianDist,
   modelDist,
+  rulesDist,
   runTwin,
   type TwinOut,
   UNBOUND,
 } from './twin-lab.js';
-import { modelWaits } from './twin-model.js';
 import { nodeCross } from './twin-node.js';
 import { parseSweep, SWEEP_MAX, sweepWork } from './twin-sweep.js';
 import { fmt, type Row, ratio, render, type Share } from './twin-table.js';
@@ -338,7 +338,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         hostAnswers.push(hostDist(hr));
         // The lab's work per wake-up: what the host's waker used in the first round that measured it.
         if (hostRun === undefined && 'values' in hr && hr.values.run > 0) hostRun = hr.values.run;
-        workNs = o.wakerCpu === 'host' && hostRun !== undefined ? hostRun : W * 1000;
+        workNs = labWorkNs(o.wakerCpu, hostRun, W);
         process.stderr.write(`${q}: lab${at}... \r`);
         r = await labHogs(lab, o, c.n, c.nice, withUnbound, workNs);
         labAnswers.push(labDist(r, BOUND));
@@ -347,19 +347,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       wakerRuns.push(`${q.slice(4)} ${hostRun !== undefined ? fmt(hostRun) : 'n/a'}`);
       const h = medianDist(hostAnswers);
       const rules = (kernel: KernelName): Dist =>
-        modelDist(
-          modelWaits({
-            kernel,
-            hz: lab.hz,
-            cpus: LAB_CPUS,
-            hogs: c.n,
-            nice: c.nice,
-            periodNs: T * 1000,
-            workNs,
-            wakeups: o.iters,
-            phases: MODEL_PHASES,
-          }),
-        );
+        rulesDist(lab, kernel, { hogs: c.n, nice: c.nice, periodUs: T, workNs, iters: o.iters });
       const model = rules(lab.profile);
       // The rules of the profile before delayed dequeue too, when the host's is a later one.
       const older = lab.profile === '6.18' ? rules('6.9') : undefined;

@@ -11,7 +11,9 @@
  *   - lag kept across sleep (vlag = V − vruntime at dequeue, clamped to the kernel's
  *     ±calc_delta_fair(max(2 · slice, TICK_NSEC)), update_entity_lag), restored at wakeup
  *     scaled by (W + w) / W as place_entity() does (PLACE_LAG), none on an empty queue;
- *   - wakeup preemption when the woken task is the one EEVDF would pick now;
+ *   - wakeup preemption when the woken task is the one EEVDF would pick now; the running task
+ *     keeps the CPU only with a deadline strictly before the best queued one's (a tie goes to
+ *     the queued task, as __pick_eevdf()'s entity_before() decides);
  *   - 6.6–6.11 RUN_TO_PARITY: a running task that is still eligible and has not got a new
  *     deadline since it was picked is picked again, so a wakeup does not preempt it (the
  *     deadline stashed in vlag at the pick);
