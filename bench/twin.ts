@@ -21,10 +21,14 @@
  *      threads' shares of CPU 0 (CPU time). The lab: its switch between two tasks' threads is a
  *      host hand-off (its calibration's figure, not an emulated cost); the shares are the ticks a
  *      hog and a spinner on CPU 0 get from the lab's scheduler (Machine API).
- *  (c) a waker on CPU 0 and a futex sleeper on CPU 1: cross-CPU wake-up latency. The lab: the
- *      unbound worker of run (a) N = 1 at nice -20, woken from CPU 0's interrupt onto idle CPU 1:
- *      its wakeup_to_run, try_to_wake_up → it runs, the interval twin.c times (until 2026-12-06
+ *  (c) a busy waker on CPU 0 and a futex sleeper on CPU 1, woken every T, iters times, in the
+ *      rounds of (a) N = 1 at nice -20: cross-CPU wake-up latency. The lab: that run's unbound
+ *      worker, woken from CPU 0's interrupt (CPU 0 running the hog) onto idle CPU 1: its
+ *      wakeup_to_run, try_to_wake_up → it runs, the interval twin.c times (until 2026-12-06
  *      interrupt → work start, which adds the hard IRQ and queue_work the twin has none of).
+ *      Until 2026-12-07 the host was asked with an idle waker every 2 ms in a later minute:
+ *      on this VM the wake-up of an idle CPU is an IPI to a halted vCPU whose tail moves from
+ *      minute to minute, so the two sides now share the minute and the gap (docs/twin.md).
  *  (d) a loopback TCP ping-pong with a nice -20 thread woken on the client's CPU every K exchanges
  *      against the lab's workqueue − inline at the same wake-ups per exchange (bench/twin-tcp.ts).
  *
@@ -79,8 +83,8 @@ const DEFAULT_ROUNDS = 3;
 /** Shares: how long two busy tasks run side by side, host and lab. */
 const SHARE_MS = 3000;
 /** Cross-CPU wake-ups: how many, and the gap that lets the sleeper's CPU go idle in between. */
-const CROSS_ITERS = 500;
-const CROSS_GAP_US = 2000;
+/** (c) in Node itself (the runtime's floor): this many wake-ups, every T. */
+const NODE_CROSS_ITERS = 500;
 const PINGPONG_ITERS = 20_000;
 const HZ_VALUES = [100, 250, 300, 1000];
 
@@ -319,6 +323,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       { n: 2, nice: 0 },
     ];
     let unboundLab: Answer = { none: 'not run' };
+    let crossHost: Answer = { none: 'not run' };
     /** (c)'s run: where the unbound worker's wake-ups went (its kick_wake stage). */
     let unboundRun: RunResults | undefined;
     const wakerRuns: string[] = [];
@@ -328,6 +333,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       const hostAnswers: Answer[] = [];
       const labAnswers: Answer[] = [];
       const unboundAnswers: Answer[] = [];
+      const crossAnswers: Answer[] = [];
       let workNs = W * 1000;
       let hostRun: number | undefined;
       let r: RunResults | undefined;
@@ -336,6 +342,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         process.stderr.write(`${q}: host${at}...\r`);
         const hr = host(['hogs', c.n, c.nice, T, W, o.iters]);
         hostAnswers.push(hostDist(hr));
+        // (c) on the host, asked as the lab's is and in the same minute: CPU 0 busy (the lab's
+        // CPU 0 runs the hog when its interrupt wakes CPU 1) waking a sleeper on idle CPU 1
+        // every T, iters times (docs/twin.md, "(c) asked as the lab is asked").
+        if (withUnbound) crossAnswers.push(hostDist(host(['cross', o.iters, T, 'busy'])));
         // The lab's work per wake-up: what the host's waker used in the first round that measured it.
         if (hostRun === undefined && 'values' in hr && hr.values.run > 0) hostRun = hr.values.run;
         workNs = labWorkNs(o.wakerCpu, hostRun, W);
@@ -354,6 +364,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       rows.push({ question: q, host: h, lab: medianDist(labAnswers), model, ...(older ? { older } : {}) });
       if (withUnbound) {
         unboundLab = medianDist(unboundAnswers);
+        crossHost = medianDist(crossAnswers);
         unboundRun = r;
       }
     }
@@ -388,7 +399,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     });
     rows.push({
       question: '(c) wake-up CPU 0 → CPU 1',
-      host: medianDist(Array.from({ length: o.rounds }, () => hostDist(host(['cross', CROSS_ITERS, CROSS_GAP_US])))),
+      host: crossHost,
       lab: unboundLab,
     });
     const shareOf = (r: TwinOut): Share => {
@@ -421,12 +432,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     out(
       "      (a) 1 hog nice -20, woken on idle CPU 1 by CPU 0's interrupt: try_to_wake_up → it runs (wakeup_to_run),",
     );
-    out('      the interval twin.c times (FUTEX_WAKE called → the sleeper runs).');
+    out(
+      `      the interval twin.c times (FUTEX_WAKE called → the sleeper runs); host: twin.c's waker spinning on CPU 0\n      (as the lab's CPU 0 runs the hog) wakes CPU 1 every ${T / 1000} ms, ${o.iters} times, in the same rounds as the lab's.`,
+    );
     // The floor under the lab's (c): the same wake-up between two JavaScript threads.
-    const nc = await nodeCross(CROSS_ITERS, CROSS_GAP_US);
+    const nc = await nodeCross(NODE_CROSS_ITERS, T);
     const node = modelDist(nc.sorted.length ? nc.sorted : [Number.NaN]);
     out(
-      `  (c) in Node itself: ${node.n} wake-ups of a thread in Atomics.wait by Atomics.notify every ${CROSS_GAP_US / 1000} ms (not pinned; bench/twin-node.ts): p50 ${fmt(node.p50)}, p90 ${fmt(node.p90)}, p99 ${fmt(node.p99)}, max ${fmt(node.max)}${nc.lost ? `, ${nc.lost} lost` : ''};`,
+      `  (c) in Node itself: ${node.n} wake-ups of a thread in Atomics.wait by Atomics.notify every ${T / 1000} ms (not pinned; bench/twin-node.ts): p50 ${fmt(node.p50)}, p90 ${fmt(node.p90)}, p99 ${fmt(node.p99)}, max ${fmt(node.max)}${nc.lost ? `, ${nc.lost} lost` : ''};`,
     );
     const cHost = rows.find((r) => r.question.startsWith('(c)'))?.host;
     const nodeHost = !cHost || 'none' in cHost ? 'n/a' : ratio(node.p50, cHost.p50);

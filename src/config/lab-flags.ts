@@ -36,9 +36,9 @@ export const LAB_FLAGS = [
     path: 'hostHelpers',
     value: 'MODE',
     example: 'leave',
-    help: "what the run does with its process's threads that are not the emulated machine's (V8's compiler and GC helpers, libuv's pool): nice sets them to nice 10 once a machine is up, so that an emulated CPU's thread woken on a host core one of them holds gets it at once (with 2 host cores for 2 CPUs they held it for up to a host slice: bench:twin's (c) p99 1.6-2.3 ms with them at nice 0, 0.2-1.5 ms at 19; docs/twin.md), and V8's optimising compiler, which runs on them, still keeps up (at 19 it starved and left the emulated kernel unoptimised); leave keeps them at the process's nice. It cannot be undone in the same process without privilege",
-    accepts: 'nice, leave',
-    default: 'nice',
+    help: "what the run does with its process's threads that are not the emulated machine's (V8's compiler and GC helpers, libuv's pool): nice sets them to nice 10 once a machine is up, so that an emulated CPU's thread woken on a host core one of them holds gets it at once (with 2 host cores for 2 CPUs they held it for up to a host slice: bench:twin's (c) p99 1.6-2.3 ms with them at nice 0, 0.2-1.5 ms at 19; docs/twin.md), and V8's optimising compiler, which runs on them, still keeps up (at 19 it starved and left the emulated kernel unoptimised); idle puts them under SCHED_IDLE (util-linux's chrt; nice 10 without it), which the host preempts at once for a woken machine thread where a nice-10 helper keeps the core through its protected slice, but which starves the compiler when the machine's threads fill every host core: for machines whose CPUs halt, as the cpu-hog scenario's, which chooses it; leave keeps them at the process's nice. It cannot be undone in the same process without privilege",
+    accepts: 'nice, idle, leave',
+    default: 'nice (cpu-hog: idle)',
   },
   {
     flag: '--tdf',

@@ -243,6 +243,8 @@ async function runPoint(
   if (m.hostHelpersNiced !== undefined) {
     results.meta.hostHelpersNiced = m.hostHelpersNiced;
     results.meta.hostHelpersNice = HOST_HELPER_NICE;
+    if (m.hostHelpers) results.meta.hostHelpersPolicy = m.hostHelpers.policy;
+    if (m.hostHelpers?.fallback) say(`--host-helpers ${config.hostHelpers}: ${m.hostHelpers.fallback}`);
   }
   const watchdog = startWatchdog(m, config.watchdogMs, () => accs[activeIndex]?.result.label, hooks.rssLimitBytes);
   let activeIndex = 0;

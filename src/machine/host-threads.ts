@@ -7,6 +7,7 @@
  * Context: readTid() once per thread at start-up; readSchedstat() on the main thread, between
  * phases (a /proc read costs ~20 µs), never on a measured path.
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
@@ -39,8 +40,11 @@ export function readSchedstat(tid: number, out: HostSchedstat): HostSchedstat {
   return out;
 }
 
-/** What `--host-helpers` may do with the process's threads that are not the machine's. */
-export const HOST_HELPER_MODES = ['nice', 'leave'] as const;
+/**
+ * What `--host-helpers` may do with the process's threads that are not the machine's: `nice`
+ * (HOST_HELPER_NICE), `idle` (SCHED_IDLE, falling back to `nice` where it cannot be set), `leave`.
+ */
+export const HOST_HELPER_MODES = ['nice', 'idle', 'leave'] as const;
 export type HostHelperMode = (typeof HOST_HELPER_MODES)[number];
 
 /**
@@ -64,6 +68,128 @@ export type HostHelperMode = (typeof HOST_HELPER_MODES)[number];
 export const HOST_HELPER_NICE = 10;
 
 /**
+ * `--host-helpers idle`: the helpers under SCHED_IDLE (sched(7)), set with util-linux's `chrt
+ * --idle -p 0 TID` (Node has no sched_setscheduler). The host's fair class preempts a SCHED_IDLE
+ * task at once for any normal task it wakes (kernel/sched/fair.c, check_preempt_wakeup_fair: "Idle
+ * tasks are by definition preempted by non-idle tasks"), where a nice-10 helper that is eligible
+ * keeps the core through its protected slice (RUN_TO_PARITY, 6.6+) and, at HZ 250, until the next
+ * tick. Traced with ftrace (docs/twin.md, "(c) asked as the lab is asked"): in cpu-hog's machine
+ * (one hog spinning on CPU 0's thread, CPU 1 halted), of the lab's wake-ups of CPU 1's thread,
+ * 0.9–2.3% waited past 0.5 ms on the host's run queue after the wake-up (8 runs), most behind a V8
+ * helper at nice 10; 0.3–0.9% under SCHED_IDLE (5 runs), none behind a helper. SCHED_IDLE's weight
+ * is 3 (nice 19's is 15), so it starves V8's compiler behind machine threads that fill every core:
+ * for a machine whose threads leave a host core idle (CPUs that halt, one spinning thread), as the
+ * cpu-hog scenario's preset does, not the default.
+ */
+export const HOST_HELPER_IDLE = 'SCHED_IDLE';
+
+/** What lowerHostHelpers did: how many threads, to what, and why not what was asked. */
+export interface HelpersLowered {
+  /** Threads lowered; -1 where /proc could not be read. */
+  count: number;
+  /** `SCHED_IDLE` or `nice 10`. */
+  policy: string;
+  /** Why `idle` fell back to the nice (no chrt), or why `nice` left some under SCHED_IDLE. */
+  fallback?: string;
+  /** The threads put under SCHED_IDLE, for restoreHostHelpers. */
+  idled: number[];
+}
+
+/**
+ * Lower every helper thread (see {@link niceHostHelpers}, which `nice` is) to `mode`. `idle`
+ * falls back to the nice for all of them when chrt cannot be run. Context: main thread, once at
+ * boot; one process spawn per thread under `idle` (~2 ms each).
+ */
+export function lowerHostHelpers(keep: readonly number[], mode: 'nice' | 'idle'): HelpersLowered {
+  const nice = `nice ${HOST_HELPER_NICE}`;
+  const idled: number[] = [];
+  if (mode === 'nice') {
+    // An earlier machine of this process may have left some under SCHED_IDLE (restoreHostHelpers
+    // could not raise them): they would starve V8's compiler behind this machine's busy threads.
+    const stuck = restore(idleThreads(keep));
+    const count = niceHostHelpers(keep);
+    return stuck > 0
+      ? {
+          count,
+          policy: nice,
+          idled,
+          fallback: `${stuck} stay SCHED_IDLE from an earlier machine of this process (raising them needs CAP_SYS_NICE or RLIMIT_NICE)`,
+        }
+      : { count, policy: nice, idled };
+  }
+  let fallback: string | undefined;
+  const count = forHelpers(keep, (tid) => {
+    if (fallback === undefined) {
+      const r = chrt('--idle', tid);
+      if (r === 'ok') idled.push(tid);
+      if (r !== 'no chrt') return r === 'ok'; // failed: the thread exited since the listing
+      fallback = 'chrt could not be run: install util-linux for SCHED_IDLE';
+    }
+    setPriority(tid, HOST_HELPER_NICE);
+    return true;
+  });
+  return fallback === undefined ? { count, policy: HOST_HELPER_IDLE, idled } : { count, policy: nice, fallback, idled };
+}
+
+/**
+ * Back to SCHED_OTHER at HOST_HELPER_NICE, as the machine that idled them stops (Machine.stop), so
+ * that a later machine of the process (bench:twin's (d), bench:scenarios after cpu-hog) does not
+ * run with its compiler starved. Leaving SCHED_IDLE needs CAP_SYS_NICE or an RLIMIT_NICE that
+ * allows the nice (sched_setscheduler(2), EPERM): without either they stay. Returns how many stay.
+ */
+export function restoreHostHelpers(lowered: HelpersLowered | undefined): number {
+  if (!lowered || lowered.idled.length === 0) return 0;
+  const stuck = restore(lowered.idled);
+  lowered.idled = [];
+  return stuck;
+}
+
+function restore(tids: readonly number[]): number {
+  let stuck = 0;
+  for (const tid of tids) {
+    const r = chrt('--other', tid);
+    if (r === 'ok') {
+      try {
+        setPriority(tid, HOST_HELPER_NICE);
+      } catch {
+        // the thread exited since
+      }
+    } else if (policyOf(tid) === SCHED_IDLE_POLICY) stuck++;
+  }
+  return stuck;
+}
+
+/** `chrt POLICY -p 0 TID` (util-linux): ok, failed (refused, or the thread is gone), or no chrt. */
+function chrt(policy: '--idle' | '--other', tid: number): 'ok' | 'failed' | 'no chrt' {
+  const r = spawnSync('chrt', [policy, '-p', '0', String(tid)], { stdio: 'ignore', timeout: 5000 });
+  if (r.error) return 'no chrt';
+  return r.status === 0 ? 'ok' : 'failed';
+}
+
+/** SCHED_IDLE's number (include/uapi/linux/sched.h), as /proc/<pid>/task/<tid>/stat's field 41 shows it. */
+const SCHED_IDLE_POLICY = 5;
+
+/** Thread `tid`'s scheduling policy (proc(5): stat field 41), or -1 where unreadable. */
+function policyOf(tid: number): number {
+  try {
+    const f = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+    return Number(f.slice(f.lastIndexOf(')') + 2).split(' ')[38]);
+  } catch {
+    return -1;
+  }
+}
+
+/** The helper threads now under SCHED_IDLE. */
+function idleThreads(keep: readonly number[]): number[] {
+  const out: number[] = [];
+  forHelpers(keep, (tid) => {
+    if (policyOf(tid) === SCHED_IDLE_POLICY) out.push(tid);
+    return false;
+  });
+  return out;
+}
+
+/**
  * Lower the priority of every thread of this process that is not one of `keep` (the machine's
  * CPU, kthread and irq threads), nor the process's main thread, nor the calling thread: V8's
  * platform workers (concurrent compilation, parallel and concurrent GC) and libuv's pool. On a
@@ -74,6 +200,14 @@ export const HOST_HELPER_NICE = 10;
  * ids (Machine.start); one /proc listing and one system call per thread.
  */
 export function niceHostHelpers(keep: readonly number[]): number {
+  return forHelpers(keep, (tid) => {
+    setPriority(tid, HOST_HELPER_NICE);
+    return true;
+  });
+}
+
+/** Apply `lower` to each helper thread (true: done); how many were done, -1 without /proc. */
+function forHelpers(keep: readonly number[], lower: (tid: number) => boolean): number {
   let tids: string[];
   try {
     tids = readdirSync('/proc/self/task');
@@ -86,8 +220,7 @@ export function niceHostHelpers(keep: readonly number[]): number {
     const tid = Number(t);
     if (!Number.isInteger(tid) || mine.has(tid)) continue;
     try {
-      setPriority(tid, HOST_HELPER_NICE);
-      niced++;
+      if (lower(tid)) niced++;
     } catch {
       // the thread exited since the listing, or the host refuses: leave it
     }

@@ -34,7 +34,13 @@ import {
 } from '../hw/trace.js';
 import { compileStrategies } from '../strategies/compile.js';
 import { spawnWorker } from '../threads/spawn.js';
-import { type HostSchedstat, niceHostHelpers, readSchedstat } from './host-threads.js';
+import {
+  type HelpersLowered,
+  type HostSchedstat,
+  lowerHostHelpers,
+  readSchedstat,
+  restoreHostHelpers,
+} from './host-threads.js';
 import { type Counters, MachineMemory } from './memory.js';
 import type { MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
@@ -121,10 +127,11 @@ export class Machine extends MachineMemory {
   /** The irq thread's Linux thread id (-1: not reported): a machine thread, never reniced. */
   private irqTid = -1;
   /**
-   * `--host-helpers nice`: how many of the process's other threads were set to HOST_HELPER_NICE at boot
-   * (niceHostHelpers; -1: /proc unreadable); undefined when the option was not given.
+   * `--host-helpers nice` or `idle`: how many of the process's other threads were lowered at boot
+   * (lowerHostHelpers; -1: /proc unreadable), and to what; undefined when the option was not given.
    */
   hostHelpersNiced: number | undefined;
+  hostHelpers: HelpersLowered | undefined;
   private readonly schedstat: HostSchedstat = { runNs: 0, waitNs: 0 };
 
   private constructor(
@@ -295,7 +302,11 @@ export class Machine extends MachineMemory {
     clearTimeout(timer);
     clearInterval(setupWatch);
     signal?.removeEventListener('abort', onAbort);
-    if (this.opts.hostHelpers === 'nice') this.hostHelpersNiced = niceHostHelpers([...this.hostTids, this.irqTid]);
+    const helpers = this.opts.hostHelpers;
+    if (helpers === 'nice' || helpers === 'idle') {
+      this.hostHelpers = lowerHostHelpers([...this.hostTids, this.irqTid], helpers);
+      this.hostHelpersNiced = this.hostHelpers.count;
+    }
     const sigs = this.objectsSignature.filter((s) => s !== undefined);
     const differs = (sigs[0] ?? []).findIndex((_, i) => new Set(sigs.map((s) => s[i])).size > 1);
     if (differs >= 0) {
@@ -472,6 +483,7 @@ export class Machine extends MachineMemory {
   async stop(graceMs = 2000): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    restoreHostHelpers(this.hostHelpers);
     // After a fault a thread may be stuck for good (a strategy looping in hardirq): do not wait long.
     if (this.fault) graceMs = Math.min(graceMs, 250);
     Atomics.store(this.i32, this.R.control + C_STOP, 1);

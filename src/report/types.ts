@@ -288,6 +288,8 @@ export interface RunMeta {
   hostHelpersNiced?: number;
   /** The nice they were given (src/machine/host-threads.ts HOST_HELPER_NICE); absent in results before 2026-12-07, whose helpers went to 19. */
   hostHelpersNice?: number;
+  /** What they were lowered to: `nice 10` or `SCHED_IDLE` (--host-helpers idle); absent before 2026-12-07 (a nice: hostHelpersNice). */
+  hostHelpersPolicy?: string;
   /** When `options.idle` was `auto`: the policy the CPUs ran and why, e.g. `poll (auto: 1.9 of 2 cores free)`. */
   idlePolicy?: string;
   /**

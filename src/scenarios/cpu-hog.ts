@@ -125,6 +125,11 @@ export const cpuHogPreset = {
     // (FIFO) under poll, 13.7% and 16.0% under halt; in 100 ms trials under poll, up to 93%.
     // --idle still chooses another.
     idle: 'halt',
+    // V8's helper threads under SCHED_IDLE (src/machine/host-threads.ts HOST_HELPER_IDLE): with
+    // the hog's thread spinning on one host core, the unbound worker's CPU thread is woken on the
+    // other, where a nice-10 helper kept it waiting past 0.5 ms on 0.9–2.3% of wake-ups (0.3–0.9%
+    // under SCHED_IDLE; ftrace, docs/twin.md). CPU 1 halts, so the compiler keeps a core's room.
+    hostHelpers: 'idle',
     irq: { rate: 200, cpus: '0' },
     workload: { kind: 'irq_only' },
     ...resolutionConfig(CPU_HOG_RESOLUTION),

@@ -64,7 +64,7 @@ const BAD_INPUT: BadCase[] = [
   {
     name: 'host-helpers not a mode',
     args: run('--host-helpers', 'bogus'),
-    expect: [/--host-helpers must be one of nice, leave/, /got "bogus"/],
+    expect: [/--host-helpers must be one of nice, idle, leave/, /got "bogus"/],
   },
   { name: 'cpus not a number', args: run('--cpus', 'abc'), expect: [/--cpus/, /integer/, /got "abc"/] },
   { name: 'cpus above 64', args: run('--cpus', '65'), expect: [/--cpus/, /1 to 64/, /got 65/] },

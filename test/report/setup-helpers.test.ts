@@ -8,7 +8,7 @@ import { HOST_HELPER_NICE } from '../../src/machine/host-threads.js';
 import { setupLine } from '../../src/report/run/setup-line.js';
 import { syntheticResults } from '../fixtures/synthetic.js';
 
-const withHelpers = (meta: { hostHelpersNiced?: number; hostHelpersNice?: number }) => {
+const withHelpers = (meta: { hostHelpersNiced?: number; hostHelpersNice?: number; hostHelpersPolicy?: string }) => {
   const r = syntheticResults({ seed: 3, samples: 50, trials: 2 });
   return { ...r, meta: { ...r.meta, ...meta } };
 };
@@ -18,6 +18,13 @@ describe('the setup line and --host-helpers', () => {
     expect(setupLine(withHelpers({ hostHelpersNiced: 7, hostHelpersNice: HOST_HELPER_NICE }))).toMatch(
       new RegExp(`7 helper threads at\\s+nice ${HOST_HELPER_NICE} \\(--host-helpers\\)`),
     );
+  });
+  it('says the policy when the results record one (--host-helpers idle)', () => {
+    expect(
+      setupLine(
+        withHelpers({ hostHelpersNiced: 7, hostHelpersNice: HOST_HELPER_NICE, hostHelpersPolicy: 'SCHED_IDLE' }),
+      ),
+    ).toMatch(/7 helper threads at\s+SCHED_IDLE \(--host-helpers\)/);
   });
   it('says 19 for results from before the nice was recorded', () => {
     expect(setupLine(withHelpers({ hostHelpersNiced: 7 }))).toMatch(/7 helper threads at\s+nice 19 \(--host-helpers\)/);

@@ -93,7 +93,7 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
     switchCostText(results.meta),
     // --host-helpers nice: the process's other threads (V8's helpers) ran below the machine's.
     (results.meta.hostHelpersNiced ?? 0) > 0
-      ? `${results.meta.hostHelpersNiced} helper threads at nice ${results.meta.hostHelpersNice ?? 19} (--host-helpers)`
+      ? `${results.meta.hostHelpersNiced} helper threads at ${results.meta.hostHelpersPolicy ?? `nice ${results.meta.hostHelpersNice ?? 19}`} (--host-helpers)`
       : '',
   ].filter(Boolean);
   if (machine.length) parts.push(machine.join(', '));
