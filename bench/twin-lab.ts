@@ -185,12 +185,13 @@ export async function labHogs(
  */
 /**
  * `label`'s distribution of `stage` in run `r`: handoff_to_start (interrupt → work start) for (a),
- * wakeup_to_run (try_to_wake_up → the woken task runs: what twin.c's `cross` times) for (c).
+ * wakeup_to_run (try_to_wake_up → the woken task runs: what twin.c's `cross` times) for (c),
+ * idle_exit (a halted CPU's interrupt due → its thread runs: the host's timer) beside (a) no hog.
  */
 export function labDist(
   r: RunResults,
   label: string,
-  stage: 'handoff_to_start' | 'wakeup_to_run' = 'handoff_to_start',
+  stage: 'handoff_to_start' | 'wakeup_to_run' | 'idle_exit' = 'handoff_to_start',
 ): Answer {
   if (r.status !== 'completed') return { none: `the lab run ${r.status}: ${r.error?.message ?? ''}`.trim() };
   const s = strategy(r.points[0], label);

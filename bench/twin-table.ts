@@ -179,3 +179,20 @@ export function render(rows: Row[], shares: { question: string; host: Share; lab
   }
   return notes.length ? [...lines, '', ...notes] : lines;
 }
+
+/**
+ * (a) with no hog, the part each side's column holds or leaves out: the host's waker sleeps on a
+ * timer, so its lateness is the host delivering that timer to an idle CPU (on a VM, a halted
+ * vCPU) and waking it; the lab's CPU 0 halts between interrupts in the same way, woken by the
+ * host's timer for each (idle_exit), but its column starts at the interrupt, after that wake-up.
+ */
+export function idleExitLines(host: Answer, lab: Answer): string[] {
+  if ('none' in lab) return [`  (a) no hog, the lab's halted CPU 0 woken for each interrupt (idle_exit): ${lab.none}.`];
+  const past = (d: Answer) => ('none' in d ? 'n/a' : `${(100 * (1 - d.prompt)).toFixed(1)}%`);
+  return [
+    `  (a) no hog: the host's lateness is its timer delivered to an idle CPU and the waker woken; the lab's CPU 0,`,
+    `      halted between interrupts, is woken by the host's timer for each in the same way (idle_exit: due → its`,
+    `      thread runs), before its column starts: p50 ${fmt(lab.p50)}, p99 ${fmt(lab.p99)}, max ${fmt(lab.max)}, past 0.5 ms ${past(lab)} (the host's`,
+    `      waker: p50 ${'none' in host ? 'n/a' : fmt(host.p50)}, p99 ${'none' in host ? 'n/a' : fmt(host.p99)}, past 0.5 ms ${past(host)}).`,
+  ];
+}

@@ -71,7 +71,7 @@ import {
 } from './twin-lab.js';
 import { nodeCross } from './twin-node.js';
 import { parseSweep, SWEEP_MAX, sweepWork } from './twin-sweep.js';
-import { fmt, type Row, ratio, render, type Share } from './twin-table.js';
+import { fmt, idleExitLines, type Row, ratio, render, type Share } from './twin-table.js';
 import { tcpTwin } from './twin-tcp.js';
 
 /**
@@ -324,6 +324,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     ];
     let unboundLab: Answer = { none: 'not run' };
     let crossHost: Answer = { none: 'not run' };
+    /** (a) no hog's host answer, and the lab's halted CPU 0 woken by the host's timer (idle_exit). */
+    let idleExit: { host: Answer; lab: Answer } | undefined;
     /** (c)'s run: where the unbound worker's wake-ups went (its kick_wake stage). */
     let unboundRun: RunResults | undefined;
     const wakerRuns: string[] = [];
@@ -334,6 +336,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       const labAnswers: Answer[] = [];
       const unboundAnswers: Answer[] = [];
       const crossAnswers: Answer[] = [];
+      const idleExits: Answer[] = [];
       let workNs = W * 1000;
       let hostRun: number | undefined;
       let r: RunResults | undefined;
@@ -353,6 +356,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         r = await labHogs(lab, o, c.n, c.nice, withUnbound, workNs);
         labAnswers.push(labDist(r, BOUND));
         if (withUnbound) unboundAnswers.push(labDist(r, UNBOUND, 'wakeup_to_run'));
+        if (c.n === 0) idleExits.push(labDist(r, BOUND, 'idle_exit'));
       }
       wakerRuns.push(`${q.slice(4)} ${hostRun !== undefined ? fmt(hostRun) : 'n/a'}`);
       const h = medianDist(hostAnswers);
@@ -362,6 +366,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       // The rules of the profile before delayed dequeue too, when the host's is a later one.
       const older = lab.profile === '6.18' ? rules('6.9') : undefined;
       rows.push({ question: q, host: h, lab: medianDist(labAnswers), model, ...(older ? { older } : {}) });
+      if (c.n === 0) idleExit = { host: h, lab: medianDist(idleExits) };
       if (withUnbound) {
         unboundLab = medianDist(unboundAnswers);
         crossHost = medianDist(crossAnswers);
@@ -460,6 +465,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         ? `  (c) of which the host's wake-up of the lab's halted CPU threads (kick_wake: another thread's notify → the halted thread runs again; ${kick.count} in the window): p50 ${fmt(kick.p50)}, p99 ${fmt(kick.p99)}, max ${fmt(kick.max)}.`
         : '  (c) kick_wake (the host waking a halted CPU thread): none recorded in the window.',
     );
+    if (idleExit) for (const l of idleExitLines(idleExit.host, idleExit.lab)) out(l);
     out(
       `  (a) the host's waker used per wake-up (CPU time: ${W} µs of work and its system calls): ${wakerRuns.join(', ')};`,
     );

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Dist } from '../../bench/twin-lab.js';
-import { type Row, render } from '../../bench/twin-table.js';
+import { idleExitLines, type Row, render } from '../../bench/twin-table.js';
 
 const d = (prompt: number, p50: number, p99: number, n = 1000): Dist => ({
   p50,
@@ -60,5 +60,22 @@ describe('bench:twin table', () => {
         l.includes('1 hog nice -20: ≤0.5 ms host 53.0%, lab 52.0% (lab − host -1.0 points); the rules alone 61.7%'),
       ),
     ).toBe(true);
+  });
+});
+
+describe("bench:twin's (a) no-hog line: the lab's timer wake-up of its halted CPU 0", () => {
+  it("prints the lab's idle_exit beside the host's lateness, with each side's share past 0.5 ms", () => {
+    const text = idleExitLines(d(0.978, 60e3, 1.6e6), d(0.995, 110e3, 450e3)).join(' ');
+    expect(text).toMatch(/idle_exit/);
+    expect(text).toMatch(/p50 110\.0 µs, p99 450\.0 µs, max 4\.00 ms, past 0\.5 ms 0\.5%/);
+    expect(text).toMatch(/the host's\s+waker: p50 60\.0 µs, p99 1\.60 ms, past 0\.5 ms 2\.2%/);
+  });
+  it('says why when the lab has no figure, and n/a for a host without one', () => {
+    expect(idleExitLines({ none: 'skipped' }, { none: 'no idle_exit in the window' }).join(' ')).toMatch(
+      /idle_exit\): no idle_exit in the window/,
+    );
+    expect(idleExitLines({ none: 'skipped' }, d(1, 1e5, 2e5)).join(' ')).toMatch(
+      /waker: p50 n\/a, p99 n\/a, past 0\.5 ms n\/a/,
+    );
   });
 });
