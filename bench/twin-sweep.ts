@@ -1,7 +1,8 @@
 /**
- * `npm run bench:twin -- --sweep-work W1,W2,...`: question (a) with one nice-0 hog, asked at each
- * work per wake-up W of the host, the lab and the rules alone, for the share of wake-ups that
- * waited past 0.5 ms (docs/twin.md, "One nice-0 hog").
+ * `npm run bench:twin -- --sweep-work W1,W2,... [--sweep-nice N]`: question (a) with one hog
+ * (nice 0, or N), asked at each work per wake-up W of the host, the lab and the rules alone, for
+ * the share of wake-ups that waited past 0.5 ms (docs/twin.md, "One nice-0 hog"; beside a nice
+ * −20 hog, "The share served at once beside a nice −20 hog, swept").
  *
  * Why this question: beside one nice-0 hog a nice-0 waker's wake-ups are almost all served at
  * once, and the few that wait, wait for a tick. Under EEVDF the waker's lag drains by about half
@@ -61,9 +62,10 @@ export function pooled(answers: readonly Answer[]): Answer {
   return { ...m, n, prompt: ds.reduce((a, d) => a + d.prompt * d.n, 0) / n };
 }
 
-/** Ask (a) with one nice-0 hog at each W, `o.rounds` times; the lines of its table. */
+/** Ask (a) with one hog at `nice` at each W, `o.rounds` times; the lines of its table. */
 export async function sweepWork(
   ws: readonly number[],
+  nice: number,
   o: LabRunOptions & { wakerCpu: 'host' | 'work'; rounds: number },
   lab: Lab,
   host: (args: (string | number)[]) => TwinOut,
@@ -75,19 +77,19 @@ export async function sweepWork(
     let run: number | undefined;
     for (let round = 0; round < o.rounds; round++) {
       const at = `W = ${w} µs${o.rounds > 1 ? `, round ${round + 1} of ${o.rounds}` : ''}`;
-      process.stderr.write(`(a) 1 hog nice 0, ${at}: host...   \r`);
-      const hr = host(['hogs', 1, 0, o.periodUs, w, o.iters]);
+      process.stderr.write(`(a) 1 hog nice ${nice}, ${at}: host...   \r`);
+      const hr = host(['hogs', 1, nice, o.periodUs, w, o.iters]);
       hostAnswers.push(hostDist(hr));
       if (run === undefined && 'values' in hr && hr.values.run > 0) run = hr.values.run;
       const workNs = labWorkNs(o.wakerCpu, run, w);
-      process.stderr.write(`(a) 1 hog nice 0, ${at}: lab...    \r`);
-      labAnswers.push(labDist(await labHogs(lab, o, 1, 0, false, workNs), BOUND));
+      process.stderr.write(`(a) 1 hog nice ${nice}, ${at}: lab...    \r`);
+      labAnswers.push(labDist(await labHogs(lab, o, 1, nice, false, workNs), BOUND));
     }
     const h = pooled(hostAnswers);
     const l = pooled(labAnswers);
     const rules = rulesDist(lab, lab.profile, {
       hogs: 1,
-      nice: 0,
+      nice,
       periodUs: o.periodUs,
       workNs: labWorkNs(o.wakerCpu, run, w),
       iters: o.iters,
@@ -107,7 +109,7 @@ export async function sweepWork(
   }
   process.stderr.write(`${' '.repeat(48)}\r`);
   return [
-    `(a) 1 hog nice 0 at each W: the share of wake-ups that waited past 0.5 ms (a tick's wait, not the wake-up path's)`,
+    `(a) 1 hog nice ${nice} at each W: the share of wake-ups that waited past 0.5 ms (a tick's wait, not the wake-up path's)`,
     `    host: ${o.iters * o.rounds} wake-ups each; lab: cpu-hog's bound kworker, as many; the rules alone pooled over ${MODEL_PHASES} phases of`,
     `    the tick (bench/twin-model.ts). The work the lab and the rules ran: ${o.wakerCpu === 'host' ? "the host waker's CPU per wake-up (--waker-cpu host)" : 'W (--waker-cpu work)'}.`,
     ...table(

@@ -4,7 +4,7 @@
  * profile nearest the host's kernel, side by side with the ratio lab/host (issue 24, docs/twin.md).
  *
  * Run: npm run bench:twin [-- --iters N] [--period-us T] [--work-us W] [--tdf N] [--hogs thread|cpu] [--switch-cost host|off]
- *      [--rounds N] [--sweep-work W1,W2,...]
+ *      [--rounds N] [--sweep-work W1,W2,... [--sweep-nice N]]
  *                         [--waker-cpu host|work]
  *
  *  (a) N busy threads (N = 0, 1, 2) at nice -20 and at nice 0 pinned to CPU 0, and a nice-0
@@ -32,8 +32,9 @@
  *  (d) a loopback TCP ping-pong with a nice -20 thread woken on the client's CPU every K exchanges
  *      against the lab's workqueue − inline at the same wake-ups per exchange (bench/twin-tcp.ts).
  *
- *  --sweep-work W1,W2,...: instead, (a) with one nice-0 hog at each W, the share of wake-ups that
- *      waited past 0.5 ms on the host, in the lab and in the rules alone (bench/twin-sweep.ts).
+ *  --sweep-work W1,W2,...: instead, (a) with one nice-0 hog (--sweep-nice: another nice) at each
+ *      W, the share of wake-ups that waited past 0.5 ms on the host, in the lab and in the rules
+ *      alone (bench/twin-sweep.ts).
  *
  * Without a C compiler the host side is skipped with one line and the lab side still runs.
  * Timing figures, never asserted: a loaded host moves both sides (its load average is printed).
@@ -94,8 +95,10 @@ interface Options extends LabRunOptions {
   wakerCpu: 'host' | 'work';
   /** (a) and (c) asked this many times, host then lab each round; each figure is the median of the rounds'. */
   rounds: number;
-  /** `--sweep-work`: instead of the table, (a) with one nice-0 hog at each of these W (µs). */
+  /** `--sweep-work`: instead of the table, (a) with one hog at each of these W (µs). */
   sweepWork: number[] | null;
+  /** `--sweep-nice`: that hog's nice (default 0). */
+  sweepNice: number;
 }
 
 /** Bad input: one line, exit 2. */
@@ -114,11 +117,13 @@ function parseArgs(argv: string[]): Options {
     switchCost: 'host',
     rounds: DEFAULT_ROUNDS,
     sweepWork: null,
+    sweepNice: 0,
   };
   let sweep: string | undefined;
+  let sweepNiceGiven = false;
   const ranges: Record<
     string,
-    [Exclude<keyof Options, 'hogs' | 'wakerCpu' | 'switchCost' | 'sweepWork'>, number, number]
+    [Exclude<keyof Options, 'hogs' | 'wakerCpu' | 'switchCost' | 'sweepWork' | 'sweepNice'>, number, number]
   > = {
     '--iters': ['iters', 10, 100_000],
     '--period-us': ['periodUs', 100, 1_000_000],
@@ -145,6 +150,14 @@ function parseArgs(argv: string[]): Options {
       sweep = argv[i + 1];
       continue;
     }
+    if (argv[i] === '--sweep-nice') {
+      const v = Number(argv[i + 1]);
+      if (!Number.isInteger(v) || v < -20 || v > 19)
+        usage(`--sweep-nice must be the hog's nice, an integer from -20 to 19 (got ${argv[i + 1]})`);
+      o.sweepNice = v;
+      sweepNiceGiven = true;
+      continue;
+    }
     if (argv[i] === '--switch-cost') {
       const v = argv[i + 1];
       if (v !== 'host' && v !== 'off') usage(`--switch-cost must be host or off (got ${v})`);
@@ -154,7 +167,7 @@ function parseArgs(argv: string[]): Options {
     const r = ranges[argv[i]];
     if (!r)
       usage(
-        `unknown option ${argv[i]} (options: ${[...Object.keys(ranges), '--hogs', '--waker-cpu', '--switch-cost', '--sweep-work'].join(', ')})`,
+        `unknown option ${argv[i]} (options: ${[...Object.keys(ranges), '--hogs', '--waker-cpu', '--switch-cost', '--sweep-work', '--sweep-nice'].join(', ')})`,
       );
     const v = Number(argv[i + 1]);
     const [key, lo, hi] = r;
@@ -167,7 +180,8 @@ function parseArgs(argv: string[]): Options {
     const ws = parseSweep(sweep, o.periodUs);
     if (typeof ws === 'string') usage(ws);
     o.sweepWork = ws;
-  }
+  } else if (sweepNiceGiven)
+    usage('--sweep-nice sets the hog of --sweep-work: give both, e.g. --sweep-work 20,30,40 --sweep-nice -20');
   return o;
 }
 
@@ -298,7 +312,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
   const W = o.workUs;
   out(
     o.sweepWork
-      ? `(a) waker: nice 0 on CPU 0, every ${T / 1000} ms, ${o.iters} wake-ups a round${o.rounds > 1 ? `, ${o.rounds} rounds (host then lab each round; shares pooled, p99 the median of the rounds')` : ''}; one nice-0 hog; W swept`
+      ? `(a) waker: nice 0 on CPU 0, every ${T / 1000} ms, ${o.iters} wake-ups a round${o.rounds > 1 ? `, ${o.rounds} rounds (host then lab each round; shares pooled, p99 the median of the rounds')` : ''}; one hog at nice ${o.sweepNice}; W swept`
       : `(a) waker: nice 0 on CPU 0, every ${T / 1000} ms, ${W} µs of work, ${o.iters} wake-ups; the lab: cpu-hog's bound kworker, ${1e6 / T} interrupts/s on CPU 0 each queuing ${W} µs${o.rounds > 1 ? `; (a) and (c) in ${o.rounds} rounds, host then lab, each figure the median of the rounds' (--rounds)` : ''}`,
   );
 
@@ -310,7 +324,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
     if (o.sweepWork) {
       out();
-      for (const l of await sweepWork(o.sweepWork, o, lab, host)) out(l);
+      for (const l of await sweepWork(o.sweepWork, o.sweepNice, o, lab, host)) out(l);
       out(`load ${load0[0].toFixed(2)} → ${loadavg()[0].toFixed(2)}; ${((Date.now() - started) / 1000).toFixed(0)} s`);
       return;
     }
@@ -513,6 +527,11 @@ export const USAGE: BenchUsage = {
       flag: '--sweep-work',
       value: 'W1,W2,...',
       help: `instead of the table: (a) with one nice-0 hog at each work per wake-up (µs, up to ${SWEEP_MAX}), the share of wake-ups that waited past 0.5 ms on the host, in the lab and in the rules alone (why one nice-0 hog's p99 sits between modes)`,
+    },
+    {
+      flag: '--sweep-nice',
+      value: 'N',
+      help: "with --sweep-work: the hog's nice (-20..19, default 0); -20 asks how the share served at once beside a nice -20 hog moves with the waker's CPU",
     },
   ],
 };

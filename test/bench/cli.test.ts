@@ -132,6 +132,18 @@ describe('every bench script', () => {
     expect(bad.stderr).toContain('--sweep-work');
     expect(bad.stderr).toContain('"abc"');
   });
+  it('twin: --sweep-nice out of range, or without --sweep-work, exits 2 with one line, before anything runs', () => {
+    for (const args of [
+      ['--sweep-work', '20,30', '--sweep-nice', '25'],
+      ['--sweep-nice', '-20'],
+    ]) {
+      const bad = runScript('twin', args);
+      expect(bad.status, args.join(' ')).toBe(2);
+      expect(bad.stdout).toBe('');
+      expect(bad.stderr.trim().split('\n')).toHaveLength(1);
+      expect(bad.stderr).toContain('--sweep-nice');
+    }
+  });
   it('calibration: a short run prints both sides, a row per statistic; a bad --runs is one line and exit 2', () => {
     const r = runScript('calibration', ['--runs', '20', '--seed', '3']);
     expect(r.status, r.stderr).toBe(0);
