@@ -7,6 +7,7 @@
  * Context: main thread; async where a lab machine runs. Timing figures, never asserted.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { JsHistogram } from 'hdr-histogram-js';
 import { resolveConfig } from '../src/config/schema.js';
@@ -95,6 +96,25 @@ export function runTwin(bin: string, args: (string | number)[]): TwinOut {
     out[k] = Number(v);
   }
   return { values: out };
+}
+
+/**
+ * The waker's CPU per cycle that twin.c wrote to CPUSEQ_FILE (ns, in order), or undefined where
+ * the run wrote none (no compiler, a failed run).
+ */
+export function readCpuSeq(path: string): number[] | undefined {
+  let text: string;
+  try {
+    text = readFileSync(path, 'latin1');
+  } catch {
+    return undefined;
+  }
+  const seq = text
+    .trim()
+    .split(/\s+/)
+    .map(Number)
+    .filter((x) => Number.isFinite(x) && x > 0);
+  return seq.length > 0 ? seq : undefined;
 }
 
 export function hostDist(r: TwinOut): Answer {
@@ -228,7 +248,7 @@ export function labWorkNs(wakerCpu: 'host' | 'work', hostRun: number | undefined
 export function rulesDist(
   lab: Lab,
   kernel: KernelName,
-  q: { hogs: number; nice: number; periodUs: number; workNs: number; iters: number },
+  q: { hogs: number; nice: number; periodUs: number; workNs: number; iters: number; workSeq?: readonly number[] },
 ): Dist {
   return modelDist(
     modelWaits({
@@ -241,6 +261,7 @@ export function rulesDist(
       workNs: q.workNs,
       wakeups: q.iters,
       phases: MODEL_PHASES,
+      ...(q.workSeq ? { workSeq: q.workSeq } : {}),
     }),
   );
 }

@@ -36,6 +36,15 @@ export interface ModelQuestion {
    * that they spread over any shorter beat of the period against the tick as well.
    */
   phases?: number;
+  /**
+   * The waker's CPU per wake-up, one value per wake-up in order, cycled (ns); absent: workNs
+   * every time. The host's waker does not use the same CPU at every wake-up (twin.c's
+   * CPUSEQ_FILE: 42–74 µs from p10 to p90 about a 58 µs mean, one run), and beside a nice −20
+   * hog near where every wake-up waits the spread decides the share: the rules at the mean
+   * waited on 6–100% of wake-ups where the host waited on 72–88%, at the host's own sequence
+   * on 57–85% (docs/twin.md, "The host's wake-ups one by one").
+   */
+  workSeq?: readonly number[];
 }
 
 /** The golden ratio's fractional part: successive multiples spread evenly over [0, 1). */
@@ -115,7 +124,7 @@ function waitsAt(q: ModelQuestion, phaseNs: number, waits: number[]): void {
       if (locked(() => rqs.tickLocked(0, tick)) && schedule(tick) === waker) at = tick;
     }
     if (k >= q.wakeups) waits.push(at - wake);
-    const end = at + q.workNs;
+    const end = at + (q.workSeq?.length ? q.workSeq[k % q.workSeq.length] : q.workNs);
     // The waker's work; a tick inside it charges it as the kernel's would. The waker is the
     // kworker's task, charged by the work it reports (--kthread-charge work, the default), so the
     // work is reported as the driver's job reports it: in parts, up to each tick and at its end.

@@ -15,6 +15,7 @@
  * Context: main thread. Timing figures, never asserted.
  */
 
+import { join } from 'node:path';
 import { table } from './lib.js';
 import {
   type Answer,
@@ -28,6 +29,7 @@ import {
   labWorkNs,
   MODEL_PHASES,
   medianDist,
+  readCpuSeq,
   rulesDist,
   type TwinOut,
 } from './twin-lab.js';
@@ -69,16 +71,21 @@ export async function sweepWork(
   o: LabRunOptions & { wakerCpu: 'host' | 'work'; rounds: number },
   lab: Lab,
   host: (args: (string | number)[]) => TwinOut,
+  /** Where twin.c writes the waker's CPU per cycle (its CPUSEQ_FILE), for the rules. */
+  seqDir: string,
 ): Promise<string[]> {
   const rows: string[][] = [];
   for (const w of ws) {
     const hostAnswers: Answer[] = [];
     const labAnswers: Answer[] = [];
     let run: number | undefined;
+    let workSeq: number[] | undefined;
     for (let round = 0; round < o.rounds; round++) {
       const at = `W = ${w} µs${o.rounds > 1 ? `, round ${round + 1} of ${o.rounds}` : ''}`;
       process.stderr.write(`(a) 1 hog nice ${nice}, ${at}: host...   \r`);
-      const hr = host(['hogs', 1, nice, o.periodUs, w, o.iters]);
+      const seqFile = join(seqDir, `cpuseq-sweep-${w}-${round}.txt`);
+      const hr = host(['hogs', 1, nice, o.periodUs, w, o.iters, seqFile]);
+      if (workSeq === undefined && o.wakerCpu === 'host') workSeq = readCpuSeq(seqFile);
       hostAnswers.push(hostDist(hr));
       if (run === undefined && 'values' in hr && hr.values.run > 0) run = hr.values.run;
       const workNs = labWorkNs(o.wakerCpu, run, w);
@@ -93,6 +100,7 @@ export async function sweepWork(
       periodUs: o.periodUs,
       workNs: labWorkNs(o.wakerCpu, run, w),
       iters: o.iters,
+      ...(workSeq ? { workSeq } : {}),
     });
     rows.push([
       `${w} µs`,
@@ -111,7 +119,7 @@ export async function sweepWork(
   return [
     `(a) 1 hog nice ${nice} at each W: the share of wake-ups that waited past 0.5 ms (a tick's wait, not the wake-up path's)`,
     `    host: ${o.iters * o.rounds} wake-ups each; lab: cpu-hog's bound kworker, as many; the rules alone pooled over ${MODEL_PHASES} phases of`,
-    `    the tick (bench/twin-model.ts). The work the lab and the rules ran: ${o.wakerCpu === 'host' ? "the host waker's CPU per wake-up (--waker-cpu host)" : 'W (--waker-cpu work)'}.`,
+    `    the tick (bench/twin-model.ts). The work the lab and the rules ran: ${o.wakerCpu === 'host' ? "the host waker's CPU per wake-up (--waker-cpu host): its mean in the lab, each cycle's in order in the rules" : 'W (--waker-cpu work)'}.`,
     ...table(
       [
         'W',

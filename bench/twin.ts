@@ -65,6 +65,7 @@ import {
   labWorkNs,
   medianDist,
   modelDist,
+  readCpuSeq,
   rulesDist,
   runTwin,
   type TwinOut,
@@ -324,7 +325,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 
     if (o.sweepWork) {
       out();
-      for (const l of await sweepWork(o.sweepWork, o.sweepNice, o, lab, host)) out(l);
+      for (const l of await sweepWork(o.sweepWork, o.sweepNice, o, lab, host, dir)) out(l);
       out(`load ${load0[0].toFixed(2)} → ${loadavg()[0].toFixed(2)}; ${((Date.now() - started) / 1000).toFixed(0)} s`);
       return;
     }
@@ -353,11 +354,15 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       const idleExits: Answer[] = [];
       let workNs = W * 1000;
       let hostRun: number | undefined;
+      let workSeq: number[] | undefined;
       let r: RunResults | undefined;
       for (let round = 0; round < o.rounds; round++) {
         const at = o.rounds > 1 ? ` (round ${round + 1} of ${o.rounds})` : '';
         process.stderr.write(`${q}: host${at}...\r`);
-        const hr = host(['hogs', c.n, c.nice, T, W, o.iters]);
+        const seqFile = join(dir, `cpuseq-${c.n}-${c.nice}-${round}.txt`);
+        const hr = host(['hogs', c.n, c.nice, T, W, o.iters, seqFile]);
+        // The waker's CPU per cycle, for the rules (the first round that wrote one).
+        if (workSeq === undefined && o.wakerCpu === 'host') workSeq = readCpuSeq(seqFile);
         hostAnswers.push(hostDist(hr));
         // (c) on the host, asked as the lab's is and in the same minute: CPU 0 busy (the lab's
         // CPU 0 runs the hog when its interrupt wakes CPU 1) waking a sleeper on idle CPU 1
@@ -375,7 +380,14 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       wakerRuns.push(`${q.slice(4)} ${hostRun !== undefined ? fmt(hostRun) : 'n/a'}`);
       const h = medianDist(hostAnswers);
       const rules = (kernel: KernelName): Dist =>
-        rulesDist(lab, kernel, { hogs: c.n, nice: c.nice, periodUs: T, workNs, iters: o.iters });
+        rulesDist(lab, kernel, {
+          hogs: c.n,
+          nice: c.nice,
+          periodUs: T,
+          workNs,
+          iters: o.iters,
+          ...(workSeq ? { workSeq } : {}),
+        });
       const model = rules(lab.profile);
       // The rules of the profile before delayed dequeue too, when the host's is a later one.
       const older = lab.profile === '6.18' ? rules('6.9') : undefined;
@@ -485,7 +497,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     );
     out(
       o.wakerCpu === 'host'
-        ? "      the lab's work item and the rules' waker ran as long (--waker-cpu host; `work`: W alone)."
+        ? "      the lab's work item ran as long (the mean), the rules' waker each cycle's CPU in order, as the host's\n      waker used it (twin.c's CPUSEQ_FILE; --waker-cpu host; `work`: W alone)."
         : `      the lab's work item and the rules' waker ran W = ${W} µs (--waker-cpu work).`,
     );
     out(`  Weight ratio nice -20 : nice 0 is 88761 : 1024 = 86.68 : 1. lab/host: the lab's figure over the host's.`);

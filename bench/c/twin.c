@@ -5,11 +5,13 @@
  * clock_gettime(CLOCK_MONOTONIC).
  *
  * Build: cc -O2 -pthread -o twin bench/c/twin.c
- * Run:   ./twin hogs N NICE PERIOD_US WORK_US ITERS   (a) N busy threads at NICE on CPU 0 and a
+ * Run:   ./twin hogs N NICE PERIOD_US WORK_US ITERS [CPUSEQ_FILE] (a) N busy threads at NICE on CPU 0 and a
  *                                                         nice-0 waker on CPU 0 that sleeps to an
  *                                                         absolute deadline every PERIOD_US, then
  *                                                         works WORK_US: its wake-up lateness, and
- *                                                         its CPU time per wake-up (run=)
+ *                                                         its CPU time per wake-up (run=); with
+ *                                                         CPUSEQ_FILE, each cycle's CPU written
+ *                                                         there (ns, space-separated)
  *        ./twin pingpong ITERS                         (b) two threads on CPU 0 hand a futex word
  *                                                         back and forth: one switch (round trip / 2)
  *        ./twin share NICE_A NICE_B MS                 (b) two busy threads on CPU 0 for MS ms:
@@ -148,7 +150,7 @@ static void *hog_main(void *p)
 	return NULL;
 }
 
-static int cmd_hogs(int n, int nice, i64 period, i64 work, int iters)
+static int cmd_hogs(int n, int nice, i64 period, i64 work, int iters, const char *cpuseq)
 {
 	pthread_t th[64];
 	struct hog_arg args[64];
@@ -182,12 +184,17 @@ static int cmd_hogs(int n, int nice, i64 period, i64 work, int iters)
 	nanosleep(&settle, NULL);
 
 	i64 *late = malloc(sizeof(i64) * (size_t)iters);
-	if (!late)
+	/* The waker's CPU in each cycle, wake-up to wake-up (CPUSEQ_FILE): it varies (cache, the
+	 * VM's exits on timer programming) around the mean `run`, and near where every wake-up
+	 * beside a nice -20 hog waits, the variation decides the share (docs/twin.md). */
+	i64 *cycle = malloc(sizeof(i64) * (size_t)iters);
+	if (!late || !cycle)
 		die("malloc");
 	int missed = 0;
 	/* The waker's own CPU time over the loop (CLOCK_THREAD_CPUTIME_ID: its work and its system
 	 * calls' kernel time, clock_nanosleep's entry and return): what one wake-up costs the CPU. */
 	i64 cpu_start = thread_cpu_ns();
+	i64 cpu_prev = cpu_start;
 	i64 deadline = now_ns() + period;
 	for (int k = 0; k < iters; k++) {
 		struct timespec ts = {deadline / 1000000000LL, deadline % 1000000000LL};
@@ -195,6 +202,11 @@ static int cmd_hogs(int n, int nice, i64 period, i64 work, int iters)
 			;
 		i64 t = now_ns();
 		late[k] = t - deadline;
+		if (cpuseq) {
+			i64 c = thread_cpu_ns();
+			cycle[k] = c - cpu_prev;
+			cpu_prev = c;
+		}
 		busy(work);
 		deadline += period;
 		/* A wake-up later than a whole period: its next deadline has passed; skip to the next
@@ -211,7 +223,17 @@ static int cmd_hogs(int n, int nice, i64 period, i64 work, int iters)
 		pthread_join(th[i], NULL);
 	summary("", late, iters);
 	printf(" missed=%d run=%lld\n", missed, (long long)run);
+	if (cpuseq) {
+		/* cycle[0] runs from before the first sleep: the first whole cycle is cycle[1]. */
+		FILE *f = fopen(cpuseq, "w");
+		if (!f)
+			die("fopen CPUSEQ_FILE");
+		for (int k = 1; k < iters; k++)
+			fprintf(f, "%lld%c", (long long)cycle[k], k + 1 < iters ? ' ' : '\n');
+		fclose(f);
+	}
 	free(late);
+	free(cycle);
 	return 0;
 }
 
@@ -500,7 +522,8 @@ static int cmd_tcp(int iters, int k, i64 work, const char *mode, int msg)
 int main(int argc, char **argv)
 {
 	if (argc >= 7 && strcmp(argv[1], "hogs") == 0)
-		return cmd_hogs(atoi(argv[2]), atoi(argv[3]), atoll(argv[4]) * 1000, atoll(argv[5]) * 1000, atoi(argv[6]));
+		return cmd_hogs(atoi(argv[2]), atoi(argv[3]), atoll(argv[4]) * 1000, atoll(argv[5]) * 1000, atoi(argv[6]),
+				argc >= 8 ? argv[7] : NULL);
 	if (argc >= 3 && strcmp(argv[1], "pingpong") == 0)
 		return cmd_pingpong(atoi(argv[2]));
 	if (argc >= 5 && strcmp(argv[1], "share") == 0)
@@ -509,6 +532,6 @@ int main(int argc, char **argv)
 		return cmd_cross(atoi(argv[2]), atoll(argv[3]) * 1000, argc >= 5 && strcmp(argv[4], "busy") == 0);
 	if (argc >= 7 && strcmp(argv[1], "tcp") == 0)
 		return cmd_tcp(atoi(argv[2]), atoi(argv[3]), atoll(argv[4]) * 1000, argv[5], atoi(argv[6]));
-	fprintf(stderr, "usage: twin hogs N NICE PERIOD_US WORK_US ITERS | pingpong ITERS | share NICE_A NICE_B MS | cross ITERS GAP_US [busy] | tcp ITERS K WORK_US inline|wake MSG\n");
+	fprintf(stderr, "usage: twin hogs N NICE PERIOD_US WORK_US ITERS [CPUSEQ_FILE] | pingpong ITERS | share NICE_A NICE_B MS | cross ITERS GAP_US [busy] | tcp ITERS K WORK_US inline|wake MSG\n");
 	return 2;
 }

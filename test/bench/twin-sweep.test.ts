@@ -3,7 +3,11 @@
  * answer it stands on (bench/twin-model.ts on a fake clock, no timing): beside one nice-0 hog the
  * waits come from the waker's lag draining, so their share grows with the waker's CPU per wake-up.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { readCpuSeq } from '../../bench/twin-lab.js';
 import { modelWaits } from '../../bench/twin-model.js';
 import { parseSweep, pooled, SWEEP_MAX } from '../../bench/twin-sweep.js';
 
@@ -77,5 +81,30 @@ describe('the rules alone, one nice-0 hog beside a nice-0 waker (6.18, HZ 250, e
       expect(w[w.length - 1]).toBeLessThanOrEqual(4_000_000);
     }
     expect(slow(long)).toBeGreaterThan(2 * slow(short));
+  });
+
+  it("runs the waker's CPU per wake-up from workSeq, in order and cycled, when one is given", () => {
+    const seq = modelWaits({ ...q(40_000, 2), workSeq: [420_000] });
+    expect(seq).toEqual(modelWaits(q(420_000, 2)));
+    expect(seq).not.toEqual(modelWaits(q(40_000, 2)));
+    // alternating values: neither constant's answer
+    const alt = modelWaits({ ...q(40_000, 2), workSeq: [40_000, 420_000] });
+    expect(alt).not.toEqual(modelWaits(q(40_000, 2)));
+    expect(alt).not.toEqual(modelWaits(q(420_000, 2)));
+  });
+});
+
+describe("twin.c's CPUSEQ_FILE, read back", () => {
+  it('gives the positive numbers in order, and undefined for a file that is missing or holds none', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cpuseq-'));
+    try {
+      writeFileSync(join(dir, 'a.txt'), '56595 67356 x -3 49813\n');
+      expect(readCpuSeq(join(dir, 'a.txt'))).toEqual([56595, 67356, 49813]);
+      writeFileSync(join(dir, 'b.txt'), '\n');
+      expect(readCpuSeq(join(dir, 'b.txt'))).toBeUndefined();
+      expect(readCpuSeq(join(dir, 'none.txt'))).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
