@@ -152,6 +152,8 @@ export async function labHogs(
   nice: number,
   unbound: boolean,
   workNs: number,
+  /** Each run's work in order (the host waker's CPU per cycle), instead of workNs every run. */
+  workSeq?: readonly number[],
 ): Promise<RunResults> {
   const config = resolveConfig({
     preset: {
@@ -187,7 +189,7 @@ export async function labHogs(
       workload: n > 0 ? { kind: 'custom', tasks: hogs(n, nice) } : { kind: 'irq_only' },
       // requests_slow counts the requests that waited past PROMPT_NS (cpu-hog's counter; the
       // prompt share printed here is per run, from handoff_to_start: labDist).
-      payload: { kind: 'driver_work', workNs, slowNs: PROMPT_NS },
+      payload: { kind: 'driver_work', workNs, slowNs: PROMPT_NS, ...(workSeq ? { workSeqNs: workSeq } : {}) },
       irq: { ...m.irq, cpus: [0] },
     }),
   });

@@ -90,7 +90,7 @@ export async function sweepWork(
       if (run === undefined && 'values' in hr && hr.values.run > 0) run = hr.values.run;
       const workNs = labWorkNs(o.wakerCpu, run, w);
       process.stderr.write(`(a) 1 hog nice ${nice}, ${at}: lab...    \r`);
-      labAnswers.push(labDist(await labHogs(lab, o, 1, nice, false, workNs), BOUND));
+      labAnswers.push(labDist(await labHogs(lab, o, 1, nice, false, workNs, workSeq), BOUND));
     }
     const h = pooled(hostAnswers);
     const l = pooled(labAnswers);
@@ -119,7 +119,7 @@ export async function sweepWork(
   return [
     `(a) 1 hog nice ${nice} at each W: the share of wake-ups that waited past 0.5 ms (a tick's wait, not the wake-up path's)`,
     `    host: ${o.iters * o.rounds} wake-ups each; lab: cpu-hog's bound kworker, as many; the rules alone pooled over ${MODEL_PHASES} phases of`,
-    `    the tick (bench/twin-model.ts). The work the lab and the rules ran: ${o.wakerCpu === 'host' ? "the host waker's CPU per wake-up (--waker-cpu host): its mean in the lab, each cycle's in order in the rules" : 'W (--waker-cpu work)'}.`,
+    `    the tick (bench/twin-model.ts). The work the lab and the rules ran: ${o.wakerCpu === 'host' ? "the host waker's CPU per wake-up (--waker-cpu host), each cycle's in order" : 'W (--waker-cpu work)'}.`,
     ...table(
       [
         'W',

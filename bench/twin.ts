@@ -372,7 +372,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         if (hostRun === undefined && 'values' in hr && hr.values.run > 0) hostRun = hr.values.run;
         workNs = labWorkNs(o.wakerCpu, hostRun, W);
         process.stderr.write(`${q}: lab${at}... \r`);
-        r = await labHogs(lab, o, c.n, c.nice, withUnbound, workNs);
+        r = await labHogs(lab, o, c.n, c.nice, withUnbound, workNs, workSeq);
         labAnswers.push(labDist(r, BOUND));
         if (withUnbound) unboundAnswers.push(labDist(r, UNBOUND, 'wakeup_to_run'));
         if (c.n === 0) idleExits.push(labDist(r, BOUND, 'idle_exit'));
@@ -497,7 +497,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     );
     out(
       o.wakerCpu === 'host'
-        ? "      the lab's work item ran as long (the mean), the rules' waker each cycle's CPU in order, as the host's\n      waker used it (twin.c's CPUSEQ_FILE; --waker-cpu host; `work`: W alone)."
+        ? "      the lab's work item and the rules' waker ran each cycle's CPU in order, as the host's waker used it\n      (twin.c's CPUSEQ_FILE; --waker-cpu host; `work`: W alone)."
         : `      the lab's work item and the rules' waker ran W = ${W} µs (--waker-cpu work).`,
     );
     out(`  Weight ratio nice -20 : nice 0 is 88761 : 1024 = 86.68 : 1. lab/host: the lab's figure over the host's.`);

@@ -47,9 +47,18 @@ export type PayloadOptions =
   /**
    * Each device interrupt hands off one work item (unless one is pending) that busies the CPU for
    * `workNs`. Every request's wait until its work starts is timed (`request_to_start`); those
-   * longer than `slowNs` (default 1 ms) are counted as `requests_slow`.
+   * longer than `slowNs` (default 1 ms) are counted as `requests_slow`. `workSeqNs`: each run's
+   * work instead, in order and cycled per thread (a measured sequence: bench:twin passes its
+   * host waker's CPU per cycle, twin.c's CPUSEQ_FILE, whose spread decides the share of waits
+   * beside a nice −20 hog; docs/twin.md).
    */
-  | { kind: 'driver_work'; workNs: number; slowNs?: number };
+  | { kind: 'driver_work'; workNs: number; slowNs?: number; workSeqNs?: readonly number[] };
+
+/** The driver's work for its `run`-th run (0-based): the sequence's value, cycled, or `workNs`. */
+export function driverWorkAt(p: { workNs: number; workSeqNs?: ArrayLike<number> }, run: number): number {
+  const s = p.workSeqNs;
+  return Math.max(1, s && s.length > 0 ? s[run % s.length] : p.workNs);
+}
 
 /**
  * Driver requests (seed 004's driver payload) that found the work still pending, per CPU,
@@ -118,6 +127,10 @@ export class RandomDriver {
   appRunnable: (cpu: number) => boolean = () => false;
   /** > 0: the hand-off payload is a driver work item of this many ns, not random.c's mix. */
   private readonly driverWorkNs: number;
+  /** The driver payload's workNs and, when given, its per-run sequence (driverWorkAt). */
+  private readonly driverWork: { workNs: number; workSeqNs?: Float64Array };
+  /** This thread's driver runs so far (the sequence's index). */
+  private driverRuns = 0;
   /** Per CPU, with the driver payload: requests that found the work pending (layout.ts). */
   private readonly requests: SpscRing[];
   /** A request that waits longer than this is counted as `requests_slow` (driver payload). */
@@ -137,6 +150,10 @@ export class RandomDriver {
   ) {
     this.ctl = ctx.R.control;
     this.driverWorkNs = payload?.kind === 'driver_work' ? Math.max(1, payload.workNs) : 0;
+    this.driverWork =
+      payload?.kind === 'driver_work' && payload.workSeqNs?.length
+        ? { workNs: payload.workNs, workSeqNs: Float64Array.from(payload.workSeqNs) }
+        : { workNs: this.driverWorkNs };
     this.requests = (ctx.R.parts.requests ?? []).map((base) => new SpscRing(ctx.i32, base));
     this.slowNs = payload?.kind === 'driver_work' ? (payload.slowNs ?? DEFAULT_SLOW_REQUEST_NS) : 0;
     for (let c = 0; c < ctx.nrCpus; c++) {
@@ -263,6 +280,7 @@ export class RandomDriver {
   runDeferred(poolCpu: number, trylock = false): boolean {
     let mixed = true;
     let stolen = 0;
+    let workNs = 0;
     const ctx = this.ctx;
     const i32 = ctx.i32;
     const t0 = ctx.now();
@@ -282,7 +300,8 @@ export class RandomDriver {
       // work: it is left out of what the job reports as run (steal, as a guest's kernel leaves a
       // vCPU's preemption out of clock_task with CONFIG_PARAVIRT_TIME_ACCOUNTING).
       let last = t0;
-      for (let now = ctx.now(); now - t0 < this.driverWorkNs; now = ctx.now()) {
+      workNs = driverWorkAt(this.driverWork, this.driverRuns++);
+      for (let now = ctx.now(); now - t0 < workNs; now = ctx.now()) {
         if (now - last > SPIN_GAP_NS) stolen += now - last;
         last = now;
       }
@@ -303,7 +322,7 @@ export class RandomDriver {
     const tPayload = inTask || ctx.tracer.on ? ctx.now() : t0;
     if (inTask) {
       const ran = tPayload - t0 - stolen;
-      this.reportWork(ctx.task, this.driverWorkNs > 0 ? Math.min(ran, this.driverWorkNs) : ran);
+      this.reportWork(ctx.task, this.driverWorkNs > 0 ? Math.min(ran, workNs) : ran);
     }
     if (ctx.cpu !== poolCpu) ctx.count(CpuCounter.mixes_remote);
     ctx.count(
