@@ -361,7 +361,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         process.stderr.write(`${q}: host${at}...\r`);
         const seqFile = join(dir, `cpuseq-${c.n}-${c.nice}-${round}.txt`);
         const hr = host(['hogs', c.n, c.nice, T, W, o.iters, seqFile]);
-        // The waker's CPU per cycle, for the rules (the first round that wrote one).
+        // The waker's CPU per cycle, for the lab's work item and the rules (the first round that wrote one).
         if (workSeq === undefined && o.wakerCpu === 'host') workSeq = readCpuSeq(seqFile);
         hostAnswers.push(hostDist(hr));
         // (c) on the host, asked as the lab's is and in the same minute: CPU 0 busy (the lab's

@@ -26,7 +26,8 @@
 import type { Histogram } from 'hdr-histogram-js';
 import { Phase } from '../hw/layout.js';
 import type { Stage } from '../hw/trace.js';
-import { type Machine, releaseHistograms, takeHistogram } from '../machine/machine.js';
+import { releaseHistograms, takeHistogram } from '../machine/histogram-pool.js';
+import type { Machine } from '../machine/machine.js';
 import { encodeBins, sliceDigest, TAIL_STAGES } from '../report/statistics/slice-hist.js';
 import { summarize } from '../report/statistics/stats.js';
 import type { SliceStats, StageName, StrategyResult, Summary, TrialResult } from '../report/types.js';

@@ -30,8 +30,9 @@ import { Phase } from '../hw/layout.js';
 import type { Stage } from '../hw/trace.js';
 import { irqTraceMeta, loadIrqTrace } from '../irq/replay.js';
 import type { IrqTracePlan } from '../irq/trace-file.js';
+import { releaseHistograms } from '../machine/histogram-pool.js';
 import { HOST_HELPER_NICE } from '../machine/host-threads.js';
-import { Machine, type MachineFault, releaseHistograms } from '../machine/machine.js';
+import { Machine, type MachineFault } from '../machine/machine.js';
 import type { MachineOptions } from '../machine/options.js';
 import type { ThreadHeap } from '../machine/protocol.js';
 import { bootRssKey } from '../net/vectors.js';
@@ -240,11 +241,11 @@ async function runPoint(
   say(`booting ${opts.cpus} CPUs${pname ? ` (${pname})` : ''}...`);
   const m = await Machine.boot(opts, hooks.signal); // Ctrl-C during boot: BootInterrupted
   results.meta.threads = m.plan.threads.length;
-  if (m.hostHelpersNiced !== undefined) {
-    results.meta.hostHelpersNiced = m.hostHelpersNiced;
+  if (m.hostHelpers) {
+    results.meta.hostHelpersNiced = m.hostHelpers.count;
     results.meta.hostHelpersNice = HOST_HELPER_NICE;
-    if (m.hostHelpers) results.meta.hostHelpersPolicy = m.hostHelpers.policy;
-    if (m.hostHelpers?.fallback) say(`--host-helpers ${config.hostHelpers}: ${m.hostHelpers.fallback}`);
+    results.meta.hostHelpersPolicy = m.hostHelpers.policy;
+    if (m.hostHelpers.fallback) say(`--host-helpers ${config.hostHelpers}: ${m.hostHelpers.fallback}`);
   }
   const watchdog = startWatchdog(m, config.watchdogMs, () => accs[activeIndex]?.result.label, hooks.rssLimitBytes);
   let activeIndex = 0;

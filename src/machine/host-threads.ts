@@ -41,6 +41,24 @@ export function readSchedstat(tid: number, out: HostSchedstat): HostSchedstat {
 }
 
 /**
+ * Threads `tids`' schedstat summed (those that cannot be read left out), into `scratch`.
+ * Context: main thread, between phases (one /proc read per thread).
+ */
+export function sumSchedstat(tids: readonly number[], scratch: HostSchedstat): HostSchedstat {
+  let run = 0;
+  let wait = 0;
+  for (const tid of tids) {
+    const s = readSchedstat(tid, scratch);
+    if (Number.isNaN(s.runNs)) continue;
+    run += s.runNs;
+    wait += s.waitNs;
+  }
+  scratch.runNs = run;
+  scratch.waitNs = wait;
+  return scratch;
+}
+
+/**
  * What `--host-helpers` may do with the process's threads that are not the machine's: `nice`
  * (HOST_HELPER_NICE), `idle` (SCHED_IDLE, falling back to `nice` where it cannot be set), `leave`.
  */

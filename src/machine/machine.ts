@@ -24,22 +24,16 @@ import {
   type MachineRegions,
   Phase,
 } from '../hw/layout.js';
-import {
-  addEncoded,
-  type EncodedHistogram,
-  histogramWasmBytes,
-  newHistogram,
-  STAGES,
-  type Stage,
-} from '../hw/trace.js';
+import { addEncoded, type EncodedHistogram, histogramWasmBytes, STAGES, type Stage } from '../hw/trace.js';
 import { compileStrategies } from '../strategies/compile.js';
 import { spawnWorker } from '../threads/spawn.js';
+import { takeHistogram } from './histogram-pool.js';
 import {
   type HelpersLowered,
   type HostSchedstat,
   lowerHostHelpers,
-  readSchedstat,
   restoreHostHelpers,
+  sumSchedstat,
 } from './host-threads.js';
 import { type Counters, MachineMemory } from './memory.js';
 import type { MachineOptions } from './options.js';
@@ -88,28 +82,6 @@ export type { Counters } from './memory.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Merge histograms handed back by {@link releaseHistograms}, kept for the next collect(). */
-const spareHistograms: Histogram[] = [];
-
-/**
- * A main-thread merge histogram (JS, 64-bit counts: a 224 KiB counts array): a released one,
- * reset, or a new one. A sweep merges a few hundred per point; allocated anew each time and
- * left to the garbage collector, they fragmented glibc's main malloc arena, which kept ~30 MiB
- * more after a 9-point sweep than after its first point (bench/soak.ts --sweep).
- */
-export function takeHistogram(): Histogram {
-  return spareHistograms.pop() ?? newHistogram(false); // the encoding is portable: merge as JS
-}
-
-/** Hand merge histograms back for reuse; the caller keeps no reference to them. */
-export function releaseHistograms(hs: Iterable<Histogram | undefined>): void {
-  for (const h of hs) {
-    if (!h) continue;
-    h.reset();
-    spareHistograms.push(h);
-  }
-}
-
 export class Machine extends MachineMemory {
   private readonly workers: Worker[] = [];
   private readonly exited: Promise<void>[] = [];
@@ -128,9 +100,8 @@ export class Machine extends MachineMemory {
   private irqTid = -1;
   /**
    * `--host-helpers nice` or `idle`: how many of the process's other threads were lowered at boot
-   * (lowerHostHelpers; -1: /proc unreadable), and to what; undefined when the option was not given.
+   * (lowerHostHelpers; count -1: /proc unreadable), and to what; undefined when not asked.
    */
-  hostHelpersNiced: number | undefined;
   hostHelpers: HelpersLowered | undefined;
   private readonly schedstat: HostSchedstat = { runNs: 0, waitNs: 0 };
 
@@ -303,10 +274,8 @@ export class Machine extends MachineMemory {
     clearInterval(setupWatch);
     signal?.removeEventListener('abort', onAbort);
     const helpers = this.opts.hostHelpers;
-    if (helpers === 'nice' || helpers === 'idle') {
+    if (helpers === 'nice' || helpers === 'idle')
       this.hostHelpers = lowerHostHelpers([...this.hostTids, this.irqTid], helpers);
-      this.hostHelpersNiced = this.hostHelpers.count;
-    }
     const sigs = this.objectsSignature.filter((s) => s !== undefined);
     const differs = (sigs[0] ?? []).findIndex((_, i) => new Set(sigs.map((s) => s[i])).size > 1);
     if (differs >= 0) {
@@ -339,16 +308,9 @@ export class Machine extends MachineMemory {
    */
   countersWithHost(): Counters {
     const out = this.counters();
-    let run = 0;
-    let wait = 0;
-    for (const tid of this.hostTids) {
-      const s = readSchedstat(tid, this.schedstat);
-      if (Number.isNaN(s.runNs)) continue;
-      run += s.runNs;
-      wait += s.waitNs;
-    }
-    out.host_thread_run_ns = run;
-    out.host_thread_wait_ns = wait;
+    const sum = sumSchedstat(this.hostTids, this.schedstat);
+    out.host_thread_run_ns = sum.runNs;
+    out.host_thread_wait_ns = sum.waitNs;
     return out;
   }
 

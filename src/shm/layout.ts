@@ -43,7 +43,7 @@ export interface RegionMap {
  * buffers, in every thread) came from the malloc arenas, which keep their high-water mark, and a
  * nine-point sweep's RSS grew by 37–53% (bench/soak.ts --sweep); with this alone by 25%, and with
  * the main thread's merge histograms reused and its garbage collected between points as well
- * (machine.ts takeHistogram, harness/gc.ts) by −4% to +9%. Pages never touched take no memory: a
+ * (histogram-pool.ts takeHistogram, harness/gc.ts) by −4% to +9%. Pages never touched take no memory: a
  * fresh mapping is zero already, so it costs address space, not RSS.
  */
 export const MIN_SHM_BYTES = 33 * 2 ** 20;

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { collectGarbage } from '../../src/harness/gc.js';
 import { GrowthCollector } from '../../src/machine/full-gc.js';
-import { releaseHistograms, takeHistogram } from '../../src/machine/machine.js';
+import { releaseHistograms, takeHistogram } from '../../src/machine/histogram-pool.js';
 
 describe('collectGarbage', () => {
   it('collects what nothing references any more (without --expose-gc)', async () => {
