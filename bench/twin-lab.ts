@@ -13,6 +13,7 @@ import type { JsHistogram } from 'hdr-histogram-js';
 import { resolveConfig } from '../src/config/schema.js';
 import { runExperiment } from '../src/harness/run.js';
 import type { KernelName } from '../src/kernel/profiles.js';
+import { HOST_HELPER_IDLE } from '../src/machine/host-threads.js';
 import type { AppTaskSpec, HogHosting, MachineOptions } from '../src/machine/options.js';
 import { decodeHistogram } from '../src/report/decode.js';
 import type { Calibration, RunResults } from '../src/report/types.js';
@@ -129,6 +130,11 @@ export interface Lab {
   profile: KernelName;
   hz: number;
   calibration?: Calibration;
+  /**
+   * labHogs' runs, and those whose helpers (cpu-hog's preset: SCHED_IDLE) were raised to the nice
+   * because one starved (meta.hostHelpersRaisedMs; src/machine/host-threads.ts watchIdleHelpers).
+   */
+  idled?: { runs: number; raised: number };
 }
 
 function hogs(n: number, nice: number): AppTaskSpec[] {
@@ -194,6 +200,11 @@ export async function labHogs(
     }),
   });
   lab.calibration ??= r.meta.calibration;
+  if (r.meta.hostHelpersPolicy === HOST_HELPER_IDLE) {
+    lab.idled ??= { runs: 0, raised: 0 };
+    lab.idled.runs++;
+    if (r.meta.hostHelpersRaisedMs !== undefined) lab.idled.raised++;
+  }
   return r;
 }
 

@@ -45,6 +45,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { machineDefaults } from '../src/config/defaults.js';
 import { type KernelName, kernelProfile } from '../src/kernel/profiles.js';
+import { HOST_HELPER_NICE, IDLE_STARVED_MS } from '../src/machine/host-threads.js';
 import { DEFAULT_HOGS, HOG_HOSTINGS, type HogHosting, type MachineOptions } from '../src/machine/options.js';
 import type { Calibration, RunResults } from '../src/report/types.js';
 import { strategy } from '../src/scenarios/common.js';
@@ -501,6 +502,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         : `      the lab's work item and the rules' waker ran W = ${W} µs (--waker-cpu work).`,
     );
     out(`  Weight ratio nice -20 : nice 0 is 88761 : 1024 = 86.68 : 1. lab/host: the lab's figure over the host's.`);
+    if (lab.idled)
+      out(
+        `  The lab's helper threads under SCHED_IDLE (cpu-hog's preset): ${lab.idled.raised ? `raised to nice ${HOST_HELPER_NICE} in ${lab.idled.raised} of ${lab.idled.runs} runs, where one waited ${IDLE_STARVED_MS} ms without a slice (the host's cores were full; docs/twin.md)` : `stayed so in all ${lab.idled.runs} runs`}.`,
+      );
     out();
     for (const l of await tcpTwin(host, o.iters, lab.profile, lab.hz, o.tdf)) out(l);
     const load1 = loadavg();

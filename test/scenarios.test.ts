@@ -93,7 +93,7 @@ describe('scenarios at a tiny size', () => {
       .filter((l) => l.startsWith('a CPU hog on CPU 0'));
     expect(setup).toEqual([
       expect.stringMatching(
-        /^a CPU hog on CPU 0 at nice -20 and a driver: 200 interrupts\/s \(constant\) on CPU 0, each queuing 20 µs of work; 2 CPUs, HZ 1000, kernel 6\.9, idle halt, kthreads on CPU threads, charged their work only \(model\), hogs on CPU threads(, switches (at least \d+\.\d\d µs \(model: this host's kernel switch, measured at start-up; --switch-cost\)|not charged \([^;]*\)))?(, \d+ helper threads at (SCHED_IDLE|nice 10) \(--host-helpers\))?; 2 trials of 150 ms/,
+        /^a CPU hog on CPU 0 at nice -20 and a driver: 200 interrupts\/s \(constant\) on CPU 0, each queuing 20 µs of work; 2 CPUs, HZ 1000, kernel 6\.9, idle halt, kthreads on CPU threads, charged their work only \(model\), hogs on CPU threads(, switches (at least \d+\.\d\d µs \(model: this host's kernel switch, measured at start-up; --switch-cost\)|not charged \([^;]*\)))?(, \d+ helper threads at (SCHED_IDLE(, nice 10 after \d+\.\d s \(one starved\))?|nice 10) \(--host-helpers\))?; 2 trials of 150 ms/,
       ),
       expect.stringMatching(/^a CPU hog on CPU 0 SCHED_FIFO 50 and a driver: /),
     ]);

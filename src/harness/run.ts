@@ -374,6 +374,13 @@ async function runPoint(
     watchdog.stop();
     await m.stop();
   }
+  const raised = m.hostHelpers?.raised;
+  if (raised) {
+    results.meta.hostHelpersRaisedMs = Math.round(raised.afterMs);
+    say(
+      `--host-helpers idle: raised to nice ${HOST_HELPER_NICE} after ${(raised.afterMs / 1000).toFixed(1)} s: helper thread ${raised.tid} was runnable for ${raised.waitedMs.toFixed(0)} ms with ${raised.ranMs.toFixed(1)} ms on a core (the host's cores were full)${raised.stuck ? `; ${raised.stuck} could not be raised` : ''}`,
+    );
+  }
   for (const acc of accs) finishStrategy(acc);
   point.strategies = accs.map((a) => a.result);
   if (until && !outcome) stopAt('ended', Math.min(...accs.map((a) => a.result.trials.length)));

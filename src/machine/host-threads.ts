@@ -97,7 +97,14 @@ export const HOST_HELPER_NICE = 10;
  * helper at nice 10; 0.3–0.9% under SCHED_IDLE (5 runs), none behind a helper. SCHED_IDLE's weight
  * is 3 (nice 19's is 15), so it starves V8's compiler behind machine threads that fill every core:
  * for a machine whose threads leave a host core idle (CPUs that halt, one spinning thread), as the
- * cpu-hog scenario's preset does, not the default.
+ * cpu-hog scenario's preset does, not the default. Nor is a host core free on a busy host, and
+ * there it is worse than slow: V8's collector hands parts of a collection to these helpers and
+ * waits for them, so a CPU thread that collects waits for a helper that gets 3/(3 + 1024 × the
+ * runnable threads) of a core. CI saw a CPU thread stopped 4 s in a work callback (cpu-hog, 4 CPUs
+ * on 2 cores at a load of 7–9, the watchdog's limit); a worker that allocates beside 3 spinning
+ * threads paused 3.9 and 5.1 s under SCHED_IDLE helpers, 0.44 and 0.54 s at nice 10 (two runs
+ * each, 2026-12-07). So the machine watches its idled helpers (watchIdleHelpers) and raises them
+ * to the nice as soon as one starves.
  */
 export const HOST_HELPER_IDLE = 'SCHED_IDLE';
 
@@ -109,8 +116,22 @@ export interface HelpersLowered {
   policy: string;
   /** Why `idle` fell back to the nice (no chrt), or why `nice` left some under SCHED_IDLE. */
   fallback?: string;
-  /** The threads put under SCHED_IDLE, for restoreHostHelpers. */
+  /** The threads put under SCHED_IDLE, for restoreHostHelpers and watchIdleHelpers. */
   idled: number[];
+  /** Set by watchIdleHelpers when it raised them back to the nice: a helper starved. */
+  raised?: HelpersRaised;
+}
+
+/** When and why watchIdleHelpers raised the idled helpers to SCHED_OTHER at HOST_HELPER_NICE. */
+export interface HelpersRaised {
+  /** ms since the watch began (the machine's boot). */
+  afterMs: number;
+  /** The helper found starved; how long it had waited runnable without a slice (ms), and its ms on a core meanwhile. */
+  tid: number;
+  waitedMs: number;
+  ranMs: number;
+  /** Those that could not be raised (no CAP_SYS_NICE nor RLIMIT_NICE: canLeaveIdle said so first). */
+  stuck: number;
 }
 
 /**
@@ -135,9 +156,14 @@ export function lowerHostHelpers(keep: readonly number[], mode: 'nice' | 'idle')
         }
       : { count, policy: nice, idled };
   }
-  let fallback: string | undefined;
+  // A helper under SCHED_IDLE that starves must be raised again (watchIdleHelpers): without the
+  // right to leave SCHED_IDLE it could not be, and the nice is the safe choice.
+  let fallback = canLeaveIdle()
+    ? undefined
+    : `leaving SCHED_IDLE needs CAP_SYS_NICE or an RLIMIT_NICE of ${20 - HOST_HELPER_NICE} or more (sched_setscheduler(2)), and helpers that starved could not be raised: ${nice} instead`;
   const count = forHelpers(keep, (tid) => {
     if (fallback === undefined) {
+      setPriority(tid, HOST_HELPER_NICE); // first: what leaving SCHED_IDLE is checked against (canLeaveIdle)
       const r = chrt('--idle', tid);
       if (r === 'ok') idled.push(tid);
       if (r !== 'no chrt') return r === 'ok'; // failed: the thread exited since the listing
@@ -160,6 +186,122 @@ export function restoreHostHelpers(lowered: HelpersLowered | undefined): number 
   const stuck = restore(lowered.idled);
   lowered.idled = [];
   return stuck;
+}
+
+/** How often watchIdleHelpers looks at the idled helpers. */
+export const IDLE_WATCH_MS = 50;
+
+/**
+ * How long an idled helper may wait runnable, never switched onto a core, before watchIdleHelpers
+ * raises them all: a collection that waits on it stops a CPU thread about that long (the
+ * watchdog's limit is 4 s). Not a model parameter; chosen by trial (2026-12-07): looking at
+ * single 50 ms intervals raised them 1.6 and 2.5 s into cpu-hog's first boots on a quiet host
+ * (load ~1, a helper runnable 50 ms with 0 ms on a core while the hog's thread held its core);
+ * at 250 ms none of 4 boots on a quiet host was raised, and each of 7 cpu-hog boots beside two
+ * spinning processes (`yes`) was, 0.31–0.37 s after the watch began (docs/twin.md, "The
+ * collector waits on them").
+ */
+export const IDLE_STARVED_MS = 250;
+
+/**
+ * The share of a wait that a helper runnable at both its ends, and never switched in between
+ * (it may have been running at the first look and gone on), may have had on a core and still be
+ * starved. Not a model parameter: a SCHED_IDLE thread with a host core to itself runs at once; one
+ * behind normal threads on every core gets 3/(3 + 1024 n), under 0.3%.
+ */
+export const IDLE_STARVED_SHARE = 0.1;
+
+/** One look at a helper: runnable (proc(5) stat state R); its ns on a core and times switched in (schedstat); when (ns). */
+export interface HelperLook {
+  runnable: boolean;
+  runNs: number;
+  slices: number;
+  atNs: number;
+}
+
+/**
+ * Whether a helper starved from look `since` to look `now`: runnable at both, never switched onto
+ * a core between them (schedstat's count of slices unchanged: a thread sleeps only by running, so
+ * it was runnable throughout), and under IDLE_STARVED_SHARE of the time on one.
+ */
+export function starved(since: HelperLook, now: HelperLook): boolean {
+  return (
+    since.runnable &&
+    now.runnable &&
+    now.slices === since.slices &&
+    now.runNs - since.runNs < IDLE_STARVED_SHARE * (now.atNs - since.atNs)
+  );
+}
+
+/** Thread `tid` now: its state and, when runnable, its schedstat; undefined when it has exited. */
+function lookAt(tid: number, atNs: number): HelperLook | undefined {
+  try {
+    const f = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
+    const runnable = f.charCodeAt(f.lastIndexOf(')') + 2) === 82; // 'R'
+    if (!runnable) return { runnable, runNs: 0, slices: 0, atNs };
+    const ss = readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1').split(' ');
+    return { runnable, runNs: Number(ss[0]), slices: Number(ss[2]), atNs };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Watch the helpers `lowered` put under SCHED_IDLE and, the first time one has starved (see
+ * {@link starved}) for IDLE_STARVED_MS, put them all back to SCHED_OTHER at HOST_HELPER_NICE for
+ * the rest of the machine's life, recording why in `lowered.raised` (HOST_HELPER_IDLE says why).
+ * Context: main thread, a timer every IDLE_WATCH_MS (one /proc read per helper, two for a runnable
+ * one); stop() before restoreHostHelpers.
+ */
+export function watchIdleHelpers(lowered: HelpersLowered): { stop(): void } {
+  const t0 = process.hrtime.bigint();
+  /** Per helper, the look at which its present wait began (the latest look that ended none). */
+  const since = new Map<number, HelperLook>();
+  const timer = setInterval(() => {
+    const at = Number(process.hrtime.bigint() - t0);
+    for (const tid of lowered.idled) {
+      const now = lookAt(tid, at);
+      if (!now) continue;
+      const s = since.get(tid);
+      if (!s || !starved(s, now)) {
+        since.set(tid, now);
+        continue;
+      }
+      if (at - s.atNs < IDLE_STARVED_MS * 1e6) continue;
+      clearInterval(timer);
+      const stuck = restore(lowered.idled);
+      lowered.idled = [];
+      lowered.raised = {
+        afterMs: at / 1e6,
+        tid,
+        waitedMs: (at - s.atNs) / 1e6,
+        ranMs: (now.runNs - s.runNs) / 1e6,
+        stuck,
+      };
+      return;
+    }
+  }, IDLE_WATCH_MS);
+  timer.unref();
+  return { stop: () => clearInterval(timer) };
+}
+
+/**
+ * Whether this process may put a SCHED_IDLE thread back to SCHED_OTHER at HOST_HELPER_NICE:
+ * CAP_SYS_NICE in its effective set (capability 23, include/uapi/linux/capability.h), or an
+ * RLIMIT_NICE soft limit of 20 − nice or more: __sched_setscheduler allows leaving SCHED_IDLE
+ * only if can_nice(p, task_nice(p)) ("Treat SCHED_IDLE as nice 20"), and can_nice compares
+ * nice_to_rlimit(nice) = 20 − nice with RLIMIT_NICE (kernel/sched/core.c; syscalls.c since 6.11).
+ * That is why lowerHostHelpers sets the nice before SCHED_IDLE.
+ */
+export function canLeaveIdle(): boolean {
+  try {
+    const cap = /CapEff:\s*([0-9a-f]+)/.exec(readFileSync('/proc/self/status', 'latin1'))?.[1];
+    if (cap && (BigInt(`0x${cap}`) >> 23n) & 1n) return true;
+    const lim = /Max nice priority\s+(\S+)/.exec(readFileSync('/proc/self/limits', 'latin1'))?.[1];
+    return lim === 'unlimited' || Number(lim) >= 20 - HOST_HELPER_NICE;
+  } catch {
+    return false;
+  }
 }
 
 function restore(tids: readonly number[]): number {

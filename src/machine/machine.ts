@@ -34,6 +34,7 @@ import {
   lowerHostHelpers,
   restoreHostHelpers,
   sumSchedstat,
+  watchIdleHelpers,
 } from './host-threads.js';
 import { type Counters, MachineMemory } from './memory.js';
 import type { MachineOptions } from './options.js';
@@ -103,6 +104,8 @@ export class Machine extends MachineMemory {
    * (lowerHostHelpers; count -1: /proc unreadable), and to what; undefined when not asked.
    */
   hostHelpers: HelpersLowered | undefined;
+  /** watchIdleHelpers over hostHelpers' idled threads, while the machine runs. */
+  private idleWatch: { stop(): void } | undefined;
   private readonly schedstat: HostSchedstat = { runNs: 0, waitNs: 0 };
 
   private constructor(
@@ -274,8 +277,11 @@ export class Machine extends MachineMemory {
     clearInterval(setupWatch);
     signal?.removeEventListener('abort', onAbort);
     const helpers = this.opts.hostHelpers;
-    if (helpers === 'nice' || helpers === 'idle')
+    if (helpers === 'nice' || helpers === 'idle') {
       this.hostHelpers = lowerHostHelpers([...this.hostTids, this.irqTid], helpers);
+      // Idled helpers that starve stall V8's collector on a CPU thread: raise them (HOST_HELPER_IDLE).
+      if (this.hostHelpers.idled.length) this.idleWatch = watchIdleHelpers(this.hostHelpers);
+    }
     const sigs = this.objectsSignature.filter((s) => s !== undefined);
     const differs = (sigs[0] ?? []).findIndex((_, i) => new Set(sigs.map((s) => s[i])).size > 1);
     if (differs >= 0) {
@@ -445,6 +451,7 @@ export class Machine extends MachineMemory {
   async stop(graceMs = 2000): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    this.idleWatch?.stop();
     restoreHostHelpers(this.hostHelpers);
     // After a fault a thread may be stuck for good (a strategy looping in hardirq): do not wait long.
     if (this.fault) graceMs = Math.min(graceMs, 250);

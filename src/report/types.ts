@@ -290,6 +290,11 @@ export interface RunMeta {
   hostHelpersNice?: number;
   /** What they were lowered to: `nice 10` or `SCHED_IDLE` (--host-helpers idle); absent before 2026-12-07 (a nice: hostHelpersNice). */
   hostHelpersPolicy?: string;
+  /**
+   * Under `SCHED_IDLE`: ms after boot at which a helper starved and all were raised to the nice
+   * (src/machine/host-threads.ts watchIdleHelpers); absent when none starved, and before 2026-12-07.
+   */
+  hostHelpersRaisedMs?: number;
   /** When `options.idle` was `auto`: the policy the CPUs ran and why, e.g. `poll (auto: 1.9 of 2 cores free)`. */
   idlePolicy?: string;
   /**

@@ -93,7 +93,7 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
     switchCostText(results.meta),
     // --host-helpers nice: the process's other threads (V8's helpers) ran below the machine's.
     (results.meta.hostHelpersNiced ?? 0) > 0
-      ? `${results.meta.hostHelpersNiced} helper threads at ${results.meta.hostHelpersPolicy ?? `nice ${results.meta.hostHelpersNice ?? 19}`} (--host-helpers)`
+      ? `${results.meta.hostHelpersNiced} helper threads at ${results.meta.hostHelpersPolicy ?? `nice ${results.meta.hostHelpersNice ?? 19}`}${raisedText(results.meta.hostHelpersRaisedMs, results.meta.hostHelpersNice)} (--host-helpers)`
       : '',
   ].filter(Boolean);
   if (machine.length) parts.push(machine.join(', '));
@@ -256,4 +256,9 @@ export function switchCostText(meta: Pick<RunResults['meta'], 'switchCost'>): st
   return s.mode === 'host'
     ? `switches at least ${us} µs (model: this host's kernel switch, measured at start-up; --switch-cost)`
     : `switches at least ${us} µs (model: given; --switch-cost)`;
+}
+
+/** `, nice 10 after 1.3 s (one starved)`: idled helpers raised by the machine's watch (host-threads.ts watchIdleHelpers). */
+function raisedText(ms: number | undefined, nice: number | undefined): string {
+  return ms === undefined ? '' : `, nice ${nice ?? 10} after ${(ms / 1000).toFixed(1)} s (one starved)`;
 }
