@@ -21,6 +21,7 @@ import { specs, stageValue, strategy } from '../src/scenarios/common.js';
 import { cpuHogPreset, requests } from '../src/scenarios/cpu-hog.js';
 import { repoRoot } from './fastmix.js';
 import { median } from './lib.js';
+import type { RoundCount } from './twin-bar.js';
 import { modelWaits } from './twin-model.js';
 
 export const BOUND = 'workqueue(wq=system)';
@@ -45,6 +46,8 @@ export interface Dist {
   n: number;
   /** Share of the wake-ups served within PROMPT_NS. */
   prompt: number;
+  /** Each round's wake-ups and those past PROMPT_NS (medianDist keeps them all): bench/twin-bar.ts's interval. */
+  rounds?: readonly RoundCount[];
 }
 
 /**
@@ -121,7 +124,15 @@ export function readCpuSeq(path: string): number[] | undefined {
 export function hostDist(r: TwinOut): Answer {
   if ('none' in r) return r;
   const v = r.values;
-  return { p50: v.p50, p90: v.p90, p99: v.p99, max: v.max, n: v.count, prompt: v.prompt / v.count };
+  return {
+    p50: v.p50,
+    p90: v.p90,
+    p99: v.p99,
+    max: v.max,
+    n: v.count,
+    prompt: v.prompt / v.count,
+    rounds: [{ n: v.count, slow: v.count - v.prompt }],
+  };
 }
 
 // ---- the lab -------------------------------------------------------------------------------
@@ -246,6 +257,7 @@ export function labDist(
     max: v('max'),
     n: st.summary.count,
     prompt: prompt / st.summary.count,
+    rounds: [{ n: st.summary.count, slow: st.summary.count - prompt }],
   };
 }
 
@@ -303,5 +315,6 @@ export function medianDist(answers: readonly Answer[]): Answer {
     max: m((d) => d.max),
     n: ds.reduce((a, d) => a + d.n, 0),
     prompt: m((d) => d.prompt),
+    ...(ds.every((d) => d.rounds) ? { rounds: ds.flatMap((d) => d.rounds ?? []) } : {}),
   };
 }

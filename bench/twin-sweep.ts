@@ -52,7 +52,7 @@ export function parseSweep(text: string, periodUs: number): number[] | string {
 const pct = (a: Answer) => ('none' in a ? '-' : `${((1 - a.prompt) * 100).toFixed(1)}%`);
 const over = (a: Answer, host: Answer) =>
   'none' in a || 'none' in host || host.prompt === 1 ? '-' : `${((1 - a.prompt) / (1 - host.prompt)).toFixed(2)}x`;
-const ms = (a: Answer, k: keyof Dist) =>
+const ms = (a: Answer, k: 'p50' | 'p90' | 'p99' | 'max') =>
   'none' in a ? '-' : a[k] >= 1e6 ? `${(a[k] / 1e6).toFixed(2)} ms` : `${(a[k] / 1e3).toFixed(1)} µs`;
 
 /** Rounds' answers pooled: the share past PROMPT_NS over all their wake-ups, the p99 the median of theirs. */

@@ -8,6 +8,15 @@
  */
 
 import { table } from './lib.js';
+import {
+  BAR_HIGH,
+  BAR_LOW,
+  type BarVerdict,
+  barVerdict,
+  type RoundCount,
+  slowShareRatio,
+  slowShareText,
+} from './twin-bar.js';
 import type { Answer, Dist } from './twin-lab.js';
 
 /**
@@ -83,16 +92,68 @@ function splitAtP99(a: Answer): boolean {
   return !('none' in a) && 1 - a.prompt >= TAIL_LOW && 1 - a.prompt <= TAIL_HIGH;
 }
 
-/** The shares past PROMPT_NS of two sides, and their ratio: what a p99 between modes compares. */
+/** A side's rounds: its own counts, or one round from its share (a Dist made without them). */
+const roundsOf = (d: Dist): readonly RoundCount[] => d.rounds ?? [{ n: d.n, slow: Math.round((1 - d.prompt) * d.n) }];
+/** A side's share past PROMPT_NS over all its rounds. */
+const pooledSlow = (d: Dist): number => {
+  const rs = roundsOf(d);
+  return rs.reduce((a, r) => a + r.slow, 0) / rs.reduce((a, r) => a + r.n, 0);
+};
+
+/**
+ * The shares past PROMPT_NS of two sides (pooled over the rounds), and their ratio with its
+ * interval and verdict against the bar (twin-bar.ts): what a p50 or p99 between modes compares.
+ */
 function tailShares(host: Dist, lab: Dist, rules?: Answer): string {
-  const h = 1 - host.prompt;
-  const l = 1 - lab.prompt;
+  const h = pooledSlow(host);
   const x = (v: number) => (h > 0 ? `${(v / h).toFixed(2)}x` : 'n/a');
   const r =
     rules && !('none' in rules)
       ? `; the rules alone ${share(1 - rules.prompt)} of ${rules.n} (${x(1 - rules.prompt)})`
       : '';
-  return `past 0.5 ms host ${share(h)} of ${host.n}, lab ${share(l)} of ${lab.n} (lab/host ${x(l)})${r}`;
+  const ci = slowShareText(slowShareRatio(roundsOf(host), roundsOf(lab)));
+  return `past 0.5 ms host ${share(h)} of ${host.n}, lab ${share(pooledSlow(lab))} of ${lab.n} (lab/host ${ci})${r}`;
+}
+
+/** A ratio's place against the bar, read from its point value (no interval: not between modes). */
+const pointVerdict = (x: number): BarVerdict | undefined =>
+  Number.isFinite(x) && x > 0 ? barVerdict(x, x) : undefined;
+
+/**
+ * Each row's p50 and p99 against the bar, grouped by verdict: by the share past 0.5 ms and its
+ * interval where a side is between modes (†, ‡), else by the ratio itself.
+ */
+function barLines(rows: Row[], shares: { question: string; host: Share; lab: Share }[]): string[] {
+  const by: Record<BarVerdict, string[]> = { inside: [], outside: [], undecided: [] };
+  for (const r of rows) {
+    if ('none' in r.host || 'none' in r.lab) continue;
+    const q = r.question;
+    const modal = slowShareRatio(roundsOf(r.host), roundsOf(r.lab));
+    for (const k of ['p50', 'p99'] as const) {
+      const between = k === 'p50' ? splitAtP50(r.host) || splitAtP50(r.lab) : splitAtP99(r.host) || splitAtP99(r.lab);
+      if (between && modal)
+        by[modal.verdict].push(
+          `${q} ${k} by the shares ${modal.ratio.toFixed(2)}x [${modal.lo.toFixed(2)}, ${modal.hi.toFixed(2)}]`,
+        );
+      else {
+        const v = pointVerdict(r.lab[k] / r.host[k]);
+        if (v) by[v].push(`${q} ${k} ${(r.lab[k] / r.host[k]).toFixed(2)}x`);
+      }
+    }
+  }
+  for (const s of shares) {
+    if ('none' in s.host || 'none' in s.lab) continue;
+    const v = pointVerdict(s.lab.ratio / s.host.ratio);
+    if (v) by[v].push(`${s.question} ${(s.lab.ratio / s.host.ratio).toFixed(2)}x`);
+  }
+  const lines = [
+    `  The bar (issue 24: lab/host within ${BAR_LOW}–${BAR_HIGH}x at p50 and p99; where a side is between modes (marked above), the`,
+    "    share past 0.5 ms with its 95% interval, the rounds' spread counted: inside or outside only when the whole",
+    "    interval is, undecided when it straddles an end; elsewhere the figures' ratio, which has none; bench/twin-bar.ts):",
+  ];
+  for (const v of ['inside', 'outside', 'undecided'] as const)
+    lines.push(`    ${v} (${by[v].length}): ${by[v].length ? by[v].join('; ') : 'none'}`);
+  return lines;
 }
 
 export function render(rows: Row[], shares: { question: string; host: Share; lab: Share }[]): string[] {
@@ -105,7 +166,7 @@ export function render(rows: Row[], shares: { question: string; host: Share; lab
       p50 += ' †';
       const rules = r.model && !('none' in r.model) ? `; the rules alone ${share(r.model.prompt)}` : '';
       split.push(
-        `${r.question.slice(4)}: ≤0.5 ms host ${share(r.host.prompt)}, lab ${share(r.lab.prompt)} (lab − host ${((r.lab.prompt - r.host.prompt) * 100).toFixed(1)} points)${rules}`,
+        `${r.question.slice(4)}: ≤0.5 ms host ${share(r.host.prompt)}, lab ${share(r.lab.prompt)} (lab − host ${((r.lab.prompt - r.host.prompt) * 100).toFixed(1)} points)${rules}; past 0.5 ms lab/host ${slowShareText(slowShareRatio(roundsOf(r.host), roundsOf(r.lab)))}`,
       );
     }
     if (!('none' in r.host) && !('none' in r.lab) && (splitAtP99(r.host) || splitAtP99(r.lab))) {
@@ -138,6 +199,7 @@ export function render(rows: Row[], shares: { question: string; host: Share; lab
       '    minutes apart): compare the shares past 0.5 ms instead (`-- --sweep-work` shows them as W grows):',
       ...tail.map((l) => `    ${l}`),
     );
+  lines.push(...barLines(rows, shares));
   const modelled = rows.filter((r) => r.model);
   const modelLines = table(
     ['question', 'host ≤0.5ms', 'host p50', 'host p99', ...distHeads('rules'), 'rules/host p50', 'rules/host p99'],

@@ -23,6 +23,19 @@ const row = (question: string, host: Dist, lab: Dist, model?: Dist): Row => ({
 const line = (lines: string[], q: string) => lines.find((l) => l.startsWith(`  ${q} `)) ?? '';
 
 describe('bench:twin table', () => {
+  it("judges a modal p99 by its rounds' shares: outside when the whole interval is, with their spread counted", () => {
+    const rounds = (slow: number[]) => slow.map((x) => ({ n: 1000, slow: x }));
+    const host = { ...d(0.98, 30e3, 2e6, 3000), rounds: rounds([20, 20, 20]) };
+    const far = { ...d(0.995, 30e3, 200e3, 3000), rounds: rounds([2, 3, 2]) };
+    const lines = render([row('(a) 1 hog nice 0', host, far)], []);
+    expect(lines.find((l) => l.startsWith('    outside (1):'))).toContain('(a) 1 hog nice 0 p99 by the shares 0.12x');
+    // the same pooled shares, but rounds that swing far apart: the interval widens and no longer tells
+    const swung = { ...far, rounds: rounds([0, 0, 7]) };
+    const hostSwung = { ...host, rounds: rounds([2, 2, 56]) };
+    const wide = render([row('(a) 1 hog nice 0', hostSwung, swung)], []);
+    expect(wide.find((l) => l.startsWith('    undecided (1):'))).toMatch(/p99 by the shares 0\.12x \[/);
+  });
+
   it('marks a p99 between modes with ‡ and compares the shares past 0.5 ms, host, lab and rules', () => {
     const lines = render(
       [row('(a) 1 hog nice 0', d(0.992, 24e3, 52e3), d(0.988, 23e3, 795e3), d(0.993, 0, 0, 32000))],
@@ -31,7 +44,12 @@ describe('bench:twin table', () => {
     expect(line(lines, '(a) 1 hog nice 0')).toMatch(/15\.\d\dx ‡/);
     const tail = lines.find((l) => l.includes('1 hog nice 0: past 0.5 ms'));
     expect(tail).toContain('host 0.8% of 1000');
-    expect(tail).toContain('lab 1.2% of 1000 (lab/host 1.50x)');
+    expect(tail).toContain('lab 1.2% of 1000 (lab/host 1.50x [0.62, 3.50] (95%): undecided)');
+    // 12 against 8 in 1000 cannot tell 0.5x from 2x: the bar says so rather than reading the point
+    expect(lines.find((l) => l.startsWith('    undecided (1):'))).toContain(
+      '(a) 1 hog nice 0 p99 by the shares 1.50x [0.62, 3.50]',
+    );
+    expect(lines.find((l) => l.startsWith('    inside (1):'))).toContain('(a) 1 hog nice 0 p50 0.96x');
     expect(tail).toContain('the rules alone 0.7% of 32000 (0.88x)');
     // The rules' own table marks it too (their p99 0 against the host's 52 µs).
     expect(lines.filter((l) => l.startsWith('  (a) 1 hog nice 0 ')).at(-1)).toMatch(/0\.00x ‡$/);

@@ -1,0 +1,100 @@
+/**
+ * bench:twin's bar (issue 24): a lab/host ratio agrees when it lies within [BAR_LOW, BAR_HIGH].
+ * Where a p50 or p99 lies between modes (twin-table.ts † and ‡), its ratio jumps with a few
+ * wake-ups, and the table compares the shares of wake-ups that waited past PROMPT_NS instead; this
+ * module gives that share ratio an interval and judges it as an equivalence question: `inside`
+ * when the whole interval is within the bar, `outside` when none of it is, `undecided` when it
+ * straddles an end (more rounds, or more wake-ups, would tell).
+ *
+ * The interval: the log of the ratio of two proportions with Katz's standard error (Katz, Baptista,
+ * Azen and Pike, "Obtaining confidence intervals for the risk ratio in cohort studies", Biometrics
+ * 34, 1978), each proportion's variance multiplied by its rounds' dispersion (Pearson's χ² over the
+ * rounds divided by their degrees of freedom, at least 1: a quasi-binomial model, McCullagh and
+ * Nelder, "Generalized Linear Models", 2nd ed., §4.5), because the share moves from one minute to
+ * the next more than binomial draws would (docs/twin.md). With 0.5 added to each cell (Haldane) so
+ * that a side with no slow wake-up still has an interval. Approximate: with 3 rounds the
+ * dispersion itself is known only roughly.
+ *
+ * Context: main thread; pure (numbers in, numbers out).
+ */
+
+import { normalQuantile } from '../src/report/statistics/tdist.js';
+
+/** The issue's bar: lab/host within 0.5–2×. */
+export const BAR_LOW = 0.5;
+export const BAR_HIGH = 2;
+
+/** One round's wake-ups on one side: how many, and how many waited past PROMPT_NS. */
+export interface RoundCount {
+  n: number;
+  slow: number;
+}
+
+export type BarVerdict = 'inside' | 'outside' | 'undecided';
+
+export interface SlowShareRatio {
+  /** The pooled shares past PROMPT_NS, lab over host. */
+  ratio: number;
+  lo: number;
+  hi: number;
+  verdict: BarVerdict;
+  /** Each side's dispersion (1: the rounds' spread no more than binomial draws'). */
+  dispersion: { host: number; lab: number };
+}
+
+/** Pearson's χ² of the rounds' slow counts about their pooled share, over k − 1; at least 1. */
+export function dispersion(rounds: readonly RoundCount[]): number {
+  if (rounds.length < 2) return 1;
+  const n = rounds.reduce((a, r) => a + r.n, 0);
+  const p = rounds.reduce((a, r) => a + r.slow, 0) / n;
+  if (!(p > 0 && p < 1)) return 1;
+  let x2 = 0;
+  for (const r of rounds) x2 += (r.slow - r.n * p) ** 2 / (r.n * p * (1 - p));
+  return Math.max(1, x2 / (rounds.length - 1));
+}
+
+/** Where a ratio's interval lies against the bar. */
+export function barVerdict(lo: number, hi: number): BarVerdict {
+  if (lo >= BAR_LOW && hi <= BAR_HIGH) return 'inside';
+  if (hi < BAR_LOW || lo > BAR_HIGH) return 'outside';
+  return 'undecided';
+}
+
+/** The lab's share past PROMPT_NS over the host's, with its 95% interval (see the module's head). */
+export function slowShareRatio(host: readonly RoundCount[], lab: readonly RoundCount[]): SlowShareRatio | undefined {
+  const sum = (rs: readonly RoundCount[]) =>
+    rs.reduce((a, r) => ({ n: a.n + r.n, slow: a.slow + r.slow }), { n: 0, slow: 0 });
+  const h = sum(host);
+  const l = sum(lab);
+  if (h.n === 0 || l.n === 0) return undefined;
+  const dh = dispersion(host);
+  const dl = dispersion(lab);
+  // Haldane: 0.5 to each of the four cells (slow, not slow), so n gains 1.
+  const xh = h.slow + 0.5;
+  const nh = h.n + 1;
+  const xl = l.slow + 0.5;
+  const nl = l.n + 1;
+  const log = Math.log(xl / nl / (xh / nh));
+  const se = Math.sqrt(dh * (1 / xh - 1 / nh) + dl * (1 / xl - 1 / nl));
+  const z = normalQuantile(0.975);
+  const lo = Math.exp(log - z * se);
+  const hi = Math.exp(log + z * se);
+  return {
+    ratio: h.slow > 0 ? l.slow / l.n / (h.slow / h.n) : Number.POSITIVE_INFINITY,
+    lo,
+    hi,
+    verdict: barVerdict(lo, hi),
+    dispersion: { host: dh, lab: dl },
+  };
+}
+
+/** `0.39x [0.21, 0.72] outside` */
+export function slowShareText(r: SlowShareRatio | undefined): string {
+  if (!r) return 'no interval (a side without wake-ups)';
+  const x = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '∞');
+  const disp =
+    r.dispersion.host > 1 || r.dispersion.lab > 1
+      ? `, the rounds' spread ${r.dispersion.host.toFixed(1)}× and ${r.dispersion.lab.toFixed(1)}× the binomial`
+      : '';
+  return `${x(r.ratio)}x [${x(r.lo)}, ${x(r.hi)}] (95%${disp}): ${r.verdict}`;
+}

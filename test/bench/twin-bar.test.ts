@@ -1,0 +1,59 @@
+/**
+ * bench:twin's bar (bench/twin-bar.ts): the share ratio's interval and its verdict against
+ * 0.5–2x. Pure: counts in, numbers out; the figures checked by hand (Katz's log interval with 0.5
+ * added to each cell).
+ */
+import { describe, expect, it } from 'vitest';
+import { barVerdict, dispersion, slowShareRatio } from '../../bench/twin-bar.js';
+
+const rounds = (n: number, slow: number[]) => slow.map((x) => ({ n, slow: x }));
+
+describe('dispersion', () => {
+  it('is 1 for one round, for rounds that agree, and for no slow wake-up at all', () => {
+    expect(dispersion(rounds(1000, [12]))).toBe(1);
+    expect(dispersion(rounds(1000, [10, 10, 10]))).toBe(1);
+    expect(dispersion(rounds(1000, [0, 0, 0]))).toBe(1);
+  });
+  it("is Pearson's χ² over k − 1 when the rounds swing more than binomial draws", () => {
+    // pooled p = 0.01; χ² = (81 + 81 + 324) / 9.9 = 49.09; over 2 df: 24.5
+    expect(dispersion(rounds(1000, [1, 1, 28]))).toBeCloseTo(486 / 9.9 / 2, 6);
+  });
+});
+
+describe('slowShareRatio', () => {
+  it("gives Katz's interval on the pooled shares (8 against 12 in 1000: 0.62–3.50)", () => {
+    const r = slowShareRatio(rounds(1000, [8]), rounds(1000, [12]));
+    expect(r?.ratio).toBeCloseTo(1.5, 9);
+    expect(r?.lo).toBeCloseTo(0.618, 3);
+    expect(r?.hi).toBeCloseTo(3.5, 2);
+    expect(r?.verdict).toBe('undecided');
+  });
+  it('is inside when the whole interval is within 0.5–2x, outside when none of it is', () => {
+    expect(slowShareRatio(rounds(10000, [100, 100, 100]), rounds(10000, [110, 100, 105]))?.verdict).toBe('inside');
+    expect(slowShareRatio(rounds(10000, [100, 100, 100]), rounds(10000, [10, 12, 9]))?.verdict).toBe('outside');
+  });
+  it('widens with the rounds’ spread: the same pooled counts, swung apart, no longer decide', () => {
+    const even = slowShareRatio(rounds(1000, [20, 20, 20]), rounds(1000, [2, 3, 2]));
+    const swung = slowShareRatio(rounds(1000, [2, 2, 56]), rounds(1000, [0, 0, 7]));
+    expect(even?.verdict).toBe('outside');
+    expect(swung?.ratio).toBeCloseTo(even?.ratio ?? 0, 9);
+    expect((swung?.hi ?? 0) - (swung?.lo ?? 0)).toBeGreaterThan((even?.hi ?? 0) - (even?.lo ?? 0));
+    expect(swung?.verdict).toBe('undecided');
+  });
+  it('still has an interval when a side saw no slow wake-up, and none without wake-ups', () => {
+    const r = slowShareRatio(rounds(1000, [0, 0, 0]), rounds(1000, [10, 10, 10]));
+    expect(r?.ratio).toBe(Number.POSITIVE_INFINITY);
+    expect(r?.lo).toBeGreaterThan(2);
+    expect(r?.verdict).toBe('outside');
+    expect(slowShareRatio([], rounds(1000, [1]))).toBeUndefined();
+  });
+});
+
+describe('barVerdict', () => {
+  it('reads the ends as inside', () => {
+    expect(barVerdict(0.5, 2)).toBe('inside');
+    expect(barVerdict(0.49, 1)).toBe('undecided');
+    expect(barVerdict(2.01, 3)).toBe('outside');
+    expect(barVerdict(0.1, 0.49)).toBe('outside');
+  });
+});
