@@ -85,9 +85,11 @@ import { tcpTwin } from './twin-tcp.js';
 const DEFAULT_ROUNDS = 3;
 /** Shares: how long two busy tasks run side by side, host and lab. */
 const SHARE_MS = 3000;
-/** Cross-CPU wake-ups: how many, and the gap that lets the sleeper's CPU go idle in between. */
-/** (c) in Node itself (the runtime's floor): this many wake-ups, every T. */
-const NODE_CROSS_ITERS = 500;
+/**
+ * (c) in Node itself (the runtime's floor), unpinned and pinned: this many wake-ups each, every T
+ * (5 s each at T = 5 ms): enough that a share past 0.5 ms of ~1% is ten wake-ups, not five.
+ */
+const NODE_CROSS_ITERS = 1000;
 const PINGPONG_ITERS = 20_000;
 const HZ_VALUES = [100, 250, 300, 1000];
 
@@ -467,18 +469,29 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     out(
       `      the interval twin.c times (FUTEX_WAKE called → the sleeper runs); host: twin.c's waker spinning on CPU 0\n      (as the lab's CPU 0 runs the hog) wakes CPU 1 every ${T / 1000} ms, ${o.iters} times, in the same rounds as the lab's.`,
     );
-    // The floor under the lab's (c): the same wake-up between two JavaScript threads.
-    const nc = await nodeCross(NODE_CROSS_ITERS, T);
-    const node = modelDist(nc.sorted.length ? nc.sorted : [Number.NaN]);
-    out(
-      `  (c) in Node itself: ${node.n} wake-ups of a thread in Atomics.wait by Atomics.notify every ${T / 1000} ms (not pinned; bench/twin-node.ts): p50 ${fmt(node.p50)}, p90 ${fmt(node.p90)}, p99 ${fmt(node.p99)}, max ${fmt(node.max)}${nc.lost ? `, ${nc.lost} lost` : ''};`,
-    );
+    // The floor under the lab's (c): the same wake-up between two JavaScript threads, unpinned as
+    // the lab's threads are, and pinned as twin.c's are (bench/twin-node.ts: where the tail goes).
     const cHost = rows.find((r) => r.question.startsWith('(c)'))?.host;
-    const nodeHost = !cHost || 'none' in cHost ? 'n/a' : ratio(node.p50, cHost.p50);
-    const labNode = 'none' in unboundLab ? 'n/a' : ratio(unboundLab.p50, node.p50);
-    out(
-      `      the runtime's own floor under any wake-up of the lab's: Node/host p50 ${nodeHost}, lab/Node p50 ${labNode}.`,
-    );
+    const hostSlow = !cHost || 'none' in cHost ? 'n/a' : `${(100 * (1 - cHost.prompt)).toFixed(1)}%`;
+    for (const pin of [false, true]) {
+      const nc = await nodeCross(NODE_CROSS_ITERS, T, pin);
+      const node = modelDist(nc.sorted.length ? nc.sorted : [Number.NaN]);
+      const how = !pin
+        ? "not pinned, as the lab's"
+        : nc.unpinned
+          ? `not pinned: ${nc.unpinned}`
+          : "pinned to two host CPUs, as twin.c's";
+      out(
+        `  (c) in Node itself, ${how}: ${node.n} wake-ups of a thread in Atomics.wait by Atomics.notify every ${T / 1000} ms (bench/twin-node.ts): p50 ${fmt(node.p50)}, p90 ${fmt(node.p90)}, p99 ${fmt(node.p99)}, max ${fmt(node.max)}, past 0.5 ms ${(100 * (1 - node.prompt)).toFixed(1)}% (host ${hostSlow})${nc.lost ? `, ${nc.lost} lost` : ''};`,
+      );
+      const nodeHost = !cHost || 'none' in cHost ? 'n/a' : ratio(node.p50, cHost.p50);
+      const labNode = 'none' in unboundLab ? 'n/a' : ratio(unboundLab.p50, node.p50);
+      out(
+        pin
+          ? `      the wake-up itself, without the host's placement: Node/host p50 ${nodeHost}, lab/Node p50 ${labNode}.`
+          : `      the runtime's floor under the lab's wake-ups, the host's placement of its threads included: Node/host p50 ${nodeHost}, lab/Node p50 ${labNode}.`,
+      );
+    }
     // The same floor inside the lab's own (c): the woken CPU's thread, ring → it runs again.
     const ks = unboundRun?.status === 'completed' ? strategy(unboundRun.points[0], UNBOUND) : undefined;
     const kick = ks?.merged.kick_wake?.summary;

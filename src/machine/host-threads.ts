@@ -21,6 +21,30 @@ export function readTid(): number {
   }
 }
 
+/** `0-3,8`: a CPU list (taskset's and proc(5)'s syntax) as numbers, sorted; undefined if malformed. */
+export function parseCpuList(text: string): number[] | undefined {
+  const out = new Set<number>();
+  for (const part of text.trim().split(',')) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part.trim());
+    if (!m) return undefined;
+    const lo = Number(m[1]);
+    const hi = m[2] === undefined ? lo : Number(m[2]);
+    if (hi < lo) return undefined;
+    for (let c = lo; c <= hi; c++) out.add(c);
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/** The host CPUs this thread may run on (/proc/thread-self/status Cpus_allowed_list), or undefined. */
+export function allowedCpus(): number[] | undefined {
+  try {
+    const list = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/thread-self/status', 'latin1'))?.[1];
+    return list === undefined ? undefined : parseCpuList(list);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A thread's schedstat: ns on a core, ns runnable but waiting (run_delay); NaN where unreadable. */
 export interface HostSchedstat {
   runNs: number;
