@@ -95,7 +95,7 @@ function splitAtP99(a: Answer): boolean {
 /** A side's rounds: its own counts, or one round from its share (a Dist made without them). */
 const roundsOf = (d: Dist): readonly RoundCount[] => d.rounds ?? [{ n: d.n, slow: Math.round((1 - d.prompt) * d.n) }];
 /** A side's share past PROMPT_NS over all its rounds. */
-const pooledSlow = (d: Dist): number => {
+export const pooledSlow = (d: Dist): number => {
   const rs = roundsOf(d);
   return rs.reduce((a, r) => a + r.slow, 0) / rs.reduce((a, r) => a + r.n, 0);
 };

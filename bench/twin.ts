@@ -74,7 +74,7 @@ import {
 } from './twin-lab.js';
 import { nodeCross } from './twin-node.js';
 import { parseSweep, SWEEP_MAX, sweepWork } from './twin-sweep.js';
-import { fmt, idleExitLines, type Row, ratio, render, type Share } from './twin-table.js';
+import { fmt, idleExitLines, pooledSlow, type Row, ratio, render, type Share } from './twin-table.js';
 import { tcpTwin } from './twin-tcp.js';
 
 /**
@@ -472,7 +472,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     // The floor under the lab's (c): the same wake-up between two JavaScript threads, unpinned as
     // the lab's threads are, and pinned as twin.c's are (bench/twin-node.ts: where the tail goes).
     const cHost = rows.find((r) => r.question.startsWith('(c)'))?.host;
-    const hostSlow = !cHost || 'none' in cHost ? 'n/a' : `${(100 * (1 - cHost.prompt)).toFixed(1)}%`;
+    const hostSlow = !cHost || 'none' in cHost ? 'n/a' : `${(100 * pooledSlow(cHost)).toFixed(1)}%`; // as the ‡ line pools it
     for (const pin of [false, true]) {
       const nc = await nodeCross(NODE_CROSS_ITERS, T, pin);
       const node = modelDist(nc.sorted.length ? nc.sorted : [Number.NaN]);
