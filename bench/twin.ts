@@ -531,7 +531,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
 export const USAGE: BenchUsage = {
   script: 'bench:twin',
   about:
-    "The scheduler beside the host's own kernel (docs/twin.md): each question asked of the host by a small C program compiled now (hog threads against a periodic waker, a ping-pong on one CPU, a wake-up across CPUs, a loopback TCP ping-pong with a nice -20 thread woken on the client's CPU) and of the lab at the kernel profile nearest the host's, side by side with their ratios, the host's kernel version and HZ printed with it. About 6 minutes (three rounds; `--rounds 1`: about 2.5); needs cc (without one the host side is skipped, saying so, and the lab side still runs).",
+    "The scheduler beside the host's own kernel (docs/twin.md): each question asked of the host by a small C program compiled now (hog threads against a periodic waker, a ping-pong on one CPU, a wake-up across CPUs, a loopback TCP ping-pong with a nice -20 thread woken on the client's CPU) and of the lab at the kernel profile nearest the host's, side by side with their ratios, the host's kernel version and HZ printed with it; under the table, every ratio against issue 24's bar of 0.5–2x: inside, outside, or undecided where a ratio between modes is compared by its shares with a 95% interval that straddles an end (bench/twin-bar.ts). About 6 minutes (three rounds; `--rounds 1`: about 2.5); needs cc (without one the host side is skipped, saying so, and the lab side still runs).",
   flags: [
     { flag: '--iters', value: 'N', help: 'wake-ups per question, 10..100000 (default 1000)' },
     { flag: '--period-us', value: 'T', help: "the waker's period, µs, 100..1000000 (default 5000)" },
