@@ -18,16 +18,57 @@
  * Context: main thread; pure (numbers in, numbers out).
  */
 
+import { tCritical95 } from '../src/report/statistics/interval.js';
 import { normalQuantile } from '../src/report/statistics/tdist.js';
 
 /** The issue's bar: lab/host within 0.5–2×. */
 export const BAR_LOW = 0.5;
 export const BAR_HIGH = 2;
 
-/** One round's wake-ups on one side: how many, and how many waited past PROMPT_NS. */
+/**
+ * One round's wake-ups on one side: how many, how many waited past PROMPT_NS, and the round's own
+ * p50 and p99 (ns; absent from a Dist made without them).
+ */
 export interface RoundCount {
   n: number;
   slow: number;
+  p50?: number;
+  p99?: number;
+}
+
+/** A figure's ratio lab/host over paired rounds: their geometric mean and its 95% interval. */
+export interface RoundsRatio {
+  ratio: number;
+  lo: number;
+  hi: number;
+  verdict: BarVerdict;
+  rounds: number;
+}
+
+/**
+ * Figure `k`'s ratio lab/host from the rounds each side ran in the same minute (round i of the
+ * host beside round i of the lab, as bench:twin runs them): the mean of the rounds' log ratios
+ * with Student's t interval on k − 1 degrees of freedom, so a round the host or the lab had a bad
+ * minute in widens it. Undefined with fewer than two paired rounds that both have the figure.
+ */
+export function roundsRatio(
+  host: readonly RoundCount[],
+  lab: readonly RoundCount[],
+  k: 'p50' | 'p99',
+): RoundsRatio | undefined {
+  const logs: number[] = [];
+  for (let i = 0; i < Math.min(host.length, lab.length); i++) {
+    const h = host[i][k];
+    const l = lab[i][k];
+    if (h !== undefined && l !== undefined && h > 0 && l > 0) logs.push(Math.log(l / h));
+  }
+  if (logs.length < 2) return undefined;
+  const mean = logs.reduce((a, x) => a + x, 0) / logs.length;
+  const sd = Math.sqrt(logs.reduce((a, x) => a + (x - mean) ** 2, 0) / (logs.length - 1));
+  const half = tCritical95(logs.length - 1) * (sd / Math.sqrt(logs.length));
+  const lo = Math.exp(mean - half);
+  const hi = Math.exp(mean + half);
+  return { ratio: Math.exp(mean), lo, hi, verdict: barVerdict(lo, hi), rounds: logs.length };
 }
 
 export type BarVerdict = 'inside' | 'outside' | 'undecided';

@@ -131,7 +131,7 @@ export function hostDist(r: TwinOut): Answer {
     max: v.max,
     n: v.count,
     prompt: v.prompt / v.count,
-    rounds: [{ n: v.count, slow: v.count - v.prompt }],
+    rounds: [{ n: v.count, slow: v.count - v.prompt, p50: v.p50, p99: v.p99 }],
   };
 }
 
@@ -257,7 +257,7 @@ export function labDist(
     max: v('max'),
     n: st.summary.count,
     prompt: prompt / st.summary.count,
-    rounds: [{ n: st.summary.count, slow: st.summary.count - prompt }],
+    rounds: [{ n: st.summary.count, slow: st.summary.count - prompt, p50: v('p50'), p99: v('p99') }],
   };
 }
 

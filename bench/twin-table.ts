@@ -14,6 +14,7 @@ import {
   type BarVerdict,
   barVerdict,
   type RoundCount,
+  roundsRatio,
   slowShareRatio,
   slowShareText,
 } from './twin-bar.js';
@@ -136,8 +137,13 @@ function barLines(rows: Row[], shares: { question: string; host: Share; lab: Sha
           `${q} ${k} by the shares ${modal.ratio.toFixed(2)}x [${modal.lo.toFixed(2)}, ${modal.hi.toFixed(2)}]`,
         );
       else {
-        const v = pointVerdict(r.lab[k] / r.host[k]);
-        if (v) by[v].push(`${q} ${k} ${(r.lab[k] / r.host[k]).toFixed(2)}x`);
+        // By the paired rounds' ratios where there are two or more, else by the figures' (no interval).
+        const rr = roundsRatio(roundsOf(r.host), roundsOf(r.lab), k);
+        if (rr) by[rr.verdict].push(`${q} ${k} ${rr.ratio.toFixed(2)}x [${rr.lo.toFixed(2)}, ${rr.hi.toFixed(2)}]`);
+        else {
+          const v = pointVerdict(r.lab[k] / r.host[k]);
+          if (v) by[v].push(`${q} ${k} ${(r.lab[k] / r.host[k]).toFixed(2)}x (no interval)`);
+        }
       }
     }
   }
@@ -148,11 +154,16 @@ function barLines(rows: Row[], shares: { question: string; host: Share; lab: Sha
   }
   const lines = [
     `  The bar (issue 24: lab/host within ${BAR_LOW}–${BAR_HIGH}x at p50 and p99; where a side is between modes (marked above), the`,
-    "    share past 0.5 ms with its 95% interval, the rounds' spread counted: inside or outside only when the whole",
-    "    interval is, undecided when it straddles an end; elsewhere the figures' ratio, which has none; bench/twin-bar.ts):",
+    "    share past 0.5 ms with its 95% interval, the rounds' spread counted; elsewhere the figure's ratio in each",
+    '    round, host and lab of the same minute, with its 95% t interval over the rounds (none from one round):',
+    '    inside or outside only when the whole interval is, undecided when it straddles an end; bench/twin-bar.ts):',
   ];
   for (const v of ['inside', 'outside', 'undecided'] as const)
     lines.push(`    ${v} (${by[v].length}): ${by[v].length ? by[v].join('; ') : 'none'}`);
+  if (by.undecided.length)
+    lines.push(
+      "    (few rounds give wide intervals: t's 0.975 point is 12.7 for 2 rounds, 4.30 for 3, 2.78 for 5; `-- --rounds N`)",
+    );
   return lines;
 }
 

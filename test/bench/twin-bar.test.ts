@@ -4,7 +4,7 @@
  * added to each cell).
  */
 import { describe, expect, it } from 'vitest';
-import { barVerdict, dispersion, slowShareRatio } from '../../bench/twin-bar.js';
+import { barVerdict, dispersion, roundsRatio, slowShareRatio } from '../../bench/twin-bar.js';
 
 const rounds = (n: number, slow: number[]) => slow.map((x) => ({ n, slow: x }));
 
@@ -55,5 +55,26 @@ describe('barVerdict', () => {
     expect(barVerdict(0.49, 1)).toBe('undecided');
     expect(barVerdict(2.01, 3)).toBe('outside');
     expect(barVerdict(0.1, 0.49)).toBe('outside');
+  });
+});
+
+describe('roundsRatio: a figure lab/host over the rounds run in the same minute', () => {
+  const r = (p50s: number[]) => p50s.map((p50) => ({ n: 1000, slow: 0, p50, p99: p50 * 2 }));
+  it("gives the rounds' geometric mean and Student's t interval on their log ratios (worked by hand)", () => {
+    // logs ln 1.5, ln 2, ln 1.2: mean 0.42698, sd 0.25609; t(0.975, 2) 4.3027 × sd/√3 = 0.63617
+    const x = roundsRatio(r([100, 100, 100]), r([150, 200, 120]), 'p50');
+    expect(x?.ratio).toBeCloseTo(1.5326, 3);
+    expect(x?.lo).toBeCloseTo(0.8112, 3);
+    expect(x?.hi).toBeCloseTo(2.8955, 3);
+    expect(x?.verdict).toBe('undecided');
+    expect(x?.rounds).toBe(3);
+  });
+  it('pairs round i with round i: inside when they agree, outside when all are far', () => {
+    expect(roundsRatio(r([100, 200, 50]), r([150, 310, 72]), 'p99')?.verdict).toBe('inside');
+    expect(roundsRatio(r([100, 100, 100]), r([300, 310, 290]), 'p50')?.verdict).toBe('outside');
+  });
+  it('needs two rounds with the figure on both sides', () => {
+    expect(roundsRatio(r([100]), r([150]), 'p50')).toBeUndefined();
+    expect(roundsRatio([{ n: 1, slow: 0 }, ...r([100])], r([150, 150]), 'p50')).toBeUndefined();
   });
 });

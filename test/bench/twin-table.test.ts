@@ -23,6 +23,15 @@ const row = (question: string, host: Dist, lab: Dist, model?: Dist): Row => ({
 const line = (lines: string[], q: string) => lines.find((l) => l.startsWith(`  ${q} `)) ?? '';
 
 describe('bench:twin table', () => {
+  it("judges a figure not between modes by its paired rounds' ratios, with an interval", () => {
+    const rounds = (p50s: number[]) => p50s.map((p50) => ({ n: 1000, slow: 0, p50, p99: 150e3 }));
+    const host = { ...d(1, 30e3, 150e3, 3000), rounds: rounds([30e3, 32e3, 28e3]) };
+    const lab = { ...d(1, 75e3, 150e3, 3000), rounds: rounds([75e3, 80e3, 70e3]) };
+    const lines = render([row('(a) 1 hog nice 0', host, lab)], []);
+    expect(lines.find((l) => l.startsWith('    outside (1):'))).toContain('(a) 1 hog nice 0 p50 2.50x [2.50, 2.50]');
+    expect(lines.find((l) => l.startsWith('    inside (1):'))).toContain('(a) 1 hog nice 0 p99 1.00x');
+  });
+
   it("judges a modal p99 by its rounds' shares: outside when the whole interval is, with their spread counted", () => {
     const rounds = (slow: number[]) => slow.map((x) => ({ n: 1000, slow: x }));
     const host = { ...d(0.98, 30e3, 2e6, 3000), rounds: rounds([20, 20, 20]) };
