@@ -49,15 +49,17 @@ export interface RoundsRatio {
  * Figure `k`'s ratio lab/host from the rounds each side ran in the same minute (round i of the
  * host beside round i of the lab, as bench:twin runs them): the mean of the rounds' log ratios
  * with Student's t interval on k − 1 degrees of freedom, so a round the host or the lab had a bad
- * minute in widens it. Undefined with fewer than two paired rounds that both have the figure.
+ * minute in widens it. Undefined with fewer than two paired rounds that both have the figure, or
+ * when the sides ran different numbers of rounds (a round left out on one side: no pairing).
  */
 export function roundsRatio(
   host: readonly RoundCount[],
   lab: readonly RoundCount[],
   k: 'p50' | 'p99',
 ): RoundsRatio | undefined {
+  if (host.length !== lab.length) return undefined;
   const logs: number[] = [];
-  for (let i = 0; i < Math.min(host.length, lab.length); i++) {
+  for (let i = 0; i < host.length; i++) {
     const h = host[i][k];
     const l = lab[i][k];
     if (h !== undefined && l !== undefined && h > 0 && l > 0) logs.push(Math.log(l / h));

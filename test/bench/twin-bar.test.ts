@@ -75,6 +75,8 @@ describe('roundsRatio: a figure lab/host over the rounds run in the same minute'
   });
   it('needs two rounds with the figure on both sides', () => {
     expect(roundsRatio(r([100]), r([150]), 'p50')).toBeUndefined();
+    // a round missing on one side (medianDist leaves out a round without numbers): no pairing
+    expect(roundsRatio(r([100, 100, 100]), r([150, 150]), 'p50')).toBeUndefined();
     expect(roundsRatio([{ n: 1, slow: 0 }, ...r([100])], r([150, 150]), 'p50')).toBeUndefined();
   });
 });
