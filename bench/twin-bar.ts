@@ -85,8 +85,9 @@ export interface SlowShareRatio {
   dispersion: { host: number; lab: number };
 }
 
-/** Pearson's χ² of the rounds' slow counts about their pooled share, over k − 1; at least 1. */
-export function dispersion(rounds: readonly RoundCount[]): number {
+/** Pearson's χ² of the rounds' slow counts about their pooled share, over k − 1; at least 1 (rounds of n 0 left out). */
+export function dispersion(all: readonly RoundCount[]): number {
+  const rounds = all.filter((r) => r.n > 0); // a round without numbers (medianDist's placeholder)
   if (rounds.length < 2) return 1;
   const n = rounds.reduce((a, r) => a + r.n, 0);
   const p = rounds.reduce((a, r) => a + r.slow, 0) / n;
@@ -123,7 +124,8 @@ export function slowShareRatio(host: readonly RoundCount[], lab: readonly RoundC
   const lo = Math.exp(log - z * se);
   const hi = Math.exp(log + z * se);
   return {
-    ratio: h.slow > 0 ? l.slow / l.n / (h.slow / h.n) : Number.POSITIVE_INFINITY,
+    // The pooled shares' ratio; with no slow host wake-up it is none (x/0), so the corrected one.
+    ratio: h.slow > 0 ? l.slow / l.n / (h.slow / h.n) : Math.exp(log),
     lo,
     hi,
     verdict: barVerdict(lo, hi),
@@ -131,10 +133,13 @@ export function slowShareRatio(host: readonly RoundCount[], lab: readonly RoundC
   };
 }
 
+/** A ratio for the tables: two decimals, `∞` or `n/a` where it is not finite. */
+export const fmtRatio = (v: number): string => (Number.isFinite(v) ? v.toFixed(2) : Number.isNaN(v) ? 'n/a' : '∞');
+
 /** `0.39x [0.21, 0.72] outside` */
 export function slowShareText(r: SlowShareRatio | undefined): string {
   if (!r) return 'no interval (a side without wake-ups)';
-  const x = (v: number) => (Number.isFinite(v) ? v.toFixed(2) : '∞');
+  const x = fmtRatio;
   const disp =
     r.dispersion.host > 1 || r.dispersion.lab > 1
       ? `, the rounds' spread ${r.dispersion.host.toFixed(1)}× and ${r.dispersion.lab.toFixed(1)}× the binomial`

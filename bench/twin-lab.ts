@@ -315,6 +315,10 @@ export function medianDist(answers: readonly Answer[]): Answer {
     max: m((d) => d.max),
     n: ds.reduce((a, d) => a + d.n, 0),
     prompt: m((d) => d.prompt),
-    ...(ds.every((d) => d.rounds) ? { rounds: ds.flatMap((d) => d.rounds ?? []) } : {}),
+    // Every round in its place (one without numbers as n 0, no figures), so that round i of the
+    // host still pairs with round i of the lab (twin-bar.ts roundsRatio).
+    ...(ds.every((d) => d.rounds)
+      ? { rounds: answers.flatMap((a) => ('none' in a ? [{ n: 0, slow: 0 }] : (a.rounds ?? []))) }
+      : {}),
   };
 }

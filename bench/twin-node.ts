@@ -80,7 +80,9 @@ export async function nodeCross(iters: number, gapUs: number, pin = false): Prom
     unpinned =
       own === undefined || own.length < 2
         ? `pinning needs two host CPUs (this process may use ${own?.join(',') ?? 'unknown'})`
-        : (taskset(readTid(), String(own[0])) ?? taskset(sleeperTid, String(own[1])));
+        : (taskset(sleeperTid, String(own[1])) ?? taskset(readTid(), String(own[0])));
+    // Both or neither: the sleeper first, so a failure leaves at most the sleeper pinned, and undone.
+    if (unpinned && own) taskset(sleeperTid, own.join(','));
   }
   try {
     for (let k = 0; k < iters; k++) {
@@ -91,8 +93,9 @@ export async function nodeCross(iters: number, gapUs: number, pin = false): Prom
       Atomics.notify(i32, WORD, 1);
       const giveUp = t0 + 1_000_000_000n;
       let t = Atomics.load(i64, WOKEN);
-      while (t < 0n && process.hrtime.bigint() < giveUp) t = Atomics.load(i64, WOKEN);
-      if (t >= 0n) lat.push(Number(t - t0));
+      while (t < t0 && process.hrtime.bigint() < giveUp) t = Atomics.load(i64, WOKEN);
+      // t < t0: a sleeper late from a lost wake-up wrote after the reset (its time, not this one's).
+      if (t >= t0) lat.push(Number(t - t0));
       else lost++;
     }
   } finally {

@@ -13,6 +13,7 @@ import {
   BAR_LOW,
   type BarVerdict,
   barVerdict,
+  fmtRatio,
   type RoundCount,
   roundsRatio,
   slowShareRatio,
@@ -134,12 +135,12 @@ function barLines(rows: Row[], shares: { question: string; host: Share; lab: Sha
       const between = k === 'p50' ? splitAtP50(r.host) || splitAtP50(r.lab) : splitAtP99(r.host) || splitAtP99(r.lab);
       if (between && modal)
         by[modal.verdict].push(
-          `${q} ${k} by the shares ${modal.ratio.toFixed(2)}x [${modal.lo.toFixed(2)}, ${modal.hi.toFixed(2)}]`,
+          `${q} ${k} by the shares ${fmtRatio(modal.ratio)}x [${fmtRatio(modal.lo)}, ${fmtRatio(modal.hi)}]`,
         );
       else {
         // By the paired rounds' ratios where there are two or more, else by the figures' (no interval).
         const rr = roundsRatio(roundsOf(r.host), roundsOf(r.lab), k);
-        if (rr) by[rr.verdict].push(`${q} ${k} ${rr.ratio.toFixed(2)}x [${rr.lo.toFixed(2)}, ${rr.hi.toFixed(2)}]`);
+        if (rr) by[rr.verdict].push(`${q} ${k} ${fmtRatio(rr.ratio)}x [${fmtRatio(rr.lo)}, ${fmtRatio(rr.hi)}]`);
         else {
           const v = pointVerdict(r.lab[k] / r.host[k]);
           if (v) by[v].push(`${q} ${k} ${(r.lab[k] / r.host[k]).toFixed(2)}x (no interval)`);

@@ -185,17 +185,27 @@ export function lowerHostHelpers(keep: readonly number[], mode: 'nice' | 'idle')
   let fallback = canLeaveIdle()
     ? undefined
     : `leaving SCHED_IDLE needs CAP_SYS_NICE or an RLIMIT_NICE of ${20 - HOST_HELPER_NICE} or more (sched_setscheduler(2)), and helpers that starved could not be raised: ${nice} instead`;
+  let refused = 0;
   const count = forHelpers(keep, (tid) => {
     if (fallback === undefined) {
       setPriority(tid, HOST_HELPER_NICE); // first: what leaving SCHED_IDLE is checked against (canLeaveIdle)
       const r = chrt('--idle', tid);
       if (r === 'ok') idled.push(tid);
+      if (r === 'failed') refused++;
       if (r !== 'no chrt') return r === 'ok'; // failed: the thread exited since the listing
       fallback = 'chrt could not be run: install util-linux for SCHED_IDLE';
     }
     setPriority(tid, HOST_HELPER_NICE);
     return true;
   });
+  // chrt ran and failed for every helper (a host that refuses sched_setscheduler): they have the nice.
+  if (fallback === undefined && idled.length === 0 && refused > 0)
+    return {
+      count: niceHostHelpers(keep),
+      policy: nice,
+      idled,
+      fallback: `chrt --idle failed for all ${refused} helper threads: ${nice} instead`,
+    };
   return fallback === undefined ? { count, policy: HOST_HELPER_IDLE, idled } : { count, policy: nice, fallback, idled };
 }
 

@@ -13,6 +13,8 @@ describe('dispersion', () => {
     expect(dispersion(rounds(1000, [12]))).toBe(1);
     expect(dispersion(rounds(1000, [10, 10, 10]))).toBe(1);
     expect(dispersion(rounds(1000, [0, 0, 0]))).toBe(1);
+    // a round without numbers (n 0: medianDist's placeholder) is left out, not a NaN
+    expect(dispersion([{ n: 0, slow: 0 }, ...rounds(1000, [1, 1, 28])])).toBeCloseTo(486 / 9.9 / 2, 6);
   });
   it("is Pearson's χ² over k − 1 when the rounds swing more than binomial draws", () => {
     // pooled p = 0.01; χ² = (81 + 81 + 324) / 9.9 = 49.09; over 2 df: 24.5
@@ -42,7 +44,13 @@ describe('slowShareRatio', () => {
   });
   it('still has an interval when a side saw no slow wake-up, and none without wake-ups', () => {
     const r = slowShareRatio(rounds(1000, [0, 0, 0]), rounds(1000, [10, 10, 10]));
-    expect(r?.ratio).toBe(Number.POSITIVE_INFINITY);
+    // no slow host wake-up: x/0 has no ratio, so the corrected one, inside its own interval
+    expect(Number.isFinite(r?.ratio)).toBe(true);
+    expect(r?.ratio).toBeGreaterThanOrEqual(r?.lo ?? Number.NaN);
+    expect(r?.ratio).toBeLessThanOrEqual(r?.hi ?? Number.NaN);
+    const none = slowShareRatio(rounds(1000, [0]), rounds(1000, [0]));
+    expect(none?.ratio).toBeCloseTo(1, 9); // 0/0: (0.5/1001)/(0.5/1001)
+    expect(none?.verdict).toBe('undecided');
     expect(r?.lo).toBeGreaterThan(2);
     expect(r?.verdict).toBe('outside');
     expect(slowShareRatio([], rounds(1000, [1]))).toBeUndefined();

@@ -23,6 +23,13 @@ const row = (question: string, host: Dist, lab: Dist, model?: Dist): Row => ({
 const line = (lines: string[], q: string) => lines.find((l) => l.startsWith(`  ${q} `)) ?? '';
 
 describe('bench:twin table', () => {
+  it('prints no Infinity or NaN when the host saw no slow wake-up', () => {
+    const host = { ...d(1, 30e3, 150e3, 1000), rounds: [{ n: 1000, slow: 0 }] };
+    const lab = { ...d(0.99, 30e3, 3e6, 1000), rounds: [{ n: 1000, slow: 10 }] };
+    const text = render([row('(a) 1 hog nice 0', host, lab)], []).join('\n');
+    expect(text).toContain('p99 by the shares');
+    expect(text).not.toMatch(/Infinity|NaN/);
+  });
   it("judges a figure not between modes by its paired rounds' ratios, with an interval", () => {
     const rounds = (p50s: number[]) => p50s.map((p50) => ({ n: 1000, slow: 0, p50, p99: 150e3 }));
     const host = { ...d(1, 30e3, 150e3, 3000), rounds: rounds([30e3, 32e3, 28e3]) };
