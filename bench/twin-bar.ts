@@ -124,8 +124,9 @@ export function slowShareRatio(host: readonly RoundCount[], lab: readonly RoundC
   const lo = Math.exp(log - z * se);
   const hi = Math.exp(log + z * se);
   return {
-    // The pooled shares' ratio; with no slow host wake-up it is none (x/0), so the corrected one.
-    ratio: h.slow > 0 ? l.slow / l.n / (h.slow / h.n) : Math.exp(log),
+    // The pooled shares' ratio; where a side saw no slow wake-up (x/0, 0/x) the corrected one,
+    // which lies inside its interval as 0 and ∞ do not.
+    ratio: h.slow > 0 && l.slow > 0 ? l.slow / l.n / (h.slow / h.n) : Math.exp(log),
     lo,
     hi,
     verdict: barVerdict(lo, hi),

@@ -51,6 +51,9 @@ describe('slowShareRatio', () => {
     const none = slowShareRatio(rounds(1000, [0]), rounds(1000, [0]));
     expect(none?.ratio).toBeCloseTo(1, 9); // 0/0: (0.5/1001)/(0.5/1001)
     expect(none?.verdict).toBe('undecided');
+    const labNone = slowShareRatio(rounds(1000, [5, 6, 4]), rounds(1000, [0, 0, 0]));
+    expect(labNone?.ratio).toBeGreaterThan(0); // not 0, which would lie below its own interval
+    expect(labNone?.ratio).toBeGreaterThanOrEqual(labNone?.lo ?? Number.NaN);
     expect(r?.lo).toBeGreaterThan(2);
     expect(r?.verdict).toBe('outside');
     expect(slowShareRatio([], rounds(1000, [1]))).toBeUndefined();
