@@ -140,10 +140,9 @@ export const fmtRatio = (v: number): string => (Number.isFinite(v) ? v.toFixed(2
 /** `0.39x [0.21, 0.72] outside` */
 export function slowShareText(r: SlowShareRatio | undefined): string {
   if (!r) return 'no interval (a side without wake-ups)';
-  const x = fmtRatio;
   const disp =
     r.dispersion.host > 1 || r.dispersion.lab > 1
       ? `, the rounds' spread ${r.dispersion.host.toFixed(1)}× and ${r.dispersion.lab.toFixed(1)}× the binomial`
       : '';
-  return `${x(r.ratio)}x [${x(r.lo)}, ${x(r.hi)}] (95%${disp}): ${r.verdict}`;
+  return `${fmtRatio(r.ratio)}x [${fmtRatio(r.lo)}, ${fmtRatio(r.hi)}] (95%${disp}): ${r.verdict}`;
 }

@@ -7,6 +7,7 @@
  * Context: main thread; pure (strings from numbers).
  */
 
+import { tCritical95 } from '../src/report/statistics/interval.js';
 import { table } from './lib.js';
 import {
   BAR_HIGH,
@@ -143,7 +144,7 @@ function barLines(rows: Row[], shares: { question: string; host: Share; lab: Sha
         if (rr) by[rr.verdict].push(`${q} ${k} ${fmtRatio(rr.ratio)}x [${fmtRatio(rr.lo)}, ${fmtRatio(rr.hi)}]`);
         else {
           const v = pointVerdict(r.lab[k] / r.host[k]);
-          if (v) by[v].push(`${q} ${k} ${(r.lab[k] / r.host[k]).toFixed(2)}x (no interval)`);
+          if (v) by[v].push(`${q} ${k} ${fmtRatio(r.lab[k] / r.host[k])}x (no interval)`);
         }
       }
     }
@@ -151,7 +152,7 @@ function barLines(rows: Row[], shares: { question: string; host: Share; lab: Sha
   for (const s of shares) {
     if ('none' in s.host || 'none' in s.lab) continue;
     const v = pointVerdict(s.lab.ratio / s.host.ratio);
-    if (v) by[v].push(`${s.question} ${(s.lab.ratio / s.host.ratio).toFixed(2)}x`);
+    if (v) by[v].push(`${s.question} ${fmtRatio(s.lab.ratio / s.host.ratio)}x`);
   }
   const lines = [
     `  The bar (issue 24: lab/host within ${BAR_LOW}–${BAR_HIGH}x at p50 and p99; where a side is between modes (marked above), the`,
@@ -163,7 +164,7 @@ function barLines(rows: Row[], shares: { question: string; host: Share; lab: Sha
     lines.push(`    ${v} (${by[v].length}): ${by[v].length ? by[v].join('; ') : 'none'}`);
   if (by.undecided.length)
     lines.push(
-      "    (few rounds give wide intervals: t's 0.975 point is 12.7 for 2 rounds, 4.30 for 3, 2.78 for 5; `-- --rounds N`)",
+      `    (few rounds give wide intervals: t's 0.975 point is ${[2, 3, 5].map((k) => `${tCritical95(k - 1).toPrecision(3)} for ${k} rounds`).join(', ')}; \`-- --rounds N\`)`,
     );
   return lines;
 }

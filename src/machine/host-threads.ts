@@ -269,10 +269,11 @@ export function starved(since: HelperLook, now: HelperLook): boolean {
 
 /** Thread `tid` now: its state and, when runnable, its schedstat; undefined when it has exited. */
 function lookAt(tid: number, atNs: number): HelperLook | undefined {
+  const state = taskStat(tid)?.[0];
+  if (state === undefined) return undefined;
+  const runnable = state === 'R';
+  if (!runnable) return { runnable, runNs: 0, slices: 0, atNs };
   try {
-    const f = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
-    const runnable = f.charCodeAt(f.lastIndexOf(')') + 2) === 82; // 'R'
-    if (!runnable) return { runnable, runNs: 0, slices: 0, atNs };
     const ss = readFileSync(`/proc/self/task/${tid}/schedstat`, 'latin1').split(' ');
     return { runnable, runNs: Number(ss[0]), slices: Number(ss[2]), atNs };
   } catch {
@@ -363,14 +364,24 @@ function chrt(policy: '--idle' | '--other', tid: number): 'ok' | 'failed' | 'no 
 /** SCHED_IDLE's number (include/uapi/linux/sched.h), as /proc/<pid>/task/<tid>/stat's field 41 shows it. */
 const SCHED_IDLE_POLICY = 5;
 
-/** Thread `tid`'s scheduling policy (proc(5): stat field 41), or -1 where unreadable. */
-function policyOf(tid: number): number {
+/**
+ * Thread `tid`'s /proc/self/task/<tid>/stat fields after the command name (proc(5): index 0 is
+ * field 3, the state; the name may hold spaces and parentheses, so the split starts after the
+ * last `)`); undefined where the thread has exited.
+ */
+function taskStat(tid: number): string[] | undefined {
   try {
     const f = readFileSync(`/proc/self/task/${tid}/stat`, 'latin1');
-    return Number(f.slice(f.lastIndexOf(')') + 2).split(' ')[38]);
+    return f.slice(f.lastIndexOf(')') + 2).split(' ');
   } catch {
-    return -1;
+    return undefined;
   }
+}
+
+/** Thread `tid`'s scheduling policy (proc(5): stat field 41), or -1 where unreadable. */
+function policyOf(tid: number): number {
+  const f = taskStat(tid);
+  return f ? Number(f[38]) : -1;
 }
 
 /** The helper threads now under SCHED_IDLE. */
