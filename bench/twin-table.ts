@@ -56,6 +56,13 @@ export interface Row {
   model?: Answer;
   /** (a): the 6.9 profile's rules alone, beside a host whose nearest profile is 6.18. */
   older?: Answer;
+  /**
+   * A named part of the host's column that the lab's column leaves out, measured in the lab run
+   * beside it (its own distribution): where the row's figure `k` is not inside the bar, the bar
+   * judges the host's against this part by the same method, and calls the row explained when that
+   * is inside (the host's excess is that part, which the lab has and counts elsewhere).
+   */
+  explain?: { k: 'p50' | 'p99'; part: Answer; name: string };
 }
 
 const share = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '-');
@@ -122,31 +129,59 @@ function tailShares(host: Dist, lab: Dist, rules?: Answer): string {
 const pointVerdict = (x: number): BarVerdict | undefined =>
   Number.isFinite(x) && x > 0 ? barVerdict(x, x) : undefined;
 
+/** A figure judged against the bar, and how (for the summary). */
+interface Judged {
+  verdict: BarVerdict;
+  text: string;
+}
+
+/**
+ * Figure `k` of `lab` against `host`'s: by the share past 0.5 ms and its interval where `between`
+ * (a side between modes: †, ‡), else by the paired rounds' ratios where there are two or more,
+ * else by the figures' ratio (no interval). Undefined where there is nothing to judge.
+ */
+function judge(host: Dist, lab: Dist, k: 'p50' | 'p99', between: boolean): Judged | undefined {
+  const modal = between ? slowShareRatio(roundsOf(host), roundsOf(lab)) : undefined;
+  if (modal)
+    return {
+      verdict: modal.verdict,
+      text: `by the shares ${fmtRatio(modal.ratio)}x [${fmtRatio(modal.lo)}, ${fmtRatio(modal.hi)}]`,
+    };
+  const rr = roundsRatio(roundsOf(host), roundsOf(lab), k);
+  if (rr) return { verdict: rr.verdict, text: `${fmtRatio(rr.ratio)}x [${fmtRatio(rr.lo)}, ${fmtRatio(rr.hi)}]` };
+  const v = pointVerdict(lab[k] / host[k]);
+  return v ? { verdict: v, text: `${fmtRatio(lab[k] / host[k])}x (no interval)` } : undefined;
+}
+
+/** The bar's groups: the verdicts, and `explained` (not inside, and its named part is: Row.explain). */
+type BarGroup = BarVerdict | 'explained';
+
 /**
  * Each row's p50 and p99 against the bar, grouped by verdict: by the share past 0.5 ms and its
- * interval where a side is between modes (†, ‡), else by the ratio itself.
+ * interval where a side is between modes (†, ‡), else by the ratio itself; a figure not inside
+ * whose row names a part of the host's column the lab leaves out (Row.explain) is explained when
+ * the host's figure against that part is inside.
  */
-function barLines(rows: Row[], shares: { question: string; host: Share; lab: Share }[]): string[] {
-  const by: Record<BarVerdict, string[]> = { inside: [], outside: [], undecided: [] };
+export function barLines(rows: Row[], shares: { question: string; host: Share; lab: Share }[]): string[] {
+  const by: Record<BarGroup, string[]> = { inside: [], outside: [], undecided: [], explained: [] };
   for (const r of rows) {
     if ('none' in r.host || 'none' in r.lab) continue;
     const q = r.question;
-    const modal = slowShareRatio(roundsOf(r.host), roundsOf(r.lab));
     for (const k of ['p50', 'p99'] as const) {
-      const between = k === 'p50' ? splitAtP50(r.host) || splitAtP50(r.lab) : splitAtP99(r.host) || splitAtP99(r.lab);
-      if (between && modal)
-        by[modal.verdict].push(
-          `${q} ${k} by the shares ${fmtRatio(modal.ratio)}x [${fmtRatio(modal.lo)}, ${fmtRatio(modal.hi)}]`,
-        );
-      else {
-        // By the paired rounds' ratios where there are two or more, else by the figures' (no interval).
-        const rr = roundsRatio(roundsOf(r.host), roundsOf(r.lab), k);
-        if (rr) by[rr.verdict].push(`${q} ${k} ${fmtRatio(rr.ratio)}x [${fmtRatio(rr.lo)}, ${fmtRatio(rr.hi)}]`);
-        else {
-          const v = pointVerdict(r.lab[k] / r.host[k]);
-          if (v) by[v].push(`${q} ${k} ${fmtRatio(r.lab[k] / r.host[k])}x (no interval)`);
+      const split = k === 'p50' ? splitAtP50 : splitAtP99;
+      const j = judge(r.host, r.lab, k, split(r.host) || split(r.lab));
+      if (!j) continue;
+      const ex = r.explain?.k === k ? r.explain : undefined;
+      if (j.verdict !== 'inside' && ex && !('none' in ex.part)) {
+        const e = judge(r.host, ex.part, k, split(r.host) || split(ex.part));
+        if (e?.verdict === 'inside') {
+          by.explained.push(`${q} ${k} ${j.text} (${j.verdict}): ${ex.name}, host against it ${e.text}`);
+          continue;
         }
+        by[j.verdict].push(`${q} ${k} ${j.text} (not explained by ${ex.name}: host against it ${e?.text ?? 'n/a'})`);
+        continue;
       }
+      by[j.verdict].push(`${q} ${k} ${j.text}`);
     }
   }
   for (const s of shares) {
@@ -158,9 +193,11 @@ function barLines(rows: Row[], shares: { question: string; host: Share; lab: Sha
     `  The bar (issue 24: lab/host within ${BAR_LOW}–${BAR_HIGH}x at p50 and p99; where a side is between modes (marked above), the`,
     "    share past 0.5 ms with its 95% interval, the rounds' spread counted; elsewhere the figure's ratio in each",
     '    round, host and lab of the same minute, with its 95% t interval over the rounds (none from one round):',
-    '    inside or outside only when the whole interval is, undecided when it straddles an end; bench/twin-bar.ts):',
+    '    inside or outside only when the whole interval is, undecided when it straddles an end; explained: not',
+    "    inside, and the host's figure is inside the bar against a named part of its column that the lab's column",
+    '    leaves out, measured in the same lab runs; bench/twin-bar.ts):',
   ];
-  for (const v of ['inside', 'outside', 'undecided'] as const)
+  for (const v of ['inside', 'explained', 'outside', 'undecided'] as const)
     lines.push(`    ${v} (${by[v].length}): ${by[v].length ? by[v].join('; ') : 'none'}`);
   if (by.undecided.length)
     lines.push(

@@ -5,7 +5,7 @@
  */
 
 import { CONFIG_FLAGS, flagForPath } from '../config/flags.js';
-import { type CommandRules, DEMO_RULES, noTcpLat } from '../config/rules.js';
+import { type CommandRules, DEMO_RULES, noTcpLat, RUN_RULES } from '../config/rules.js';
 import type { PartialConfig } from '../config/schema.js';
 import { BUILTIN_STRATEGY_NAMES } from '../config/strategy-spec.js';
 import { EXIT_BAD_INPUT, EXIT_INTERRUPTED, EXIT_OK, EXIT_RUN_FAILED } from '../errors.js';
@@ -39,8 +39,10 @@ function row(left: string, text: string): string {
   return head.length < COLUMN ? `${head.padEnd(COLUMN)}${body}` : `${head}\n${INDENT}${body}`;
 }
 
-function configOptions(): string {
-  const lines = CONFIG_FLAGS.map((f) => {
+/** The config flags with their help; those `rules` fixes (a command's refused settings) left out. */
+function configOptions(rules?: CommandRules): string {
+  const fixed = Object.keys(rules?.fixed ?? {});
+  const lines = CONFIG_FLAGS.filter((f) => !fixed.includes(f.path)).map((f) => {
     const left = f.value ? `${f.flag} ${f.value}` : f.flag;
     const limits = [f.accepts, f.default ? `default: ${f.default}` : ''].filter(Boolean).join('; ');
     const more = limits
@@ -252,7 +254,7 @@ ${outputFiles()
   .join('\n')}
 
 Options:
-${configOptions()}
+${configOptions(RUN_RULES)}
 ${GLOBAL_OPTIONS}
 
 ${SPEC_SYNTAX}

@@ -13,7 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { checkBuiltinOptions } from '../config/checks.js';
 import { badOption, badValue, closest, unknownScenario } from '../config/errors.js';
 import { loadConfigFile } from '../config/load.js';
-import { type CommandRules, type CommandRulesFor, DEMO_RULES } from '../config/rules.js';
+import { type CommandRules, type CommandRulesFor, DEMO_RULES, RUN_RULES } from '../config/rules.js';
 import { type PartialConfig, type ResolvedConfig, resolveConfig } from '../config/schema.js';
 import { parseOptionPairs, parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
 import { DeferlabError, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED, Interrupted } from '../errors.js';
@@ -313,7 +313,7 @@ function prepare(cmd: ParsedCommand, deps: CliDeps, io: CliIo): () => Promise<nu
         return EXIT_OK;
       };
     case 'run': {
-      const config = resolveFor(cmd, io, undefined, undefined, 'run');
+      const config = resolveFor(cmd, io, undefined, { command: 'run', rules: RUN_RULES }, 'run');
       return () => deps.run(config, io);
     }
     case 'demo': {

@@ -51,7 +51,7 @@ export function resolveIrqTrace(
     );
   }
   const name = origins.name(TRACE);
-  if (ctx.rules) {
+  if (ctx.rules && !ctx.rules.rules.takesIrqTrace) {
     throw conflict(
       `${ctx.rules.command} takes no ${name} (it sets its own device interrupts)`,
       "drop it, or use 'deferlab run' to replay a trace",

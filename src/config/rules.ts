@@ -41,6 +41,8 @@ export interface CommandRules {
    * swept setting given beside it still sets the other parts: not refused as replaced.
    */
   readonly sweepIsPartial?: boolean;
+  /** Whether the command replays a recorded irq trace (`--irq-trace`): `run` only; others set their own interrupts. */
+  readonly takesIrqTrace?: boolean;
   /** The only sweep parameters the command honours, and why. */
   readonly sweeps?: { readonly params: readonly SweepParam[]; readonly why: string };
 }
@@ -84,6 +86,29 @@ export function noTcpLat(why: string): Record<string, FixedSetting> {
 }
 
 /**
+ * `--hogs` (where CPU hogs run), refused as `unused` by a command that runs none: only `scenario
+ * cpu-hog` puts hogs on a CPU (its workload's tasks); tcp_lat and background interrupts have none.
+ */
+export function noHogs(runs: string): Record<string, FixedSetting> {
+  return {
+    hogs: {
+      kind: 'unused',
+      why: `${runs} runs no CPU hog; hogs are scenario cpu-hog's`,
+      instead: "use 'deferlab scenario cpu-hog --hogs ...' to place CPU hogs",
+    },
+  };
+}
+
+/**
+ * `deferlab run`: the comparison takes every setting but those no workload of its uses (RUN_RULES
+ * is checked on the user's layers like a scenario's rules).
+ */
+export const RUN_RULES: CommandRules = {
+  fixed: { ...noHogs('it') },
+  takesIrqTrace: true,
+};
+
+/**
  * `deferlab demo` boots the machine with the inline strategy and background interrupts only,
  * runs it for --duration, and prints its counters (cli/demo.ts). It takes the machine's
  * settings; the comparison's settings, which it would ignore, are rejected.
@@ -108,5 +133,6 @@ export const DEMO_RULES: CommandRules = {
     timelineWindowMs: { kind: 'unused', why: 'it writes no timeline' },
     explain: { kind: 'unused', why: "it compares nothing; use 'deferlab run --explain'", allows: false },
     threshold: { kind: 'unused', why: 'it compares nothing' },
+    ...noHogs('it'),
   },
 };

@@ -136,6 +136,9 @@ export async function runRound(
         if (k === 0) m.resetEntropy();
         else m.setFastPoolCounts(counts.get(s) ?? m.fastPoolCounts());
         const warmStart = m.nowNs();
+        // Hand-offs lost in the warm-up strand the fast pool for the whole slice (random.c's
+        // MIX_INFLIGHT stays set), so the measured window shows none of them: counted from here.
+        const lostBefore = m.counters().handoffs_lost;
         m.setPhase(Phase.Warmup);
         await ctx.guard(settleMs);
         const c0 = m.countersWithHost();
@@ -155,6 +158,7 @@ export async function runRound(
         const ready = readyAt <= t1 ? readyAt : -1;
         const counters: Record<string, number> = {};
         for (const key of Object.keys(c1)) counters[key] = c1[key] - c0[key];
+        counters.handoffs_lost = c1.handoffs_lost - lostBefore; // its warm-up's too (above)
         const slice: Part = {
           hist,
           slices: {},

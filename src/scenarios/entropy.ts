@@ -5,7 +5,7 @@
  */
 
 import { perKernelText } from '../config/flags.js';
-import type { CommandRules } from '../config/rules.js';
+import { type CommandRules, noHogs } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { type KernelName, type KernelProfile, kernelProfile } from '../kernel/profiles.js';
 import type { RunResults, StrategyResult } from '../report/types.js';
@@ -39,6 +39,7 @@ const RULES: CommandRules = {
     why: 'whose irq_work(target=next) and unbound strategies need a second CPU to run a mix off its own',
   },
   fixed: {
+    ...noHogs('it'),
     strategies: {
       kind: 'sets',
       why: 'it compares inline, workqueue, tasklet, timer, timer:deferrable=true, unbound, irq_work:target=next and (from kernel 6.9) bh_workqueue',

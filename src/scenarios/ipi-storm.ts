@@ -11,7 +11,7 @@
 
 import { join } from 'node:path';
 import { sayStopped } from '../cli/main.js';
-import type { CommandRules, FixedSetting } from '../config/rules.js';
+import { type CommandRules, type FixedSetting, noHogs } from '../config/rules.js';
 import { Interrupted, MachineFaultError } from '../errors.js';
 import { machineOptions } from '../harness/options.js';
 import { Phase } from '../hw/layout.js';
@@ -45,6 +45,7 @@ const NO_FAST_POOL: FixedSetting = {
 const RULES: CommandRules = {
   minCpus: { count: 2, why: 'whose producer runs on CPU 0 and consumer on CPU 1' },
   fixed: {
+    ...noHogs('it'),
     strategies: {
       kind: 'unused',
       why: 'it compares two IPI policies, always and if-idle, not deferral strategies',

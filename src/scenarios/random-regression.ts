@@ -16,7 +16,7 @@
  */
 import { tcpLatOptions } from '../config/defaults.js';
 import { perKernelText } from '../config/flags.js';
-import type { CommandRules } from '../config/rules.js';
+import { type CommandRules, noHogs } from '../config/rules.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { formatSize } from '../config/units.js';
 import type { KernelName } from '../kernel/profiles.js';
@@ -59,6 +59,7 @@ const RULES: CommandRules = {
   // --sweep is part 1's; --irq-rate and --trigger still set part 2's runs.
   sweepIsPartial: true,
   fixed: {
+    ...noHogs('it'),
     strategies: {
       kind: 'sets',
       why: "it compares inline (and on 5.15 inline_trylock, the bisected commit's), workqueue, workqueue:wq=system, tasklet, timer and timer:deferrable=true, then inline with workqueue",

@@ -22,7 +22,7 @@
  * the 20k/s per CPU of the other scenarios has none); `--irq-rate` sets one.
  */
 import { tcpLatOptions } from '../config/defaults.js';
-import type { CommandRules } from '../config/rules.js';
+import { type CommandRules, noHogs } from '../config/rules.js';
 import { controlLabel, type ResolvedConfig } from '../config/schema.js';
 import { formatSize } from '../config/units.js';
 import type { NicProfileName } from '../net/profiles.js';
@@ -98,6 +98,7 @@ export const SEED_TRIGGERS = [64, 1024];
 const RULES: CommandRules = {
   minNodeCpus: { count: SEED_PAIRS, why: `whose ${SEED_PAIRS} qperf pairs run on node 0 (numactl -N0)` },
   fixed: {
+    ...noHogs('it'),
     strategies: {
       kind: 'sets',
       why: "it compares workqueue with the kernel's inline before the change (inline_trylock on 5.15), as part 2 of random-regression does",

@@ -52,6 +52,38 @@ describe('bench:twin table', () => {
     expect(wide.find((l) => l.startsWith('    undecided (1):'))).toMatch(/p99 by the shares 0\.12x \[/);
   });
 
+  it("calls a figure explained only when the host's is inside the bar against the named part the lab leaves out", () => {
+    const rounds = (slow: number[]) => slow.map((x) => ({ n: 2000, slow: x }));
+    // (a) no hog as bench:twin saw it: the host's tail (its timer waking a halted vCPU) ~1%, the
+    // lab's column almost none, the lab's own timer wake-up (idle_exit) ~0.9%.
+    const host = { ...d(0.99, 70e3, 450e3, 6000), rounds: rounds([20, 18, 22]) };
+    const lab = { ...d(0.999, 65e3, 170e3, 6000), rounds: rounds([2, 1, 3]) };
+    const ofPart = (slow: number[]) => ({ ...d(0.991, 110e3, 360e3, 6000), rounds: rounds(slow) });
+    const withPart = (part: Dist): Row => ({
+      ...row('(a) no hog', host, lab),
+      explain: { k: 'p99', part, name: 'the timer' },
+    });
+    const group = (lines: string[], g: string) => lines.find((l) => l.startsWith(`    ${g} (`)) ?? '';
+    const ok = render([withPart(ofPart([18, 19, 17]))], []);
+    expect(group(ok, 'explained')).toMatch(
+      /^ {4}explained \(1\): \(a\) no hog p99 by the shares 0\.10x .*\(outside\): the timer, host against it by the shares 0\.90x/,
+    );
+    expect(group(ok, 'outside')).toBe('    outside (0): none');
+    // The part as small as the lab's column: it does not account for the host's tail.
+    const no = render([withPart(ofPart([2, 2, 3]))], []);
+    expect(group(no, 'explained')).toBe('    explained (0): none');
+    expect(group(no, 'outside')).toMatch(
+      /\(a\) no hog p99 by the shares 0\.10x .*\(not explained by the timer: host against it by the shares 0\.12x/,
+    );
+    // A figure already inside needs no explanation, and the explanation is only for its figure (p99).
+    const inside = render(
+      [{ ...row('(a) no hog', host, { ...host }), explain: { k: 'p99', part: ofPart([2, 2, 3]), name: 'the timer' } }],
+      [],
+    );
+    expect(group(inside, 'explained')).toBe('    explained (0): none');
+    expect(group(inside, 'inside')).toContain('(a) no hog p99 by the shares 1.00x');
+  });
+
   it('marks a p99 between modes with ‡ and compares the shares past 0.5 ms, host, lab and rules', () => {
     const lines = render(
       [row('(a) 1 hog nice 0', d(0.992, 24e3, 52e3), d(0.988, 23e3, 795e3), d(0.993, 0, 0, 32000))],

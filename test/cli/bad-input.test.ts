@@ -324,6 +324,17 @@ const BAD_INPUT: BadCase[] = [
     expect: [/scenario cpu-hog takes no --instances/, /not tcp_lat/],
   },
   {
+    // It once was parsed, validated and ignored: a run with no hog said nothing of it.
+    name: 'run: --hogs, which no workload of its uses',
+    args: run('--hogs', 'thread'),
+    expect: [/run takes no --hogs/, /runs no CPU hog/, /scenario cpu-hog --hogs/],
+  },
+  {
+    name: 'a scenario without hogs: --hogs',
+    args: ['scenario', 'entropy', '--hogs', 'cpu'],
+    expect: [/scenario entropy takes no --hogs/],
+  },
+  {
     name: 'demo: a NIC option it would ignore',
     args: ['demo', '--nic', 'ixgbe'],
     expect: [/demo takes no --nic/, /runs no tcp_lat/],

@@ -136,8 +136,16 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
       num(until.pct) !== undefined
         ? ` or more (--until ±${until.pct}%, up to ${msText(num(until.maxTimeMs) ?? 0)} more per point)`
         : '';
+    // A run that stopped early (a fault, Ctrl-C) kept fewer: said here, where the count is read.
+    const kept = results.points.flatMap((p) => p.strategies.map((s) => s.trials?.length ?? 0));
+    const fewest = kept.length ? Math.min(...kept) : trials;
+    const most = kept.length ? Math.max(...kept) : trials;
+    const stopped =
+      fewest < trials
+        ? ` (${fewest === most ? fewest : `${fewest}–${most}`} of them finished: the run stopped early)`
+        : '';
     parts.push(
-      `${plural(trials, 'trial')}${more} of ${msText(trialMs)}${warm} per strategy${count > 1 ? ', interleaved' : ''}`,
+      `${plural(trials, 'trial')}${more} of ${msText(trialMs)}${warm} per strategy${count > 1 ? ', interleaved' : ''}${stopped}`,
     );
   }
   return parts.length ? parts.join('; ') : undefined;
