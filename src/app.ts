@@ -3,7 +3,7 @@
  * (signals, exit status). `bin/deferlab.js` calls `start()`.
  */
 
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runDemo } from './cli/demo.js';
 import { type CliDeps, type CliIo, main, sayStopped } from './cli/main.js';
@@ -37,7 +37,7 @@ import { renderCompareHtml } from './report/compare/compare-html.js';
 import { renderCompareTable } from './report/compare/compare-text.js';
 import { explainOf, inRunOrder } from './report/explain/read.js';
 import { renderExplain } from './report/explain/text.js';
-import { outputFileList, RESULTS_JSON } from './report/run/formats.js';
+import { outputFileList, RESULTS_JSON, SCENARIO_TXT } from './report/run/formats.js';
 import { errnoText, prepareOutputDir, removeIfEmpty } from './report/run/outdir.js';
 import { proseWidthOf, wrapProse } from './report/run/prose.js';
 import { renderTable } from './report/run/table.js';
@@ -287,6 +287,16 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       return report.passed ? EXIT_OK : EXIT_RUN_FAILED;
     },
     async report(dir, io, opts = {}) {
+      // A scenario's directory: what it printed, verdicts and all (keepScenarioText).
+      if (!existsSync(join(dir, RESULTS_JSON)) && existsSync(join(dir, SCENARIO_TXT))) {
+        io.stdout(readFileSync(join(dir, SCENARIO_TXT), 'utf8'));
+        const subRuns = readdirSync(dir, { withFileTypes: true }).filter(
+          (e) => e.isDirectory() && existsSync(join(dir, e.name, RESULTS_JSON)),
+        );
+        const each = subRuns.length ? `; each sub-run's: deferlab report ${join(dir, '<sub-run>')}` : '';
+        io.stdout(`(the scenario's report as it printed it${each})\n`);
+        return EXIT_OK;
+      }
       let rendered: Awaited<ReturnType<typeof reportFromDir>>;
       try {
         rendered = await reportFromDir(dir, { ...opts, proseWidth: proseWidthOf(process.stdout) });
@@ -363,8 +373,14 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       if (config.outDir) await prepareOut(config.outDir, argv);
       // Did the scenario already say why it stopped (failed or interrupted)? Then it needs no second line.
       let saidWhy = false;
+      // What the scenario prints (its tables and VERDICT lines), kept for SCENARIO_TXT.
+      const printed: string[] = [];
       const sio: CliIo = {
         ...io,
+        stdout: (text) => {
+          printed.push(text);
+          io.stdout(text);
+        },
         onStop: (reason) => {
           saidWhy = true;
           io.onStop?.(reason);
@@ -373,6 +389,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       let code: number;
       try {
         code = await s.run({ config, io: sio, signal, argv });
+        await keepScenarioText(config.outDir, name, argv, printed, io);
       } catch (e) {
         if (e instanceof MachineFaultError)
           throw new DeferlabError('E_RUN_FAILED', `${e.fault.message} [thread ${e.fault.thread}]`, e.exitStatus);
@@ -390,6 +407,29 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       return runDemo(config, io, signal);
     },
   };
+}
+
+/**
+ * Write what a scenario printed (its tables and VERDICT lines) to SCENARIO_TXT in its output
+ * directory, so that its verdicts outlive the terminal (`deferlab report DIR` prints it again);
+ * nothing without an output directory. A failed write is a warning: the report was printed.
+ */
+async function keepScenarioText(
+  outDir: string | null,
+  name: string,
+  argv: readonly string[],
+  printed: readonly string[],
+  io: CliIo,
+): Promise<void> {
+  if (!outDir || !existsSync(outDir)) return;
+  const head = `# deferlab ${argv.length ? argv.join(' ') : `scenario ${name}`}\n`;
+  try {
+    await writeFileAtomic(join(outDir, SCENARIO_TXT), head + printed.join(''));
+  } catch (e) {
+    io.stderr(
+      `deferlab: warning: could not write ${join(outDir, SCENARIO_TXT)}: ${errnoText(e)}; the report above is not kept\n`,
+    );
+  }
 }
 
 /** Resolves with 'interrupted' when `signal` aborts. */

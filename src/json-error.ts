@@ -28,7 +28,7 @@ export function jsonSyntaxLocation(message: string, text: string): { line: numbe
 export function jsonSyntaxReason(message: string): string {
   return (
     message
-      .replace(/,\s*".*" is not valid JSON$/s, '')
+      .replace(/,\s*(\.\.\.)?".*"(\.\.\.)? is not valid JSON$/s, '')
       .replace(/\s*(in JSON )?at position \d+.*$/s, '')
       .replace(/\s*\(line \d+ column \d+\)/, '')
       .trim() || 'invalid syntax'

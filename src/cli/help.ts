@@ -297,11 +297,12 @@ ${examples('check-strategy')}
 
 Exit status: ${EXIT_OK} passed, ${EXIT_RUN_FAILED} a check failed, ${EXIT_BAD_INPUT} bad input.
 `,
-  report: () => `Usage: deferlab report DIR
+  report: () => `Usage: deferlab report DIR [--wide]
 
 ${wrapWords(
   'Print the report of a finished run from its results directory (the DIR a run wrote, holding results.json), ' +
-    `and render its files again from results.json: ${REPORT_FORMATS.map((f) => f.listed).join(', ')}.`,
+    `and render its files again from results.json: ${REPORT_FORMATS.map((f) => f.listed).join(', ')}. ` +
+    "Given a scenario's directory, print what the scenario printed (its scenario.txt, VERDICT lines included).",
   WIDTH - 4,
 ).join('\n')}
 

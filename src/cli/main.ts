@@ -17,6 +17,7 @@ import { type CommandRules, type CommandRulesFor, DEMO_RULES, RUN_RULES } from '
 import { type PartialConfig, type ResolvedConfig, resolveConfig } from '../config/schema.js';
 import { parseOptionPairs, parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
 import { DeferlabError, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED, Interrupted } from '../errors.js';
+import { SCENARIO_TXT } from '../report/run/formats.js';
 import { STAGE_NAMES, type StageName } from '../report/types.js';
 import { type ParsedCommand, parseArgv } from './args.js';
 import { helpText } from './help.js';
@@ -165,7 +166,11 @@ function subRuns(path: string): string[] {
 }
 
 /** `report DIR`'s checks; `setting` names the argument in messages (`compare DIR` shares them). */
-function resultsDir(dir: string, cwd: string, setting = 'report DIR'): string {
+/**
+ * A results directory given as `setting`'s argument, checked: a run's (with results.json), or,
+ * where `scenarioOk` (report), a scenario's, whose printed report it holds (SCENARIO_TXT).
+ */
+function resultsDir(dir: string, cwd: string, setting = 'report DIR', scenarioOk = false): string {
   if (dir.trim() === '') {
     throw badOption(
       setting,
@@ -190,6 +195,7 @@ function resultsDir(dir: string, cwd: string, setting = 'report DIR'): string {
     throw badOption(setting, 'must be a results directory', dir, fix, `${path} is not a directory`);
   }
   if (!existsSync(join(path, 'results.json'))) {
+    if (scenarioOk && existsSync(join(path, SCENARIO_TXT))) return path;
     const runs = subRuns(path);
     if (runs.length > 0) {
       // deferlab-results/ holds timestamped runs (show the newest); a scenario's directory, its sub-runs.
@@ -339,7 +345,7 @@ function prepare(cmd: ParsedCommand, deps: CliDeps, io: CliIo): () => Promise<nu
       return () => deps.checkStrategy(spec, io);
     }
     case 'report': {
-      const dir = resultsDir(cmd.dir, io.cwd);
+      const dir = resultsDir(cmd.dir, io.cwd, 'report DIR', true);
       return () => deps.report(dir, io, cmd.wide ? { wide: true } : {});
     }
     case 'compare': {

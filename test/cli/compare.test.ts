@@ -136,7 +136,7 @@ describe('compare through the real CLI', () => {
     expect(r.stdout).toMatch(/^options\.hz\s+250\s+1000/m);
     const json = JSON.parse(readFileSync(join(tmp, 'c.json'), 'utf8'));
     expect(json.runs.map((x: { name: string }) => x.name)).toEqual([runA, runB]);
-    expect(json.metaDifferences).toEqual([{ field: 'options.hz', values: ['250', '1000'] }]);
+    expect(json.metaDifferences).toEqual([{ field: 'options.hz', values: ['250', '1000'], exact: [250, 1000] }]);
     expect(readFileSync(join(out, 'report.html'), 'utf8')).toContain('<svg');
     expect(JSON.parse(readFileSync(join(out, 'compare.json'), 'utf8'))).toEqual(json);
   });

@@ -43,6 +43,14 @@ describe('loadConfigFile', () => {
     });
   });
 
+  it("a file that is not JSON at all: V8's reason without its echo of the file's first bytes", () => {
+    const msg = messageOf(() => loadConfigFile(write('shadow', 'root:*:20250101:0:99999:7:::\n'), cwd)).message;
+    expect(msg).toBe(
+      "shadow is not valid JSON: Unexpected token 'r'; config files are JSON, which allows no comments and no trailing commas",
+    );
+    expect(msg).not.toContain('root:');
+  });
+
   it('a comment: line and column', () => {
     expect(
       messageOf(() => loadConfigFile(write('comment.json', '{\n  // four CPUs\n  "cpus": 4\n}'), cwd)).message,

@@ -167,6 +167,9 @@ describe('metadata', () => {
     const diff = metaDifferences([a, b]);
     expect(diff.map((d) => d.field).sort()).toEqual(['cpuModel', 'options.hz']);
     expect(diff.find((d) => d.field === 'options.hz')!.values).toEqual([null, '1000']);
+    // --json's readers get the value as results.json holds it: a number, not its text.
+    expect(diff.find((d) => d.field === 'options.hz')!.exact).toEqual([null, 1000]);
+    expect(diff.find((d) => d.field === 'cpuModel')!.exact[1]).toBe('other CPU');
   });
 
   it('shows fields other versions add (a kernel profile, a calibration block), absent as null', () => {
@@ -175,15 +178,17 @@ describe('metadata', () => {
     Object.assign(b.meta, { kernel: { profile: 'PREEMPT_RT' }, calibration: { ctxSwitchNs: 1800 } });
     const diff = metaDifferences([a, b]);
     expect(diff).toEqual([
-      { field: 'kernel.profile', values: [null, 'PREEMPT_RT'] },
-      { field: 'calibration.ctxSwitchNs', values: [null, '1800'] },
+      { field: 'kernel.profile', values: [null, 'PREEMPT_RT'], exact: [null, 'PREEMPT_RT'] },
+      { field: 'calibration.ctxSwitchNs', values: [null, '1800'], exact: [null, 1800] },
     ]);
   });
 
   it('compares the status, the baseline and the sweep too', () => {
     const a = small(1);
     const b = small(1, { status: 'interrupted' });
-    expect(metaDifferences([a, b])).toEqual([{ field: 'status', values: ['completed', 'interrupted'] }]);
+    expect(metaDifferences([a, b])).toEqual([
+      { field: 'status', values: ['completed', 'interrupted'], exact: ['completed', 'interrupted'] },
+    ]);
   });
 });
 
@@ -197,6 +202,16 @@ describe('renderings', () => {
 
   it('fits in 120 columns', () => {
     for (const line of text.split('\n')) expect([...line].length).toBeLessThanOrEqual(TABLE_WIDTH);
+  });
+
+  it('puts a stage name wider than its column on a line of its own, keeping the columns aligned', () => {
+    const wm = { ...m, rows: [{ ...m.rows[0], stage: 'net_rx_ksoftirqd_wait' as const }] };
+    const lines = renderCompareTable(wm).split('\n');
+    const at = lines.indexOf('net_rx_ksoftirqd_wait');
+    expect(at).toBeGreaterThan(0);
+    const runColumn = lines.find((l) => l.startsWith('stage '))!.indexOf('run');
+    expect(lines[at + 1].indexOf('#1 ')).toBe(runColumn);
+    expect(lines[at + 2].indexOf('#2 ')).toBe(runColumn);
   });
 
   it('shows every row’s runs with ratios, the merged row and what differs', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { untilLine } from '../../src/report/run/comparison-notes.js';
+import { foundLine } from '../../src/report/run/format-cells.js';
 import { NET_LINES_LEGEND } from '../../src/report/run/net-lines.js';
 import { MIN_PROSE_WIDTH, PROSE_WIDTH, proseWidthOf, wrapProse } from '../../src/report/run/prose.js';
 import {
@@ -214,7 +215,7 @@ describe('terminal table', () => {
     // Under the table: after the last row, before the Δ note.
     const at = lines.indexOf(warning[0]);
     expect(lines[at - 1]).toMatch(/^timer\s/);
-    expect(lines[at + 1]).toMatch(/^Δ mean: /);
+    expect(lines[at + 1]).toMatch(/^(found: |Δ mean: )/); // what was found, then the Δ note
     // The rows it names are the empty ones.
     expect(lines.find((l) => l.startsWith('workqueue'))).toMatch(/^workqueue\s+-\s+-/);
     // A complete run without empty rows has no warning.
@@ -358,7 +359,9 @@ const OPTIONS = {
 
 describe('the setup line', () => {
   const withOptions = (options: Record<string, unknown>, extra: SyntheticOptions = {}) => {
-    const r = syntheticResults({ samples: 50, trials: 2, ...extra });
+    // As many trials kept as the options ask for (fewer is a run that stopped early: setup-trials.test.ts).
+    const trials = typeof options.trials === 'number' ? options.trials : 2;
+    const r = syntheticResults({ samples: 50, trials, ...extra });
     r.meta.options = options;
     return r;
   };
@@ -640,5 +643,72 @@ describe('prose under the table wraps', () => {
     expect(proseWidthOf({ isTTY: false, columns: 132 })).toBe(PROSE_WIDTH);
     expect(proseWidthOf({ isTTY: true })).toBe(PROSE_WIDTH);
     expect(proseWidthOf({})).toBe(PROSE_WIDTH);
+  });
+});
+
+describe('a kernel without WQ_BH', () => {
+  const withKernel = (kernel: string | undefined) => {
+    const r = syntheticResults({ seed: 11, samples: 50, trials: 2 });
+    return { ...r, meta: { ...r.meta, options: { ...r.meta.options, ...(kernel ? { kernel } : {}) } } };
+  };
+  const bhLines = (r: RunResults) =>
+    renderTable(r)
+      .split('\n')
+      .filter((l) => l.includes('bh_workqueue is not compared'));
+  it('says under the table why bh_workqueue is not beside the tasklet (the default list leaves it out)', () => {
+    for (const k of ['5.15', '6.1'])
+      expect(bhLines(withKernel(k))).toEqual([
+        `bh_workqueue is not compared: WQ_BH workqueues exist from Linux 6.9 on, and this run's kernel is ${k} (--kernel 6.9 or later to compare it)`,
+      ]);
+  });
+  it('says nothing on 6.9 and later, or with no kernel recorded', () => {
+    for (const k of ['6.9', '6.18', undefined]) expect(bhLines(withKernel(k))).toEqual([]);
+  });
+});
+
+describe('the found: line under the table', () => {
+  const foundOf = (r: RunResults) =>
+    renderTable(r)
+      .split('\n')
+      .find((l) => l.startsWith('found: '));
+  it('names the strategies worse or better than the baseline with Δ mean, and counts the rest within noise', () => {
+    const r = syntheticResults({ seed: 4, samples: 400, trials: 6 });
+    const line = foundOf(r);
+    expect(line).toBeDefined();
+    const rows = summaryTable(r.points[0], r.baseline).rows;
+    for (const row of rows) {
+      if (row.marker === 'worse')
+        expect(line).toMatch(new RegExp(`worse than ${r.baseline}: [^;]*${row.label} \\(\\+`));
+      if (row.marker === 'better')
+        expect(line).toMatch(new RegExp(`better than ${r.baseline}: [^;]*${row.label} \\(-`));
+      if (row.marker === '~') expect(line).toContain(row.label);
+    }
+  });
+  it('says so in words when nothing differed, with what the run could have seen', () => {
+    const r = syntheticResults({ seed: 4, samples: 400, trials: 6 });
+    const rows = summaryTable(r.points[0], r.baseline).rows.map((row) => ({
+      ...row,
+      marker: row.isBaseline ? row.marker : ('~' as const),
+    }));
+    const line = foundLine(r.baseline, rows);
+    expect(line).toMatch(
+      new RegExp(
+        `^found: no strategy differed from ${r.baseline} beyond the noise \\(each could have seen a difference of [\\d.]+%(–[\\d.]+%)? of the mean\\)`,
+      ),
+    );
+  });
+  it('hints how to narrow a run that could not see 20%', () => {
+    const c = (detectable: number) => ({ baseline: 10_000, detectable, diff: 100 }) as never;
+    const line = foundLine('inline', [
+      { label: 'inline', marker: 'baseline' },
+      { label: 'tasklet', marker: '~', comparison: c(3_500) },
+      { label: 'timer', marker: '~', comparison: c(2_600) },
+    ]);
+    expect(line).toBe(
+      'found: no strategy differed from inline beyond the noise (each could have seen a difference of 26%–35% of the mean); a difference under 35% could not be seen here: more --trials, a longer --duration or a quieter host narrow it',
+    );
+  });
+  it('says nothing where nothing was compared', () => {
+    expect(foundLine('inline', [{ label: 'inline', marker: 'baseline' }])).toBeUndefined();
   });
 });

@@ -200,12 +200,15 @@ export function renderCompareTable(model: CompareModel, opts: CompareRenderOptio
       block = key;
       out.push('', cut(termSafe(`${row.label}: µs; ×N = ratio to run #1`), TABLE_WIDTH), header, rule);
     }
+    // A stage name wider than its column (net_rx_ksoftirqd_wait) gets a line of its own above its rows.
+    const wide = row.stage.length > STAGE_COLUMN;
+    if (wide) out.push(row.stage);
     row.runs.forEach((s, ri) => {
       const run = model.runs[ri];
       const cells = COMPARE_METRICS.map(([m]) =>
         s ? cell(fmtCompareUs(s[m]), ri === 0 ? '' : fmtRatio(row.ratios[ri]?.[m] ?? null)) : cell('-', ''),
       );
-      out.push(line(ri === 0 ? row.stage : '', runCell(run), cells));
+      out.push(line(ri === 0 && !wide ? row.stage : '', runCell(run), cells));
     });
     if (row.merged) {
       const m = row.merged;

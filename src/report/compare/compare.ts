@@ -74,6 +74,8 @@ export interface MetaDifference {
   field: string;
   /** Per run: the value as text; null when the field is absent from that run. */
   values: Array<string | null>;
+  /** Per run: the value as results.json holds it (a number stays a number); null when absent. */
+  exact: unknown[];
 }
 
 export interface CompareModel {
@@ -131,32 +133,46 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
  * else by index (`x[1].y`); any other list is one value (`[[0],[1]]`).
  * Fields nobody declared (a `kernel` profile, a `calibration` block) flatten like the others.
  */
-export function flattenMeta(value: unknown, prefix = '', out = new Map<string, string>()): Map<string, string> {
+export function flattenMeta(
+  value: unknown,
+  prefix = '',
+  out = new Map<string, string>(),
+  /** Where given, each path's value as it is (not as text). */
+  exact?: Map<string, unknown>,
+): Map<string, string> {
   if (isPlainObject(value)) {
     const keys = Object.keys(value);
-    if (keys.length === 0 && prefix) out.set(prefix, '{}');
-    for (const k of keys) flattenMeta(value[k], prefix ? `${prefix}.${k}` : k, out);
+    if (keys.length === 0 && prefix) {
+      out.set(prefix, '{}');
+      exact?.set(prefix, {});
+    }
+    for (const k of keys) flattenMeta(value[k], prefix ? `${prefix}.${k}` : k, out, exact);
   } else if (Array.isArray(value) && value.length > 0 && value.every(isPlainObject)) {
     // Keyed by label where every element has its own (a strategy list): runs that list
     // different strategies then line up by strategy, not by position.
     const labels = value.map((v) => v.label);
     const byLabel = labels.every((l) => typeof l === 'string') && new Set(labels).size === labels.length;
     value.forEach((v, i) => {
-      flattenMeta(v, `${prefix}[${byLabel ? labels[i] : i}]`, out);
+      flattenMeta(v, `${prefix}[${byLabel ? labels[i] : i}]`, out, exact);
     });
   } else if (value !== undefined) {
     out.set(prefix, valueText(value));
+    exact?.set(prefix, value);
   }
   return out;
 }
 
 /** The metadata fields whose values are not all the same (absent counts as a value). */
 export function metaDifferences(runs: readonly RunResults[]): MetaDifference[] {
-  const flat = runs.map((r) => {
-    const m = flattenMeta(r.meta);
+  const exacts = runs.map(() => new Map<string, unknown>());
+  const flat = runs.map((r, i) => {
+    const m = flattenMeta(r.meta, '', new Map(), exacts[i]);
     m.set('status', r.status);
     m.set('baseline', r.baseline);
     m.set('sweep', r.sweep ? `${r.sweep.param}: ${r.sweep.values.join(', ')}` : 'none');
+    exacts[i].set('status', r.status);
+    exacts[i].set('baseline', r.baseline);
+    exacts[i].set('sweep', r.sweep ?? null);
     return m;
   });
   const ignored = new Set<string>(META_IGNORED);
@@ -165,7 +181,8 @@ export function metaDifferences(runs: readonly RunResults[]): MetaDifference[] {
   const out: MetaDifference[] = [];
   for (const field of fields) {
     const values = flat.map((m) => m.get(field) ?? null);
-    if (values.some((v) => v !== values[0])) out.push({ field, values });
+    if (values.some((v) => v !== values[0]))
+      out.push({ field, values, exact: exacts.map((m) => (m.has(field) ? m.get(field) : null)) });
   }
   return out;
 }

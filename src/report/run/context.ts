@@ -17,6 +17,8 @@ export interface TableContext {
   control?: string;
   /** `--threshold`, % of the baseline, as the run was given it. */
   thresholdPct?: number;
+  /** The kernel profile (`--kernel`): `5.15`, `6.1`, `6.9`, `6.18`. */
+  kernel?: string;
 }
 
 /** The {@link TableContext} of a run, from its metadata (`meta.options` is the resolved config). */
@@ -27,6 +29,7 @@ export function tableContext(results: Pick<RunResults, 'meta'> & { control?: str
     trialMs?: unknown;
     tracing?: unknown;
     threshold?: unknown;
+    kernel?: unknown;
   };
   const w = o.workload;
   const kind =
@@ -44,5 +47,6 @@ export function tableContext(results: Pick<RunResults, 'meta'> & { control?: str
     ...(typeof o.tracing === 'boolean' ? { tracing: o.tracing } : {}),
     ...(typeof results.control === 'string' ? { control: results.control } : {}),
     ...(num(o.threshold) !== undefined ? { thresholdPct: num(o.threshold) } : {}),
+    ...(typeof o.kernel === 'string' ? { kernel: o.kernel } : {}),
   };
 }

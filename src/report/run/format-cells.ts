@@ -73,3 +73,57 @@ export function verdictText(c: Comparison | undefined): string {
   if (mde === undefined || !Number.isFinite(mde)) return '~';
   return `~ could see ±${fmtUs(mde)} (${fmtPct(mde / c.baseline)})`;
 }
+
+/**
+ * A noisy comparison: one whose smallest visible effect exceeds this share of the baseline's mean
+ * gets a hint under the table (a quiet host is ~8–12% at the defaults: README).
+ */
+export const NOISY_DETECTABLE = 0.2;
+
+/**
+ * What a point's comparison found, in one line for the reader who reads nothing else: which
+ * strategies were worse or better than the baseline (with Δ mean and its share), how many within
+ * noise and the smallest effect they could have seen, and which were not judged. Undefined where
+ * nothing was compared. `rows`: label, role marker, comparison. Context: pure.
+ */
+export function foundLine(
+  baselineLabel: string,
+  rows: readonly { label: string; marker: Marker; comparison?: Comparison }[],
+): string | undefined {
+  const by = (m: Marker) => rows.filter((r) => r.marker === m);
+  const judged = rows.filter((r) => r.marker === 'worse' || r.marker === 'better' || r.marker === '~');
+  if (judged.length === 0 && by(NOT_JUDGED).length === 0) return undefined;
+  const effect = (r: { label: string; comparison?: Comparison }) => {
+    const c = r.comparison as Comparison;
+    return `${r.label} (${fmtSignedUs(c.diff)} µs, ${c.diff >= 0 ? '+' : '−'}${fmtPct(c.diff / c.baseline)})`;
+  };
+  const parts: string[] = [];
+  if (by('worse').length) parts.push(`worse than ${baselineLabel}: ${by('worse').map(effect).join(', ')}`);
+  if (by('better').length) parts.push(`better than ${baselineLabel}: ${by('better').map(effect).join(', ')}`);
+  const noise = by('~');
+  let hint = '';
+  if (noise.length) {
+    const seen = noise
+      .map((r) => (r.comparison?.detectable ?? Number.NaN) / (r.comparison?.baseline ?? Number.NaN))
+      .filter((x) => Number.isFinite(x));
+    const lo = Math.min(...seen);
+    const hi = Math.max(...seen);
+    const could = seen.length
+      ? ` (each could have seen a difference of ${lo === hi ? fmtPct(hi) : `${fmtPct(lo)}–${fmtPct(hi)}`} of the mean)`
+      : '';
+    const who =
+      noise.length === judged.length && by(NOT_JUDGED).length === 0
+        ? `no strategy differed from ${baselineLabel} beyond the noise`
+        : `within noise: ${noise.map((r) => r.label).join(', ')}`;
+    parts.push(`${who}${could}`);
+    if (seen.length && hi > NOISY_DETECTABLE)
+      hint = `; a difference under ${fmtPct(hi)} could not be seen here: more --trials, a longer --duration or a quieter host narrow it`;
+  }
+  if (by(NOT_JUDGED).length)
+    parts.push(
+      `not judged (no interval): ${by(NOT_JUDGED)
+        .map((r) => r.label)
+        .join(', ')}`,
+    );
+  return `found: ${parts.join('; ')}${hint}`;
+}

@@ -18,6 +18,12 @@ export type { ReportFile, ReportFormat } from './format.js';
 /** The results model itself: written first (write.ts), the source every format renders from. */
 export const RESULTS_JSON = 'results.json';
 
+/**
+ * A scenario's directory (beside its sub-runs): what the scenario printed, its tables and VERDICT
+ * lines, under a first line naming the command (src/app.ts); `deferlab report DIR` prints it.
+ */
+export const SCENARIO_TXT = 'scenario.txt';
+
 export const REPORT_FORMATS: readonly ReportFormat[] = [CSV_FORMAT, HTML_FORMAT, HGRM_FORMAT];
 
 /** Every file of a results directory as (listed name, what it holds): results.json, then the formats. */

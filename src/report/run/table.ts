@@ -26,6 +26,7 @@ import {
   fmtDelta,
   fmtRate,
   fmtUs,
+  foundLine,
   type Marker,
   markerOf,
   NOT_JUDGED,
@@ -35,7 +36,14 @@ import {
 import { hostStallNotes } from './host-stall-notes.js';
 import { generatorLossNotes, irqTraceNotes } from './irq-trace-notes.js';
 import { netColumns, netLines } from './net-lines.js';
-import { handoffsLostWarnings, hasStage, noSamplesWarning, shortTrialNotes, TRACING_OFF_NOTE } from './notes.js';
+import {
+  handoffsLostWarnings,
+  hasStage,
+  noSamplesWarning,
+  noWqBhNote,
+  shortTrialNotes,
+  TRACING_OFF_NOTE,
+} from './notes.js';
 import { PROSE_WIDTH, wrapProse } from './prose.js';
 import { seedLine, setupLine } from './setup-line.js';
 
@@ -237,6 +245,7 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
   const warning = noSamplesWarning(point, ctx);
   if (warning) table.notes.push(warning);
   table.notes.push(...handoffsLostWarnings(point));
+  table.notes.push(...noWqBhNote(point, ctx.kernel));
   table.notes.push(...shortTrialNotes(point));
   table.notes.push(...hostStallNotes(point));
   if (control) table.notes.push(...noiseFloorNotes(point, baselineLabel, control, stage));
@@ -365,6 +374,9 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
       );
     }
     prose(...t.notes.map(termSafe));
+    // What the comparison found, after the warnings that qualify it.
+    const found = foundLine(t.baseline, t.rows);
+    if (found) prose(termSafe(found));
     const net = netLines(point, ctx.cpus ?? 1, { wide: opts.wide, width: tableWidth, keep: netKeep });
     if (net) {
       out.push('', ...net.grid.map(termSafe));
