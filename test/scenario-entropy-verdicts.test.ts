@@ -152,6 +152,7 @@ describe('time to 256 bits (src/harness/round.ts)', () => {
         phase = p;
       },
       countersWithHost: () => ({ entropy_bits: 0 }),
+      counters: () => ({ entropy_bits: 0 }),
       inputPoolReadyAtNs: () => readyAt,
     } as unknown as Machine;
     const result = { label: 'timer(deferrable=true)', trials: [] } as unknown as StrategyResult;

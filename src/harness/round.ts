@@ -158,7 +158,7 @@ export async function runRound(
         const ready = readyAt <= t1 ? readyAt : -1;
         const counters: Record<string, number> = {};
         for (const key of Object.keys(c1)) counters[key] = c1[key] - c0[key];
-        counters.handoffs_lost = c1.handoffs_lost - lostBefore; // its warm-up's too (above)
+        if (lostBefore !== undefined) counters.handoffs_lost = c1.handoffs_lost - lostBefore; // its warm-up's too (above)
         const slice: Part = {
           hist,
           slices: {},
