@@ -83,6 +83,10 @@ function firstLine(e: unknown): string {
     .filter((l) => l !== '');
   // Skip a header line like "Transform failed with 1 error:" and keep the problem itself.
   const useful = lines.find((l) => !/failed with \d+ errors?:$/i.test(l) && !/^Parse failure/i.test(l));
+  // esbuild's text form, `FILE:LINE:COL: ERROR: text` (the column 0-based): as the list's form above,
+  // without the file, which the message names already.
+  const esbuild = useful ? /^.*:(\d+):(\d+): ERROR: (.*)$/.exec(useful) : null;
+  if (esbuild) return `line ${esbuild[1]}:${Number(esbuild[2]) + 1}: ${esbuild[3]}`;
   return useful ?? lines[0] ?? msg;
 }
 
@@ -125,7 +129,7 @@ export function pickClass(mod: Record<string, unknown>, file: string, exportName
     );
   if (fns.length > 0) {
     throw new StrategyLoadError(
-      `${file}: no exported class has a handoff(k, d) method (found ${fns.map(([k]) => k).join(', ')}); see docs/strategies.md`,
+      `${file}: no exported class has a handoff(k, d) method (its exports: ${fns.map(([k]) => k).join(', ')}); see docs/strategies.md`,
     );
   }
   throw new StrategyLoadError(

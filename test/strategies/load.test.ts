@@ -161,6 +161,10 @@ describe('a bad strategy is one line naming the file and the problem', () => {
     const e = await loadError(checkStrategy(fileRef(file('syntax.ts'))));
     expect(e.type).toBe('StrategyLoadError');
     expect(e.message.startsWith(`${file('syntax.ts')}: failed to load: `)).toBe(true);
+    // As a JavaScript file's: `line L:C: reason`, the file named once, no esbuild `ERROR:`.
+    expect(e.message).toMatch(/: failed to load: line \d+:\d+: \S/);
+    expect(e.message).not.toContain('ERROR:');
+    expect(e.message.split(file('syntax.ts')).length).toBe(2);
   });
 
   it('a syntax error in JavaScript', async () => {
@@ -186,7 +190,7 @@ describe('a bad strategy is one line naming the file and the problem', () => {
   it('a module whose classes have no handoff', async () => {
     const e = await loadError(checkStrategy(fileRef(file('helpers-only.mjs'))));
     expect(e.message).toBe(
-      `${file('helpers-only.mjs')}: no exported class has a handoff(k, d) method (found mix, Pool); see docs/strategies.md`,
+      `${file('helpers-only.mjs')}: no exported class has a handoff(k, d) method (its exports: mix, Pool); see docs/strategies.md`,
     );
   });
 
