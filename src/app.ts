@@ -3,7 +3,7 @@
  * (signals, exit status). `bin/deferlab.js` calls `start()`.
  */
 
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { runDemo } from './cli/demo.js';
 import { type CliDeps, type CliIo, main, sayStopped } from './cli/main.js';
@@ -37,9 +37,10 @@ import { renderCompareHtml } from './report/compare/compare-html.js';
 import { renderCompareTable } from './report/compare/compare-text.js';
 import { explainOf, inRunOrder } from './report/explain/read.js';
 import { renderExplain } from './report/explain/text.js';
-import { outputFileList, RESULTS_JSON, SCENARIO_TXT } from './report/run/formats.js';
+import { outputFileList, RESULTS_JSON } from './report/run/formats.js';
 import { errnoText, prepareOutputDir, removeIfEmpty } from './report/run/outdir.js';
 import { proseWidthOf, wrapProse } from './report/run/prose.js';
+import { keepScenarioText, scenarioText } from './report/run/scenario-text.js';
 import { renderTable } from './report/run/table.js';
 import { readResults, removeTempsInFlight, reportFromDir, writeFileAtomic, writeResults } from './report/run/write.js';
 import { timelineCollectorFor, writeTimeline } from './report/timeline/timeline-files.js';
@@ -288,13 +289,9 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     },
     async report(dir, io, opts = {}) {
       // A scenario's directory: what it printed, verdicts and all (keepScenarioText).
-      if (!existsSync(join(dir, RESULTS_JSON)) && existsSync(join(dir, SCENARIO_TXT))) {
-        io.stdout(readFileSync(join(dir, SCENARIO_TXT), 'utf8'));
-        const subRuns = readdirSync(dir, { withFileTypes: true }).filter(
-          (e) => e.isDirectory() && existsSync(join(dir, e.name, RESULTS_JSON)),
-        );
-        const each = subRuns.length ? `; each sub-run's: deferlab report ${join(dir, '<sub-run>')}` : '';
-        io.stdout(`(the scenario's report as it printed it${each})\n`);
+      const kept = scenarioText(dir);
+      if (kept !== undefined) {
+        io.stdout(kept);
         return EXIT_OK;
       }
       let rendered: Awaited<ReturnType<typeof reportFromDir>>;
@@ -389,7 +386,7 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       let code: number;
       try {
         code = await s.run({ config, io: sio, signal, argv });
-        await keepScenarioText(config.outDir, name, argv, printed, io);
+        await keepScenarioText(config.outDir, name, argv, printed, io.stderr);
       } catch (e) {
         if (e instanceof MachineFaultError)
           throw new DeferlabError('E_RUN_FAILED', `${e.fault.message} [thread ${e.fault.thread}]`, e.exitStatus);
@@ -407,29 +404,6 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
       return runDemo(config, io, signal);
     },
   };
-}
-
-/**
- * Write what a scenario printed (its tables and VERDICT lines) to SCENARIO_TXT in its output
- * directory, so that its verdicts outlive the terminal (`deferlab report DIR` prints it again);
- * nothing without an output directory. A failed write is a warning: the report was printed.
- */
-async function keepScenarioText(
-  outDir: string | null,
-  name: string,
-  argv: readonly string[],
-  printed: readonly string[],
-  io: CliIo,
-): Promise<void> {
-  if (!outDir || !existsSync(outDir)) return;
-  const head = `# deferlab ${argv.length ? argv.join(' ') : `scenario ${name}`}\n`;
-  try {
-    await writeFileAtomic(join(outDir, SCENARIO_TXT), head + printed.join(''));
-  } catch (e) {
-    io.stderr(
-      `deferlab: warning: could not write ${join(outDir, SCENARIO_TXT)}: ${errnoText(e)}; the report above is not kept\n`,
-    );
-  }
 }
 
 /** Resolves with 'interrupted' when `signal` aborts. */

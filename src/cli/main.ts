@@ -8,7 +8,7 @@
  * A command's DeferlabError keeps its own status; anything else a command throws is a failed
  * run (status 1), printed as one line; its stack only with DEFERLAB_DEBUG=1.
  */
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { checkBuiltinOptions } from '../config/checks.js';
 import { badOption, badValue, closest, unknownScenario } from '../config/errors.js';
@@ -18,6 +18,7 @@ import { type PartialConfig, type ResolvedConfig, resolveConfig } from '../confi
 import { parseOptionPairs, parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
 import { DeferlabError, EXIT_BAD_INPUT, EXIT_OK, EXIT_RUN_FAILED, Interrupted } from '../errors.js';
 import { SCENARIO_TXT } from '../report/run/formats.js';
+import { subRuns } from '../report/run/scenario-text.js';
 import { STAGE_NAMES, type StageName } from '../report/types.js';
 import { type ParsedCommand, parseArgv } from './args.js';
 import { helpText } from './help.js';
@@ -153,22 +154,10 @@ function strategyToCheck(spec: string, options: readonly string[], cwd: string):
 /** Sub-runs named in one message, at most. */
 const MAX_LISTED = 6;
 
-/** The subdirectories of `path` that hold a results.json (a scenario's sub-runs), sorted. */
-function subRuns(path: string): string[] {
-  try {
-    return readdirSync(path, { withFileTypes: true })
-      .filter((e) => e.isDirectory() && existsSync(join(path, e.name, 'results.json')))
-      .map((e) => e.name)
-      .sort();
-  } catch {
-    return [];
-  }
-}
-
-/** `report DIR`'s checks; `setting` names the argument in messages (`compare DIR` shares them). */
 /**
- * A results directory given as `setting`'s argument, checked: a run's (with results.json), or,
- * where `scenarioOk` (report), a scenario's, whose printed report it holds (SCENARIO_TXT).
+ * `report DIR`'s checks; `setting` names the argument in messages (`compare DIR` shares them): a
+ * run's results directory (with results.json), or, where `scenarioOk` (report), a scenario's,
+ * whose printed report it holds (SCENARIO_TXT).
  */
 function resultsDir(dir: string, cwd: string, setting = 'report DIR', scenarioOk = false): string {
   if (dir.trim() === '') {

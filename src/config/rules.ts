@@ -89,11 +89,11 @@ export function noTcpLat(why: string): Record<string, FixedSetting> {
  * `--hogs` (where CPU hogs run), refused as `unused` by a command that runs none: only `scenario
  * cpu-hog` puts hogs on a CPU (its workload's tasks); tcp_lat and background interrupts have none.
  */
-export function noHogs(runs: string): Record<string, FixedSetting> {
+export function noHogs(): Record<string, FixedSetting> {
   return {
     hogs: {
       kind: 'unused',
-      why: `${runs} runs no CPU hog; hogs are scenario cpu-hog's`,
+      why: "it runs no CPU hog; hogs are scenario cpu-hog's",
       instead: "use 'deferlab scenario cpu-hog --hogs ...' to place CPU hogs",
     },
   };
@@ -104,7 +104,7 @@ export function noHogs(runs: string): Record<string, FixedSetting> {
  * is checked on the user's layers like a scenario's rules).
  */
 export const RUN_RULES: CommandRules = {
-  fixed: { ...noHogs('it') },
+  fixed: { ...noHogs() },
   takesIrqTrace: true,
 };
 
@@ -133,6 +133,6 @@ export const DEMO_RULES: CommandRules = {
     timelineWindowMs: { kind: 'unused', why: 'it writes no timeline' },
     explain: { kind: 'unused', why: "it compares nothing; use 'deferlab run --explain'", allows: false },
     threshold: { kind: 'unused', why: 'it compares nothing' },
-    ...noHogs('it'),
+    ...noHogs(),
   },
 };

@@ -39,7 +39,7 @@ const RULES: CommandRules = {
     why: 'whose irq_work(target=next) and unbound strategies need a second CPU to run a mix off its own',
   },
   fixed: {
-    ...noHogs('it'),
+    ...noHogs(),
     strategies: {
       kind: 'sets',
       why: 'it compares inline, workqueue, tasklet, timer, timer:deferrable=true, unbound, irq_work:target=next and (from kernel 6.9) bh_workqueue',

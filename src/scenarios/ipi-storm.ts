@@ -45,7 +45,7 @@ const NO_FAST_POOL: FixedSetting = {
 const RULES: CommandRules = {
   minCpus: { count: 2, why: 'whose producer runs on CPU 0 and consumer on CPU 1' },
   fixed: {
-    ...noHogs('it'),
+    ...noHogs(),
     strategies: {
       kind: 'unused',
       why: 'it compares two IPI policies, always and if-idle, not deferral strategies',

@@ -59,7 +59,7 @@ const RULES: CommandRules = {
   // --sweep is part 1's; --irq-rate and --trigger still set part 2's runs.
   sweepIsPartial: true,
   fixed: {
-    ...noHogs('it'),
+    ...noHogs(),
     strategies: {
       kind: 'sets',
       why: "it compares inline (and on 5.15 inline_trylock, the bisected commit's), workqueue, workqueue:wq=system, tasklet, timer and timer:deferrable=true, then inline with workqueue",

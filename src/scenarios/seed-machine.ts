@@ -98,7 +98,7 @@ export const SEED_TRIGGERS = [64, 1024];
 const RULES: CommandRules = {
   minNodeCpus: { count: SEED_PAIRS, why: `whose ${SEED_PAIRS} qperf pairs run on node 0 (numactl -N0)` },
   fixed: {
-    ...noHogs('it'),
+    ...noHogs(),
     strategies: {
       kind: 'sets',
       why: "it compares workqueue with the kernel's inline before the change (inline_trylock on 5.15), as part 2 of random-regression does",

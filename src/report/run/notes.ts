@@ -1,3 +1,4 @@
+import { KERNEL_NAMES, type KernelName, kernelProfile } from '../../kernel/profiles.js';
 import { median } from '../statistics/order.js';
 import { type PointResult, STAGE_NAMES, type StageName, type StrategyResult } from '../types.js';
 import type { TableContext } from './context.js';
@@ -103,21 +104,14 @@ export function handoffsLostWarnings(point: PointResult): string[] {
 }
 
 /**
- * Whether kernel profile `kernel` (`6.1`) has WQ_BH workqueues: Linux 6.9 and later (commit
- * 4cb1ef64609f, "workqueue: Implement BH workqueues to eventually replace tasklets", v6.9).
- */
-export function hasWqBh(kernel: string): boolean {
-  const [major, minor] = kernel.split('.').map(Number);
-  return major > 6 || (major === 6 && minor >= 9);
-}
-
-/**
  * A note when the run's kernel has no WQ_BH and so no bh_workqueue was compared beside a tasklet
  * (which WQ_BH was made to replace): the default strategy list leaves it out there
  * (src/config/schema.ts), which a reader of the table would otherwise take for an omission.
  */
 export function noWqBhNote(point: PointResult, kernel: string | undefined): string[] {
-  if (kernel === undefined || hasWqBh(kernel)) return [];
+  // Results name one of the profiles (kernel/profiles.ts says which have WQ_BH); anything else, nothing.
+  if (kernel === undefined || !(KERNEL_NAMES as readonly string[]).includes(kernel)) return [];
+  if (kernelProfile(kernel as KernelName).wqBh) return [];
   const labels = point.strategies.map((s) => s.label);
   if (!labels.some((l) => l.startsWith('tasklet')) || labels.some((l) => l.startsWith('bh_workqueue'))) return [];
   return [
