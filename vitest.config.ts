@@ -11,7 +11,7 @@ import { defineConfig } from 'vitest/config';
 const SHARED_PROCESS = [
   'test/cli/args.test.ts',
   'test/config/{errors,load,nic,strategy-spec,sweep}.test.ts',
-  'test/harness/{boots,schedule,signals,until}.test.ts',
+  'test/harness/{boots,heap-growth,schedule,signals,until}.test.ts',
   'test/irq/{replay,trace-file}.test.ts',
   'test/kernel/select.test.ts',
   'test/machine/{layout,timeline,trace}.test.ts',

@@ -114,7 +114,10 @@ function checkStrategyHint(config: ResolvedConfig, results: RunResults): string 
   if (spec?.kind !== 'file' || spec.file === undefined) return '';
   const finished = results.points.some((p) => p.strategies.some((s) => s.label === label && s.trials.length > 0));
   if (finished) return '';
-  return `; to check the strategy alone: deferlab check-strategy ${spec.file}`;
+  // With its options, so that the command checks the strategy as this run ran it.
+  const keys = Object.keys(spec.options);
+  const opts = keys.length ? `:${keys.map((k) => `${k}=${String(spec.options[k])}`).join(',')}` : '';
+  return `; to check the strategy alone: deferlab check-strategy ${spec.file}${opts}`;
 }
 
 /** Progress on stderr, only when stderr is a terminal: one line rewritten in place. */
@@ -232,13 +235,18 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     if (results.status === 'failed')
       sayStopped(io, 'failed', `run failed: ${describeError(results)}${checkStrategyHint(config, results)}`);
     if (results.status === 'interrupted') {
-      const finished = results.points.reduce((n, p) => n + p.strategies.reduce((m, s) => m + s.trials.length, 0), 0);
+      const each = results.points.flatMap((p) => p.strategies.map((s) => s.trials.length));
+      const finished = each.reduce((n, k) => n + k, 0);
       const where = config.outDir ? 'in the results' : 'in the table above';
+      // Per strategy too, as the setup line counts them ("(3 of them finished: ...)").
+      const lo = Math.min(...each);
+      const hi = Math.max(...each);
+      const per = each.length > 1 ? ` (${lo === hi ? lo : `${lo}–${hi}`} per strategy)` : '';
       sayStopped(
         io,
         'interrupted',
         finished
-          ? `interrupted; the ${finished} trials finished so far are ${where}`
+          ? `interrupted; the ${finished} trials finished so far${per} are ${where}`
           : 'interrupted before any trial finished',
       );
     }

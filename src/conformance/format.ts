@@ -22,5 +22,5 @@ export function formatConformance(report: ConformanceReport): string {
   const lines = report.checks.map((c) =>
     c.status === 'fail' ? `${MARK.fail} ${c.name}: ${c.detail}` : `${MARK[c.status]} ${c.name} (${c.detail})`,
   );
-  return [head, ...lines].join('\n');
+  return [head, ...lines, ...(report.notes ?? []).map((n) => `note: ${n}`)].join('\n');
 }

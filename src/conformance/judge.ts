@@ -19,6 +19,7 @@ import {
   STOP_GRACE_MS,
   type StopResult,
   type Subject,
+  THIN_HANDOFFS,
 } from './model.js';
 
 /** Which check a fault fails: might_sleep's BUG, a stuck CPU (shutdown), else "no other fault". */
@@ -231,5 +232,17 @@ export function judge(s: Subject, ev: Evidence, stop: StopResult, o: Resolved): 
       : pass('noFault', ev.fault ? 'the one fault is reported above' : 'no exception, no kernel BUG, no thread lost');
 
   const checks = [exactlyOnce, whilePending, where, shutdown, mightSleep, noFault];
-  return { strategy: s.ref.label, passed: checks.every((c) => c.passed), claims: { ...s.claims }, checks };
+  const notes: string[] = [];
+  const accepted = ev.a?.delta.handoffs ?? 0;
+  if (ev.a && !ev.fault && accepted > 0 && accepted < THIN_HANDOFFS) {
+    const remote = ev.a.delta.mixes_remote;
+    notes.push(
+      `only ${plural(accepted, 'hand-off')} in ${plural(ev.a.delta.interrupts, 'interrupt')}${
+        remote > 0
+          ? `: the CPUs stopped handing off after ${plural(remote, 'mix', 'mixes')} ran on another CPU (random.c's mix_interrupt_randomness refuses such a mix and leaves that CPU's fast pool in flight, MIX_INFLIGHT, so it never hands off again)`
+          : " (a strategy that waits for an event to run the work, as a deferrable timer waits for a busy CPU's tick, hands off as often as the event comes)"
+      }: the checks above saw little of the strategy`,
+    );
+  }
+  return { strategy: s.ref.label, passed: checks.every((c) => c.passed), claims: { ...s.claims }, checks, notes };
 }

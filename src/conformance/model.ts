@@ -79,7 +79,17 @@ export interface ConformanceReport {
   claims: Required<StrategyClaims>;
   /** In CHECK's order. */
   checks: ConformanceCheck[];
+  /** What the checks rest on, where it is little (THIN_HANDOFFS): printed under them as `note:` lines. */
+  notes: string[];
 }
+
+/**
+ * Fewer accepted hand-offs than this in phase A and the report says the checks rest on little:
+ * the suite's machine makes hundreds a second on each CPU (CONFORMANCE_IRQ_RATE, CONFORMANCE_TRIGGER),
+ * a strategy that batches to the tick still dozens in a phase, so a handful means the CPUs stopped
+ * handing off (a mix run on another CPU strands its fast pool: random.c). Not a model parameter.
+ */
+export const THIN_HANDOFFS = 20;
 
 export interface ConformanceOptions {
   /** Emulated CPUs (default CONFORMANCE_CPUS). */

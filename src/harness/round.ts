@@ -136,9 +136,13 @@ export async function runRound(
         if (k === 0) m.resetEntropy();
         else m.setFastPoolCounts(counts.get(s) ?? m.fastPoolCounts());
         const warmStart = m.nowNs();
-        // Hand-offs lost in the warm-up strand the fast pool for the whole slice (random.c's
-        // MIX_INFLIGHT stays set), so the measured window shows none of them: counted from here.
-        const lostBefore = m.counters().handoffs_lost;
+        // Hand-offs lost in the warm-up, and mixes that ran off their CPU there (random.c's
+        // mix_interrupt_randomness returns without clearing the count), strand the fast pool for
+        // the whole slice (MIX_INFLIGHT stays set), so the measured window shows none of them:
+        // these two are counted from here.
+        const before = m.counters();
+        const lostBefore = before.handoffs_lost;
+        const remoteBefore = before.mixes_remote;
         m.setPhase(Phase.Warmup);
         await ctx.guard(settleMs);
         const c0 = m.countersWithHost();
@@ -159,6 +163,7 @@ export async function runRound(
         const counters: Record<string, number> = {};
         for (const key of Object.keys(c1)) counters[key] = c1[key] - c0[key];
         if (lostBefore !== undefined) counters.handoffs_lost = c1.handoffs_lost - lostBefore; // its warm-up's too (above)
+        if (remoteBefore !== undefined) counters.mixes_remote = c1.mixes_remote - remoteBefore;
         const slice: Part = {
           hist,
           slices: {},

@@ -45,6 +45,7 @@ import { VERSION } from '../version.js';
 import { bootConfig, mergeBoots } from './boots.js';
 import { calibrate, finishCalibration } from './calibrate.js';
 import { collectGarbage } from './gc.js';
+import { HeapGrowth, suspectText } from './heap-growth.js';
 import { mmapThresholdInEffect } from './malloc.js';
 import { machineOptions, type PointParams, strategyRefs, sweepPoints, withControl } from './options.js';
 import { type RoundContext, runRound, type StrategyAcc, sliceCount } from './round.js';
@@ -145,6 +146,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
       ...(config.idle === 'auto'
         ? {
             idlePolicy: `${autoIdle(config.cpus)} (auto: ${(autoIdleFreeCores() ?? 0).toFixed(1)} of ${host.hostCores} cores free)`,
+            ...(autoIdleFreeCores() !== undefined ? { hostFreeCores: autoIdleFreeCores() } : {}),
           }
         : {}),
       ...(process.platform === 'linux' ? { mmapThreshold: mmapThresholdInEffect() } : {}),
@@ -284,6 +286,8 @@ async function runPoint(
       ...(until.stage ? { stage: until.stage } : {}),
     };
   };
+  // Whose slices each thread's heap grew in: a thread that runs out of memory names a suspect.
+  const heaps = new HeapGrowth();
   const round: RoundContext = {
     m,
     accs,
@@ -295,7 +299,11 @@ async function runPoint(
     firstWarmupMs: firstWarmupMs(config.trialMs, config.warmupMs),
     warmupPassMs: Math.max(WARMUP_PASS_MIN_MS, config.warmupMs),
     guard,
-    endSlice: (label) => endTrial(m, label, drainTimeoutMs(config.watchdogMs)),
+    endSlice: async (label) => {
+      const h = await endTrial(m, label, drainTimeoutMs(config.watchdogMs));
+      heaps.note(label, m.threadHeaps());
+      return h;
+    },
     say,
     setActive: (i) => {
       activeIndex = i;
@@ -362,7 +370,7 @@ async function runPoint(
     if (e instanceof MachineFaultError) {
       results.status = 'failed';
       // A thread that died cannot say whose code it ran: name the strategy in force then.
-      results.error = faultError(e.fault, accs[activeIndex]?.result.label);
+      results.error = faultError(e.fault, accs[activeIndex]?.result.label, heaps);
     } else if (e instanceof Interrupted) {
       results.status = 'interrupted';
     } else {
@@ -450,17 +458,23 @@ function finishStrategy(acc: StrategyAcc): void {
   acc.merged = {};
 }
 
-function faultError(f: MachineFault, inForce: string | undefined): RunResults['error'] {
-  const strategy = f.strategy ?? inForce;
+function faultError(f: MachineFault, inForce: string | undefined, heaps: HeapGrowth): RunResults['error'] {
+  // A thread that ran out of memory: the strategy whose slices filled its heap, where one stands
+  // out, rather than the one in force when it died (heap-growth.ts).
+  const suspect = !f.strategy && OUT_OF_MEMORY.test(f.message) ? heaps.suspect(f.thread, inForce) : undefined;
+  const strategy = f.strategy ?? suspect?.label ?? inForce;
   const guessed = !f.strategy && inForce !== undefined;
   return {
-    message: guessed ? `${f.message} (while strategy ${inForce} was in force)` : f.message,
+    message: guessed || suspect ? `${f.message}${suspectText(inForce, suspect)}` : f.message,
     thread: f.thread,
     ...(strategy ? { strategy } : {}),
     ...(f.cpu >= 0 ? { cpu: f.cpu } : {}),
     context: f.context,
   };
 }
+
+/** Machine.ts's message for a thread whose heap ran out (ERR_WORKER_OUT_OF_MEMORY). */
+const OUT_OF_MEMORY = /^thread \S+ ran out of memory/;
 
 /** A promise that resolves on abort, and a way to drop its listener (one per machine boot). */
 function aborted(signal: AbortSignal | undefined): { promise: Promise<'abort'>; release(): void } {

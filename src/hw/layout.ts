@@ -213,7 +213,12 @@ export enum Where {
   Task = 0,
   Hardirq = 1,
   Softirq = 100, // + vector
-  Callback = 1000, // + object id
+  /** A kernel object's callback, run in task context (a work item in its kworker), + object id. */
+  Callback = 1000,
+  /** ... in softirq context (a tasklet, a timer, a WQ_BH work item), + object id. */
+  CallbackSoftirq = 2000,
+  /** ... in hardirq context (an irq_work), + object id. Object ids are below MAX_OBJECTS (256). */
+  CallbackHardirq = 3000,
   Handoff = 3,
 }
 

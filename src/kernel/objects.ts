@@ -85,7 +85,9 @@ export class Objects {
       return;
     }
     const prev = ctx.inStrategy;
-    const prevWhere = ctx.setWhere(ctx.cpu, Where.Callback + id);
+    // The context it runs in, for the watchdog's report (memory.ts whereOf): the caller's.
+    const base = ctx.hardirq > 0 ? Where.CallbackHardirq : ctx.softirq > 0 ? Where.CallbackSoftirq : Where.Callback;
+    const prevWhere = ctx.setWhere(ctx.cpu, base + id);
     ctx.inStrategy = o.strategy;
     o.fn(this.facade);
     ctx.setWhere(ctx.cpu, prevWhere);

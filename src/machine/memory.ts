@@ -375,11 +375,18 @@ export class MachineMemory {
   /** What CPU `cpu`'s owner was doing, from its CPU_WHERE word (for the watchdog). */
   whereOf(cpu: number): { context: 'hardirq' | 'softirq' | 'task'; doing: string } {
     const v = Atomics.load(this.i32, this.R.cpu + cpu * CPU_WORDS + CPU_WHERE);
-    if (v >= Where.Callback)
+    if (v >= Where.Callback) {
+      const [context, base] =
+        v >= Where.CallbackHardirq
+          ? (['hardirq', Where.CallbackHardirq] as const)
+          : v >= Where.CallbackSoftirq
+            ? (['softirq', Where.CallbackSoftirq] as const)
+            : (['task', Where.Callback] as const);
       return {
-        context: 'task',
-        doing: `in the callback of ${this.objectNames[v - Where.Callback] ?? `kernel object #${v - Where.Callback}`}`,
+        context,
+        doing: `in the callback of ${this.objectNames[v - base] ?? `kernel object #${v - base}`}`,
       };
+    }
     if (v >= Where.Softirq)
       return { context: 'softirq', doing: `in softirq ${SOFTIRQ_NAMES[v - Where.Softirq] ?? v - Where.Softirq}` };
     if (v === Where.Handoff) return { context: 'hardirq', doing: "inside the strategy's hand-off" };

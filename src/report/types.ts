@@ -298,6 +298,11 @@ export interface RunMeta {
   /** When `options.idle` was `auto`: the policy the CPUs ran and why, e.g. `poll (auto: 1.9 of 2 cores free)`. */
   idlePolicy?: string;
   /**
+   * When `options.idle` was `auto`: the host cores other processes left free just before the run
+   * (src/config/defaults.ts sampleIdleCores, over IDLE_SAMPLE_MS); absent otherwise and before 2026-12-07.
+   */
+  hostFreeCores?: number;
+  /**
    * glibc's mmap threshold the run's process had: the value of MALLOC_MMAP_THRESHOLD_ (bytes;
    * the CLI sets 131072, src/harness/malloc.ts), or null when it was glibc's dynamic threshold.
    * Absent in older results and off Linux.

@@ -34,6 +34,8 @@ interface FaultCase {
   file: string;
   /** The label the CLI gives it. */
   label: string;
+  /** Options given with the file (`FILE:OPTIONS`): the check-strategy hint must keep them. */
+  options?: string;
   nodeArgs?: string[];
   /** Each must match the stderr line. */
   message: RegExp[];
@@ -51,7 +53,8 @@ const CASES: FaultCase[] = [
   {
     name: 'handoff throws',
     file: 'handoff-throws.ts',
-    label: 'handoff-throws.ts',
+    label: 'handoff-throws.ts(why=test)',
+    options: 'why=test',
     message: [/fixture: handoff threw/, /thread cpu\d/],
     context: 'hardirq',
   },
@@ -144,6 +147,7 @@ describe('a faulty strategy fails the run: exit 1, one line saying where, partia
       async () => {
         const out = join(tmp, c.file.replace(/\.ts$/, ''));
         const mark = join(tmp, `${c.file}.mark`);
+        const opts = c.options ? `:${c.options}` : '';
         const r = await runCli(
           [
             'run',
@@ -164,7 +168,7 @@ describe('a faulty strategy fails the run: exit 1, one line saying where, partia
             // thread, not a CPU's (under the default --kthreads cpu it is CPU n's thread).
             '--kthreads',
             'thread',
-          ].concat(['--strategy', 'inline', '--strategy', fixture(`faulty/${c.file}`), '--out', out]),
+          ].concat(['--strategy', 'inline', '--strategy', `${fixture(`faulty/${c.file}`)}${opts}`, '--out', out]),
           { nodeArgs: c.nodeArgs, env: { DEFERLAB_TEST_MARK: mark }, timeoutMs: c.killAfterMs ?? KILL_AFTER_MS },
         );
         expect(r.killedByTimeout, 'the process ended by itself').toBe(false);
@@ -181,7 +185,9 @@ describe('a faulty strategy fails the run: exit 1, one line saying where, partia
         // It failed in its first trial: the line points at the command that checks it alone.
         expect
           .soft(line)
-          .toContain(`; to check the strategy alone: deferlab check-strategy ${resolve(fixture(`faulty/${c.file}`))}`);
+          .toContain(
+            `; to check the strategy alone: deferlab check-strategy ${resolve(fixture(`faulty/${c.file}`))}${opts}`,
+          );
 
         // Partial results: status failed, the error, inline's finished trial, the report.
         const results = await readResults(out);
@@ -241,7 +247,9 @@ describe('SIGINT', () => {
       const [estimate, ...rest] = r.stderr.trimEnd().split('\n');
       expect(estimate).toMatch(/^deferlab: 2 strategies × 50 trials × 1 sweep point, about \d+ (s|min) /);
       expect(rest).toHaveLength(1);
-      expect(rest[0]).toMatch(/^deferlab: interrupted; the \d+ trials finished so far are in the results$/);
+      expect(rest[0]).toMatch(
+        /^deferlab: interrupted; the \d+ trials finished so far \(\d+(–\d+)? per strategy\) are in the results$/,
+      );
       expect(r.stdout).toMatch(/^status: interrupted/m);
 
       const results = await readResults(out);

@@ -69,7 +69,9 @@ async function expectStoppedOnce(r: CliResult, out: string): Promise<void> {
   expect(r.code, `stderr:\n${r.stderr}`).toBe(130);
   expect(stackLines(r.stderr), 'no stack trace').toEqual([]);
   expect(r.stderr).not.toMatch(/interrupted twice/);
-  expect(r.stderr).toMatch(/^deferlab: interrupted; the \d+ trials finished so far are in the results$/m);
+  expect(r.stderr).toMatch(
+    /^deferlab: interrupted; the \d+ trials finished so far( \(\d+(–\d+)? per strategy\))? are in the results$/m,
+  );
   const results = await readResults(out);
   expect(results.status).toBe('interrupted');
   expect(results.points[0].strategies[0].trials.length, "inline's finished trial").toBeGreaterThanOrEqual(1);

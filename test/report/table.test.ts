@@ -666,6 +666,35 @@ describe('a kernel without WQ_BH', () => {
   });
 });
 
+describe('a busy host', () => {
+  const withFree = (free: number | undefined, cpus = 2) => {
+    const r = syntheticResults({ seed: 11, samples: 50, trials: 2 });
+    return {
+      ...r,
+      meta: {
+        ...r.meta,
+        hostCores: 2,
+        ...(free === undefined ? {} : { hostFreeCores: free }),
+        options: { ...r.meta.options, cpus },
+      },
+    };
+  };
+  const busy = (r: RunResults) => linesStarting(r, 'note: the host was busy');
+  it('says so under the host line when other processes left fewer cores free than the machine wants', () => {
+    expect(busy(withFree(0.3))).toEqual([
+      "note: the host was busy as the run began: other processes left 0.3 of its 2 cores free, where this machine's CPU threads want 2; they shared the cores, which lengthens the latencies and widens every interval here (a quieter host narrows them)",
+    ]);
+    expect(busy(withFree(1.0))).toHaveLength(1);
+    // One CPU wants one core: one core free is enough.
+    expect(busy(withFree(1.0, 1))).toEqual([]);
+  });
+  it('says nothing on a free host, or where the run did not sample it (--idle given)', () => {
+    expect(busy(withFree(2.0))).toEqual([]);
+    expect(busy(withFree(1.9))).toEqual([]);
+    expect(busy(withFree(undefined))).toEqual([]);
+  });
+});
+
 describe('the found: line under the table', () => {
   const foundOf = (r: RunResults) =>
     renderTable(r)
@@ -710,5 +739,27 @@ describe('the found: line under the table', () => {
   });
   it('says nothing where nothing was compared', () => {
     expect(foundLine('inline', [{ label: 'inline', marker: 'baseline' }])).toBeUndefined();
+  });
+  it('calls a strategy the same as the baseline where its whole interval lies inside the --threshold band', () => {
+    // An A/A copy measured closely: [−1.5%, +1.2%] inside ±2%; another only within noise.
+    const c = (ciLow: number, ciHigh: number) =>
+      ({ baseline: 10_000, threshold: 200, ciLow, ciHigh, detectable: 400, diff: (ciLow + ciHigh) / 2 }) as never;
+    const line = foundLine('workqueue', [
+      { label: 'workqueue', marker: 'baseline' },
+      { label: 'wqcopy.js', marker: '~', comparison: c(-150, 120) },
+      { label: 'tasklet', marker: '~', comparison: c(-350, 300) },
+    ]);
+    expect(line).toBe(
+      'found: the same as workqueue within ±2.0%: wqcopy.js (its interval lies wholly inside the --threshold band); within noise: tasklet (each could have seen a difference of 4.0% of the mean)',
+    );
+    // No band (--threshold 0), or an interval reaching past it: never "the same".
+    const noBand = { baseline: 10_000, threshold: 0, ciLow: -1, ciHigh: 1, detectable: 400, diff: 0 } as never;
+    for (const comparison of [noBand, c(-150, 250)])
+      expect(
+        foundLine('workqueue', [
+          { label: 'workqueue', marker: 'baseline' },
+          { label: 'wqcopy.js', marker: '~', comparison },
+        ]),
+      ).toMatch(/^found: no strategy differed from workqueue beyond the noise/);
   });
 });

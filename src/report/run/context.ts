@@ -19,6 +19,8 @@ export interface TableContext {
   thresholdPct?: number;
   /** The kernel profile (`--kernel`): `5.15`, `6.1`, `6.9`, `6.18`. */
   kernel?: string;
+  /** Host cores other processes left free just before the run (meta.hostFreeCores; `--idle auto` only). */
+  hostFreeCores?: number;
 }
 
 /** The {@link TableContext} of a run, from its metadata (`meta.options` is the resolved config). */
@@ -48,5 +50,6 @@ export function tableContext(results: Pick<RunResults, 'meta'> & { control?: str
     ...(typeof results.control === 'string' ? { control: results.control } : {}),
     ...(num(o.threshold) !== undefined ? { thresholdPct: num(o.threshold) } : {}),
     ...(typeof o.kernel === 'string' ? { kernel: o.kernel } : {}),
+    ...(num(results.meta.hostFreeCores) !== undefined ? { hostFreeCores: results.meta.hostFreeCores } : {}),
   };
 }

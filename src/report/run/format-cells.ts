@@ -80,6 +80,12 @@ export function verdictText(c: Comparison | undefined): string {
  */
 export const NOISY_DETECTABLE = 0.2;
 
+/** A comparison whose whole interval lies inside ±its --threshold band (a positive band only). */
+function insideBand(c: Comparison | undefined): boolean {
+  if (!c || c.threshold === undefined || !(c.threshold > 0)) return false;
+  return Number.isFinite(c.ciLow) && Number.isFinite(c.ciHigh) && c.ciLow >= -c.threshold && c.ciHigh <= c.threshold;
+}
+
 /**
  * What a point's comparison found, in one line for the reader who reads nothing else: which
  * strategies were worse or better than the baseline (with Δ mean and its share), how many within
@@ -100,7 +106,16 @@ export function foundLine(
   const parts: string[] = [];
   if (by('worse').length) parts.push(`worse than ${baselineLabel}: ${by('worse').map(effect).join(', ')}`);
   if (by('better').length) parts.push(`better than ${baselineLabel}: ${by('better').map(effect).join(', ')}`);
-  const noise = by('~');
+  // Within noise, and the whole interval inside the --threshold band: no difference as large as
+  // the band either way (an equivalence, at the band as its margin): an A/A copy's hoped-for finding.
+  const same = by('~').filter((r) => insideBand(r.comparison));
+  if (same.length) {
+    const c = same[0].comparison as Comparison;
+    parts.push(
+      `the same as ${baselineLabel} within ±${fmtPct((c.threshold ?? 0) / c.baseline)}: ${same.map((r) => r.label).join(', ')} (${same.length === 1 ? 'its interval lies' : 'each interval lies'} wholly inside the --threshold band)`,
+    );
+  }
+  const noise = by('~').filter((r) => !same.includes(r));
   let hint = '';
   if (noise.length) {
     const seen = noise

@@ -1,4 +1,5 @@
 import { KERNEL_NAMES, type KernelName, kernelProfile } from '../../kernel/profiles.js';
+import { plural } from '../../text.js';
 import { median } from '../statistics/order.js';
 import { type PointResult, STAGE_NAMES, type StageName, type StrategyResult } from '../types.js';
 import type { TableContext } from './context.js';
@@ -102,6 +103,27 @@ export function handoffsLostWarnings(point: PointResult): string[] {
   }
   return out;
 }
+
+/**
+ * A note when other processes held the host's cores as the run began (the `--idle auto` sample):
+ * they shared the cores with the machine's threads, so every latency and interval is wider than
+ * the host alone would give, which a reader of a busy host's table should know before comparing it
+ * with another run. Fewer free cores than the machine has CPUs (up to the host's cores), by a
+ * quarter core or more: a sample of 0.2 s moves by a few hundredths on a quiet host.
+ */
+export function busyHostNote(ctx: TableContext): string[] {
+  const free = ctx.hostFreeCores;
+  const cores = ctx.hostCores;
+  if (free === undefined || cores === undefined) return [];
+  const wanted = Math.min(ctx.cpus ?? cores, cores);
+  if (free > wanted - BUSY_MARGIN_CORES) return [];
+  return [
+    `the host was busy as the run began: other processes left ${free.toFixed(1)} of its ${plural(cores, 'core')} free, where this machine's CPU threads want ${wanted}; they shared the cores, which lengthens the latencies and widens every interval here (a quieter host narrows them)`,
+  ];
+}
+
+/** How many cores short of what the machine wants the host's free cores must be for busyHostNote. */
+const BUSY_MARGIN_CORES = 0.25;
 
 /**
  * A note when the run's kernel has no WQ_BH and so no bh_workqueue was compared beside a tasklet

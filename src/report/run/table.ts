@@ -37,6 +37,7 @@ import { hostStallNotes } from './host-stall-notes.js';
 import { generatorLossNotes, irqTraceNotes } from './irq-trace-notes.js';
 import { netColumns, netLines } from './net-lines.js';
 import {
+  busyHostNote,
   handoffsLostWarnings,
   hasStage,
   noSamplesWarning,
@@ -394,6 +395,7 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
   prose(seedLine(results));
   const host = calibrationLine(results.meta); // absent in results written before the block
   if (host) prose(host);
+  for (const n of busyHostNote(ctx)) prose(`note: ${n}`);
   return `${out.join('\n')}\n`;
 }
 
