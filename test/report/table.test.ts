@@ -296,6 +296,25 @@ describe('terminal table', () => {
     ]);
   });
 
+  it('notes slice cycles a sliced Δ left out because a side measured nothing in them', () => {
+    const r = syntheticResults({ samples: 100, trials: 2 });
+    const slices = (counts: number[]) => ({ count: counts, mean: counts.map((c) => (c > 0 ? 10_000 : Number.NaN)) });
+    for (const s of r.points[0].strategies)
+      s.trials.forEach((t, i) => {
+        t.slices = { one_way: slices(s.label === 'workqueue' && i === 1 ? [50, 0, 50] : [50, 50, 50]) } as never;
+      });
+    const dropped = linesStarting(r, 'note: Δ pairs slices by cycle');
+    expect(dropped).toHaveLength(1);
+    // The baseline's empty cycle leaves it out of every candidate's Δ; the candidate's, of its own.
+    const baseline = r.baseline;
+    const others = r.points[0].strategies.filter((s) => s.label !== baseline).map((s) => s.label);
+    if (baseline === 'workqueue') for (const l of others) expect(dropped[0]).toContain(`${l} 1 of 6`);
+    else expect(dropped[0]).toMatch(/: workqueue 1 of 6 cycles left out$/);
+    // Whole trials (no slices): nothing to say.
+    for (const s of r.points[0].strategies) for (const t of s.trials) t.slices = undefined;
+    expect(linesStarting(r, 'note: Δ pairs slices by cycle')).toEqual([]);
+  });
+
   it('a run with nothing compared (a failed run) says so, not that its results predate the adjustment', () => {
     const r = syntheticResults({ samples: 50, trials: 2 });
     for (const s of r.points[0].strategies) delete s.comparison;

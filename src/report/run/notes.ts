@@ -43,6 +43,39 @@ export function shortTrialNotes(point: PointResult): string[] {
 }
 
 /**
+ * A note when a sliced Δ left cycles out: slices pair by cycle (statistics/slices.ts), and a cycle
+ * where either side recorded no sample of `stage` (a host stall took the slice) has no pair, so
+ * it is in neither side's Δ, while the mean column keeps the other side's samples of it. Without
+ * the note the Δ and the difference of the means disagree for no reason the table gives (a new
+ * user's run: tasklet's means differed by +15.98 µs, its Δ +21.67).
+ */
+export function droppedSliceNotes(point: PointResult, baselineLabel: string, stage: StageName): string[] {
+  const base = point.strategies.find((s) => s.label === baselineLabel);
+  if (!base) return [];
+  const byIndex = new Map(base.trials.map((t) => [t.index, t]));
+  const left: string[] = [];
+  for (const s of point.strategies) {
+    if (s === base) continue;
+    let cycles = 0;
+    let dropped = 0;
+    for (const t of s.trials) {
+      const a = t.slices?.[stage];
+      const b = byIndex.get(t.index)?.slices?.[stage];
+      if (!a || !b || a.count.length < 2 || a.count.length !== b.count.length) continue;
+      for (let k = 0; k < a.count.length; k++) {
+        cycles++;
+        if (!(a.count[k] > 0 && b.count[k] > 0)) dropped++;
+      }
+    }
+    if (dropped > 0) left.push(`${s.label} ${dropped} of ${cycles}`);
+  }
+  if (!left.length) return [];
+  return [
+    `note: Δ pairs slices by cycle, and a cycle where either side measured no ${stage} sample (a host stall?) is left out of it, though the mean column keeps the other side's samples of it: ${left.join(', ')} cycles left out`,
+  ];
+}
+
+/**
  * A `warning:` line naming the strategies that ran trials but recorded no application latency
  * (one_way) sample, while others did; or, when trials ran and no strategy recorded a sample of
  * any stage (not even a hand-off: the table is all '-'), one saying that nothing was measured.

@@ -38,6 +38,7 @@ import { generatorLossNotes, irqTraceNotes } from './irq-trace-notes.js';
 import { netColumns, netLines } from './net-lines.js';
 import {
   busyHostNote,
+  droppedSliceNotes,
   handoffsLostWarnings,
   hasStage,
   noSamplesWarning,
@@ -248,6 +249,7 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
   table.notes.push(...handoffsLostWarnings(point));
   table.notes.push(...noWqBhNote(point, ctx.kernel));
   table.notes.push(...shortTrialNotes(point));
+  table.notes.push(...droppedSliceNotes(point, baselineLabel, stage));
   table.notes.push(...hostStallNotes(point));
   if (control) table.notes.push(...noiseFloorNotes(point, baselineLabel, control, stage));
   return table;
