@@ -4,6 +4,7 @@
  */
 import type { ResolvedConfig } from '../config/schema.js';
 import { plural } from '../text.js';
+import { bootConfig } from './boots.js';
 import { sliceCount } from './round.js';
 import { firstWarmupMs, WARMUP_PASS_MIN_MS } from './run.js';
 import { resolveTdf } from './tdf.js';
@@ -43,6 +44,33 @@ export function estimateSeconds(config: ResolvedConfig): number {
   const dilation = config.tdf === undefined ? 1 : resolveTdf(config.tdf).tdf;
   const slices = n * config.trials * (sliceCount(config.trialMs, config.sliceMs) - 1) * PER_SLICE_S;
   return FIXED_S + points * (bootSeconds(config.cpus) + (warmupPass + trials) * dilation + slices);
+}
+
+/**
+ * A scenario's sub-run on `boots` machine boots per point (src/harness/boots.ts): each boot runs
+ * its share of the trials (at least 2) after a boot and a warm-up pass of its own; the fixed part
+ * (Node's start, the calibration, the writing) once.
+ */
+export function estimateBootsSeconds(config: ResolvedConfig, boots: number): number {
+  if (boots <= 1) return estimateSeconds(config);
+  return estimateSeconds(bootConfig(config, boots)) * boots - (boots - 1) * FIXED_S;
+}
+
+/**
+ * The line announcing a scenario's sub-run (stderr), or undefined when it should take at most
+ * {@link ESTIMATE_SHOWN_ABOVE_S}: `deferlab: cpu-hog-fifo: about 25 s, then up to 60 s more while ...`.
+ * A scenario may replace the duration or add --until (its preset): this says what this sub-run will do.
+ */
+export function subRunEstimateLine(name: string, config: ResolvedConfig, boots: number): string | undefined {
+  const s = estimateBootsSeconds(config, boots);
+  if (s <= ESTIMATE_SHOWN_ABOVE_S && !config.until) return undefined;
+  const points = config.sweep ? config.sweep.values.length : 1;
+  const until = config.until
+    ? `, then up to ${capText(config.until.maxTimeMs)} more${points > 1 ? ' per point' : ''} while a Δ-mean interval is wider than ±${config.until.pct}% (--until)`
+    : '';
+  // Each boot runs its share of the trials, at least 2 (boots.ts): the trials that always run.
+  const trials = boots > 1 ? bootConfig(config, boots).trials * boots : config.trials;
+  return `deferlab: ${name}: ${plural(config.strategies.length, 'strategy', 'strategies')} × ${plural(trials, 'trial')} of ${config.trialMs < 1000 ? `${config.trialMs} ms` : capText(config.trialMs)} on ${plural(boots, 'boot')}, ${aboutDuration(s)}${until}`;
 }
 
 /** `about 65 s`, `about 4 min`, `about 1.5 h`. */

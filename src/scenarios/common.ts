@@ -15,6 +15,7 @@ import type { FixedSetting } from '../config/rules.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { parseStrategySpec, type StrategySpec } from '../config/strategy-spec.js';
 import { bootConfig } from '../harness/boots.js';
+import { subRunEstimateLine } from '../harness/estimate.js';
 import { type RunHooks, runExperiment } from '../harness/run.js';
 import { type KernelName, kernelProfile } from '../kernel/profiles.js';
 import { renderTable } from '../report/run/table.js';
@@ -110,6 +111,8 @@ export async function subRun(
   io.stdout(`\n== ${name} ==\n`);
   const progress = io.isTTY ? (l: string) => io.stderr(`\r\x1b[2K${name}: ${l}`) : undefined;
   const boots = ctx.boots ?? SCENARIO_BOOTS;
+  const estimate = subRunEstimateLine(name, config, boots);
+  if (estimate) io.stderr(`${estimate}\n`);
   const results = await runExperiment(config, {
     progress,
     signal: ctx.signal,

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareOut } from '../../src/app.js';
 import { resolveConfig } from '../../src/config/schema.js';
-import { estimateLine } from '../../src/harness/estimate.js';
+import { estimateBootsSeconds, estimateLine, subRunEstimateLine } from '../../src/harness/estimate.js';
 import { readResults } from '../../src/report/run/write.js';
 import { limiter, runCli, stackLines, treeThreads } from '../fixtures/cli.js';
 import { runMain } from '../fixtures/cli-main.js';
@@ -225,7 +225,14 @@ describe('Ctrl-C says one line on every command', () => {
       expect(sig.sent(), `the scenario got under way (stderr: ${r.stderr})`).toBe(true);
       expect(r.killedByTimeout).toBe(false);
       expect(r.code, `stderr:\n${r.stderr}`).toBe(130);
-      expect(oneLine(r)).toBe('deferlab: interrupted; the trials finished so far are in the tables above');
+      // Besides the sub-run's estimate (`deferlab: cpu-hog-nice-20: 2 strategies × ..., about 25 s`).
+      const estimate = /^deferlab: cpu-hog-[\w-]+: \d+ strateg.*, about \d+ (s|min)/;
+      const lines = r.stderr.trimEnd().split('\n');
+      expect(lines.filter((l) => !estimate.test(l)).length, r.stderr).toBe(1);
+      expect(oneLine({ stderr: lines.filter((l) => !estimate.test(l)).join('\n') })).toBe(
+        'deferlab: interrupted; the trials finished so far are in the tables above',
+      );
+      expect(lines[0], 'the first sub-run says how long it will take').toMatch(estimate);
     },
     RUN_TEST_TIMEOUT_MS,
   );
@@ -286,6 +293,22 @@ describe('a long run announces how long it will take', () => {
     // The cap is a bound: said as given, never rounded up like the estimate.
     expect(estimateLine(config({ ...short, until: 3, maxTimeMs: '3s' }))).toContain(', then up to 3 s more ');
     expect(estimateLine(config({ ...short, until: 3, maxTimeMs: '90s' }))).toContain(', then up to 90 s more ');
+  });
+
+  it("a scenario's sub-run: on its boots, with the trials and duration the scenario gave it", () => {
+    const c = config({ trials: 3, trialMs: 1000, warmupMs: 100, strategies: ['workqueue', 'unbound'] });
+    const two = subRunEstimateLine('cpu-hog-fifo', c, 2);
+    // 3 trials over 2 boots: at least 2 a boot, so 4; a boot and a warm-up pass each.
+    expect(two).toMatch(/^deferlab: cpu-hog-fifo: 2 strategies × 4 trials of 1 s on 2 boots, about \d+ s$/);
+    expect(estimateBootsSeconds(c, 2)).toBeGreaterThan(estimateBootsSeconds(c, 1));
+    expect(subRunEstimateLine('x', c, 1)).toMatch(/^deferlab: x: 2 strategies × 3 trials of 1 s on 1 boot, about /);
+    const capped = subRunEstimateLine(
+      'x',
+      config({ trials: 1, trialMs: 100, until: 3, maxTimeMs: '60s', strategies: ['inline', 'tasklet'] }),
+      2,
+    );
+    expect(capped).toMatch(/ × 4 trials of 100 ms on 2 boots, about \d+ s/);
+    expect(capped).toContain(', then up to 1 min more while a Δ-mean interval is wider than ±3% (--until)');
   });
 
   it('says nothing about a run of a few seconds', () => {
