@@ -16,6 +16,7 @@ import {
   type PooledEffect,
   pooledDifference,
   pooledEffect,
+  smallSampleFactor,
 } from '../src/scenarios/effects.js';
 import { type NetPoint, observationVerdicts } from '../src/scenarios/random-regression-net.js';
 import { withTrials } from './fixtures/trials.js';
@@ -58,14 +59,26 @@ describe('bootEffects', () => {
       ],
     };
     const [b0, b1] = bootEffects(point, 'workqueue', 'inline (control)', 'inline');
-    // Boot 0: d = 10/100, 6/100 → 0.08, sd = √((0.02² + 0.02²)/1) = 0.02√2, se = 0.02.
+    // Boot 0: d = 10/100, 6/100 → 0.08, sd = √((0.02² + 0.02²)/1) = 0.02√2, se = 0.02; two
+    // units are one degree of freedom: scaled by t(0.975, 1)/z(0.975) = 12.706/1.960.
+    const f = 12.706204736174704 / 1.959963984540054;
+    expect(smallSampleFactor(2)).toBeCloseTo(f, 3);
     expect(b0).toMatchObject({ boot: 0, n: 2 });
     expect(b0.est).toBeCloseTo(0.08, 12);
-    expect(b0.se).toBeCloseTo(0.02, 12);
+    expect(b0.se).toBeCloseTo(0.02 * f, 3);
     // Boot 1: d = 20/200, 30/200 → 0.125; sd = 0.025√2, se = 0.025.
     expect(b1.est).toBeCloseTo(0.125, 12);
-    expect(b1.se).toBeCloseTo(0.025, 12);
+    expect(b1.se).toBeCloseTo(0.025 * f, 3);
     expect(bootEffects(point, 'missing', 'inline', 'inline')).toEqual([]);
+  });
+});
+
+describe('smallSampleFactor', () => {
+  it('widens a boot of few paired units to its t interval, and next to nothing at a default run', () => {
+    expect(smallSampleFactor(2)).toBeGreaterThan(6);
+    expect(smallSampleFactor(10)).toBeCloseTo(2.262 / 1.96, 2);
+    expect(smallSampleFactor(50)).toBeLessThan(1.03);
+    expect(smallSampleFactor(1)).toBeNaN();
   });
 });
 
@@ -98,7 +111,7 @@ describe('pooledDifference', () => {
     const [b] = bootEffects(point, 'wq', 'ctl', 'inline');
     expect(b.n).toBe(2);
     expect(b.est).toBeCloseTo(0.9, 12);
-    expect(b.se).toBeCloseTo(1.62, 12);
+    expect(b.se).toBeCloseTo(1.62 * smallSampleFactor(2), 12);
   });
 });
 
