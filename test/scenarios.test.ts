@@ -145,6 +145,8 @@ describe('cpu-hog verdicts from given numbers (every request, pending ones too)'
     ['fewer slow requests than bound, inside the floor', q(100, 100, 5), q(100, 100, 40), 0.5, 'inconclusive'],
     ['most requests slow', q(100, 100, 60), q(100, 100, 90), 0.1, 'not reproduced'],
     ['as many slow requests as bound', q(100, 100, 30), q(100, 100, 30), Number.NaN, 'not reproduced'],
+    ['more slow requests than bound, beyond the floor', q(100, 100, 20), q(100, 100, 5), 0.1, 'not reproduced'],
+    ['more slow requests than bound, inside the floor', q(100, 100, 11), q(100, 100, 8), 0.034, 'inconclusive'],
     ['too few unbound requests', q(5, 5, 0), q(120, 0, 0), Number.NaN, 'inconclusive'],
   ])('unbound: %s', (_what, u, b, floor, outcome) => {
     expect(unboundVerdict('cpu-hog-fifo', u, b, '2s', floor).outcome).toBe(outcome);
