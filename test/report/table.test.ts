@@ -759,6 +759,16 @@ describe('the found: line under the table', () => {
   it('says nothing where nothing was compared', () => {
     expect(foundLine('inline', [{ label: 'inline', marker: 'baseline' }])).toBeUndefined();
   });
+  it('names the tail differences called, which the Δ mean alone does not show', () => {
+    const r = syntheticResults({ seed: 4, samples: 400, trials: 6 });
+    const s = r.points[0].strategies.find((x) => x.label !== r.baseline)!;
+    const tail = s.comparison?.find((c) => c.metric === 'p99_9' && c.stage === 'one_way');
+    expect(tail, 'the synthetic run compares p99.9').toBeDefined();
+    Object.assign(tail!, { verdict: 'improvement', diff: -100, ciLow: -150, ciHigh: -50 });
+    expect(foundOf(r)).toMatch(
+      new RegExp(`; in the tails: ([^;]*, )?${s.label.replace(/[()]/g, '\\$&')} p99\\.9 better`),
+    );
+  });
   it('calls a strategy the same as the baseline where its whole interval lies inside the --threshold band', () => {
     // An A/A copy measured closely: [−1.5%, +1.2%] inside ±2%; another only within noise.
     const c = (ciLow: number, ciHigh: number) =>
@@ -769,7 +779,7 @@ describe('the found: line under the table', () => {
       { label: 'tasklet', marker: '~', comparison: c(-350, 300) },
     ]);
     expect(line).toBe(
-      'found: the same as workqueue within ±2.0%: wqcopy.js (its interval lies wholly inside the --threshold band); within noise: tasklet (each could have seen a difference of 4.0% of the mean)',
+      'found: the same as workqueue in the mean within ±2.0%: wqcopy.js (its interval lies wholly inside the --threshold band); within noise: tasklet (each could have seen a difference of 4.0% of the mean)',
     );
     // No band (--threshold 0), or an interval reaching past it: never "the same".
     const noBand = { baseline: 10_000, threshold: 0, ciLow: -1, ciHigh: 1, detectable: 400, diff: 0 } as never;

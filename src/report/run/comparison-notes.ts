@@ -83,6 +83,23 @@ export function tailVerdictNotes(
   return out;
 }
 
+/**
+ * The tail differences called in a point, compactly (`wqcopy.js p99.9 better`), for the `found:`
+ * line, which otherwise reads only the Δ mean: a line saying "no strategy differed" above a
+ * `tail:` line that calls one contradicted it.
+ */
+export function calledTails(point: PointResult, baselineLabel: string, stage: StageName, control?: string): string[] {
+  const out: string[] = [];
+  for (const s of point.strategies) {
+    if (s.label === baselineLabel || s.label === control) continue;
+    for (const metric of ['p50', 'p90', 'p99', 'p99_9'] as const) {
+      const c = comparisonFor(point, baselineLabel, s, stage, metric);
+      if (c && c.verdict !== 'within-noise') out.push(`${s.label} ${metricTitle(metric)} ${markerOf(c)}`);
+    }
+  }
+  return out;
+}
+
 /** The widest of `widths` (label → half-width %), a missing interval (NaN) counting as widest. */
 export function widestInterval(widths: Record<string, number>): [label: string, width: number] | undefined {
   const rank = (w: number) => (Number.isFinite(w) ? w : Number.POSITIVE_INFINITY);

@@ -112,7 +112,7 @@ export function foundLine(
   if (same.length) {
     const c = same[0].comparison as Comparison;
     parts.push(
-      `the same as ${baselineLabel} within ±${fmtPct((c.threshold ?? 0) / c.baseline)}: ${same.map((r) => r.label).join(', ')} (${same.length === 1 ? 'its interval lies' : 'each interval lies'} wholly inside the --threshold band)`,
+      `the same as ${baselineLabel} in the mean within ±${fmtPct((c.threshold ?? 0) / c.baseline)}: ${same.map((r) => r.label).join(', ')} (${same.length === 1 ? 'its interval lies' : 'each interval lies'} wholly inside the --threshold band)`,
     );
   }
   const noise = by('~').filter((r) => !same.includes(r));

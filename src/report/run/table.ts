@@ -19,7 +19,7 @@ import type {
   Summary,
 } from '../types.js';
 import { STAGE_NAMES } from '../types.js';
-import { noiseFloorNotes, tailMethodNote, tailVerdictNotes, untilLine } from './comparison-notes.js';
+import { calledTails, noiseFloorNotes, tailMethodNote, tailVerdictNotes, untilLine } from './comparison-notes.js';
 import { type TableContext, tableContext } from './context.js';
 import { type ColumnShow, fitColumns } from './fit.js';
 import {
@@ -379,7 +379,8 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
     prose(...t.notes.map(termSafe));
     // What the comparison found, after the warnings that qualify it.
     const found = foundLine(t.baseline, t.rows);
-    if (found) prose(termSafe(found));
+    const tails = calledTails(point, results.baseline, t.stage, ctx.control);
+    if (found) prose(termSafe(tails.length ? `${found}; in the tails: ${tails.join(', ')}` : found));
     const net = netLines(point, ctx.cpus ?? 1, { wide: opts.wide, width: tableWidth, keep: netKeep });
     if (net) {
       out.push('', ...net.grid.map(termSafe));
