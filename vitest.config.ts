@@ -11,15 +11,18 @@ import { defineConfig } from 'vitest/config';
 const SHARED_PROCESS = [
   'test/cli/args.test.ts',
   'test/config/{errors,load,nic,strategy-spec,sweep}.test.ts',
-  'test/harness/{boots,heap-growth,schedule,signals,until}.test.ts',
+  'test/bench/{scale-spread,twin-bar,twin-median,twin-table}.test.ts',
+  'test/harness/{boots,control,heap-growth,schedule,signals,until}.test.ts',
   'test/irq/{replay,trace-file}.test.ts',
   'test/kernel/select.test.ts',
   'test/machine/{layout,timeline,trace}.test.ts',
   'test/net/{csum,tso,vectors}.test.ts',
-  'test/random/{blake2s,fastmix,fastpool,inputpool,siphash,trylock}.test.ts',
+  'test/random/{blake2s,driver-work-seq,fastmix,fastpool,inputpool,siphash,trylock}.test.ts',
   'test/report/{calibration-realistic,calibration,compare-comparable,compare,csv,explain-order,explain,family,hgrm}.test.ts',
   'test/report/{host-calibration,host-stall-notes,html,irq-trace-notes,meta,outdir,stall-profile,stats}.test.ts',
-  'test/report/{table-marks,table,write}.test.ts',
+  'test/report/{setup-trials,slices,table-marks,table,write}.test.ts',
+  'test/strategies/format.test.ts',
+  'test/{scenario-cpu-hog-verdicts,scenario-effects,scenario-entropy-verdicts,scenario-help,scenario-seed-machine}.test.ts',
 ];
 
 export default defineConfig({
