@@ -511,6 +511,35 @@ describe('hand-offs lost (refused while nothing was pending)', () => {
     ]);
   });
 
+  it('warns of a strategy that made no hand-off because its mixes ran on another CPU', () => {
+    const r = syntheticResults({ samples: 20, trials: 2 });
+    const [a, b] = r.points[0].strategies;
+    a.counters.handoffs = 400;
+    b.counters.handoffs = 0;
+    b.counters.mixes_remote = 2;
+    const warned = renderTable(r)
+      .split('\n')
+      .filter((l) => l.includes('made no hand-off'));
+    expect(warned).toEqual([
+      `warning: ${b.label} made no hand-off in its measured windows: its 2 mixes ran on another CPU, which random.c refuses, leaving that CPU's fast pool in flight (MIX_INFLIGHT), so it deferred nothing and its latency is not a deferral's; run 'deferlab check-strategy ${b.name}'`,
+    ]);
+    // Hand-offs made, or none remote, or nobody handed off at all: nothing to say.
+    for (const [h, rm, others] of [
+      [3, 2, 400],
+      [0, 0, 400],
+      [0, 2, 0],
+    ]) {
+      for (const s of r.points[0].strategies) s.counters.handoffs = others;
+      Object.assign(b.counters, { handoffs: h, mixes_remote: rm });
+      expect(
+        renderTable(r)
+          .split('\n')
+          .filter((l) => l.includes('made no hand-off')),
+        `hand-offs ${h}, remote ${rm}, the others' ${others}`,
+      ).toEqual([]);
+    }
+  });
+
   it('says nothing when none was lost, or when the results predate the counter', () => {
     expect(lost([0, 0, 0])).toEqual([]);
     expect(lost([undefined, undefined, undefined])).toEqual([]);

@@ -119,6 +119,27 @@ function checkCommand(s: StrategyResult): string {
 }
 
 /**
+ * `warning:` lines, one per strategy that made no hand-off in its measured windows because its
+ * mixes ran on another CPU (counter `mixes_remote`, counted from each trial's warm-up): random.c's
+ * mix_interrupt_randomness refuses such a mix and leaves that CPU's fast pool in flight, so the
+ * CPU stops handing off. Its latency is then that of deferring nothing, and the table would show
+ * it as cheap as inline (a new user's irq_work to the next CPU read "~" beside inline, with
+ * entropy 0). Only where no hand-off at all was made in the windows and another strategy made some.
+ */
+export function strandedWarnings(point: PointResult): string[] {
+  if (!point.strategies.some((s) => (s.counters?.handoffs ?? 0) > 0)) return [];
+  const out: string[] = [];
+  for (const s of point.strategies) {
+    const remote = s.counters?.mixes_remote;
+    if (s.trials.length === 0 || s.counters?.handoffs !== 0 || typeof remote !== 'number' || !(remote > 0)) continue;
+    out.push(
+      `warning: ${s.label} made no hand-off in its measured windows: ${remote === 1 ? 'its 1 mix' : `its ${remote} mixes`} ran on another CPU, which random.c refuses, leaving that CPU's fast pool in flight (MIX_INFLIGHT), so it deferred nothing and its latency is not a deferral's; run '${checkCommand(s)}'`,
+    );
+  }
+  return out;
+}
+
+/**
  * `warning:` lines, one per strategy that refused hand-offs while nothing was pending for that
  * CPU (counter `handoffs_lost`): each such job is lost, and random.c's fast pool stays in flight,
  * so that CPU gives no more entropy. Results without the counter (older files) give none.

@@ -44,6 +44,7 @@ import {
   noSamplesWarning,
   noWqBhNote,
   shortTrialNotes,
+  strandedWarnings,
   TRACING_OFF_NOTE,
 } from './notes.js';
 import { PROSE_WIDTH, wrapProse } from './prose.js';
@@ -247,6 +248,7 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
   const warning = noSamplesWarning(point, ctx);
   if (warning) table.notes.push(warning);
   table.notes.push(...handoffsLostWarnings(point));
+  table.notes.push(...strandedWarnings(point));
   table.notes.push(...noWqBhNote(point, ctx.kernel));
   table.notes.push(...shortTrialNotes(point));
   table.notes.push(...droppedSliceNotes(point, baselineLabel, stage));
