@@ -85,20 +85,32 @@ describe.runIf(process.platform === 'linux')('the second process', () => {
     it(
       `one ${signal} to the process group stops the run once: exit 130, results kept, threshold recorded`,
       async () => {
-        const out = join(tmp, `group-${signal}`);
-        const mark = join(tmp, `group-${signal}.mark`);
-        let signalled = false;
-        const r = await runCli(markedRun(out), {
-          env: { DEFERLAB_TEST_MARK: mark },
-          detached: true,
-          onSpawn: (child) =>
-            whenMarked(mark, child, () => {
-              signalled = true;
-              process.kill(-(child.pid as number), signal);
-            }),
-        });
-        expect(signalled, `the run got under way (stderr: ${r.stderr})`).toBe(true);
-        await expectStoppedOnce(r, out);
+        // The fixture marks when it is in force a second time, told by a 450 ms gap between its
+        // hand-offs (../fixtures/arm.ts): a host stall that long inside its first period marks
+        // early, and the signal then comes before inline's first trial has finished
+        // ("interrupted before any trial finished"). That is the host's doing, not the run's:
+        // the run is tried again, once, and judged as before.
+        for (let attempt = 1; ; attempt++) {
+          const out = join(tmp, `group-${signal}-${attempt}`);
+          const mark = join(tmp, `group-${signal}-${attempt}.mark`);
+          let signalled = false;
+          const r = await runCli(markedRun(out), {
+            env: { DEFERLAB_TEST_MARK: mark },
+            detached: true,
+            onSpawn: (child) =>
+              whenMarked(mark, child, () => {
+                signalled = true;
+                process.kill(-(child.pid as number), signal);
+              }),
+          });
+          expect(signalled, `the run got under way (stderr: ${r.stderr})`).toBe(true);
+          if (attempt < 2 && r.code === 130 && /interrupted before any trial finished/.test(r.stderr)) {
+            console.log(`${signal}: marked before inline's first trial finished (a host stall); trying again`);
+            continue;
+          }
+          await expectStoppedOnce(r, out);
+          return;
+        }
       },
       TEST_TIMEOUT_MS,
     );
