@@ -48,7 +48,8 @@
  *             under the same L_SOCK rule as L_POLLED (plain: L_SOCK's compareExchange orders it).
  *   L_SENT    Atomics.add by the sending task when a message's first packet is claimed;
  *   L_READ    Atomics.add by the receiving task when it has read a whole message. The drain
- *             (Atomics.load) waits for L_SENT = L_READ on every link.
+ *             (Atomics.load) waits for L_SENT = L_READ on every link, and for link 0's L_READ
+ *             (requests read by the server) = link 1's L_SENT (echoes begun): a reply owed.
  *   L_BAD     Atomics.add by the receiving task: messages that arrived corrupt, out of order or
  *             twice (sequence, offset or checksum wrong). Conservation tests read it.
  */

@@ -260,6 +260,14 @@ export function tcpLat(w: TcpLatOptions, cpus: number): Workload {
     // and ACKs and send completions still in a NIC's rings are not done either.
     busy(i32, regions) {
       for (let i = 0; i < w.instances; i++) {
+        // A request read whole and its echo not yet begun: the server replies whatever the phase
+        // (ServerTask), so the reply is owed. Between its L_READ (link 0) and its L_SENT (link 1)
+        // both links balance, and a server thread the host held off there let the drain say
+        // quiet and then sent (test/machine/drain.test.ts: "interrupts N -> N+2 after the drain",
+        // the reply's receive interrupt and its send completion, twice at a host load of 8-9).
+        // The reply's L_SENT is read first: the server adds L_READ before it.
+        const replied = Atomics.load(i32, regions[linkRegion(i, 1)] + L_SENT);
+        if (Atomics.load(i32, regions[linkRegion(i, 0)] + L_READ) !== replied) return 'a tcp_lat reply is owed';
         for (let d = 0; d < 2; d++) {
           const l = regions[linkRegion(i, d)];
           if (Atomics.load(i32, l + L_SENT) !== Atomics.load(i32, l + L_READ)) return 'a tcp_lat message is in flight';
