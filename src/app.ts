@@ -38,6 +38,7 @@ import { renderCompareTable } from './report/compare/compare-text.js';
 import { explainOf, inRunOrder } from './report/explain/read.js';
 import { renderExplain } from './report/explain/text.js';
 import { outputFileList, RESULTS_JSON } from './report/run/formats.js';
+import { checkCommand } from './report/run/notes.js';
 import { errnoText, prepareOutputDir, removeIfEmpty } from './report/run/outdir.js';
 import { proseWidthOf, wrapProse } from './report/run/prose.js';
 import { keepScenarioText, scenarioText } from './report/run/scenario-text.js';
@@ -115,9 +116,7 @@ function checkStrategyHint(config: ResolvedConfig, results: RunResults): string 
   const finished = results.points.some((p) => p.strategies.some((s) => s.label === label && s.trials.length > 0));
   if (finished) return '';
   // With its options, so that the command checks the strategy as this run ran it.
-  const keys = Object.keys(spec.options);
-  const opts = keys.length ? `:${keys.map((k) => `${k}=${String(spec.options[k])}`).join(',')}` : '';
-  return `; to check the strategy alone: deferlab check-strategy ${spec.file}${opts}`;
+  return `; to check the strategy alone: ${checkCommand(spec)}`;
 }
 
 /** Progress on stderr, only when stderr is a terminal: one line rewritten in place. */

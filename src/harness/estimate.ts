@@ -64,13 +64,17 @@ export function estimateBootsSeconds(config: ResolvedConfig, boots: number): num
 export function subRunEstimateLine(name: string, config: ResolvedConfig, boots: number): string | undefined {
   const s = estimateBootsSeconds(config, boots);
   if (s <= ESTIMATE_SHOWN_ABOVE_S && !config.until) return undefined;
-  const points = config.sweep ? config.sweep.values.length : 1;
-  const until = config.until
-    ? `, then up to ${capText(config.until.maxTimeMs)} more${points > 1 ? ' per point' : ''} while a Δ-mean interval is wider than ±${config.until.pct}% (--until)`
-    : '';
+  const until = untilText(config);
   // Each boot runs its share of the trials, at least 2 (boots.ts): the trials that always run.
   const trials = boots > 1 ? bootConfig(config, boots).trials * boots : config.trials;
   return `deferlab: ${name}: ${plural(config.strategies.length, 'strategy', 'strategies')} × ${plural(trials, 'trial')} of ${config.trialMs < 1000 ? `${config.trialMs} ms` : capText(config.trialMs)} on ${plural(boots, 'boot')}, ${aboutDuration(s)}${until}`;
+}
+
+/** `, then up to 1 min more [per point] while a Δ-mean interval is wider than ±3% (--until)`, or '' without --until. */
+function untilText(config: ResolvedConfig): string {
+  if (!config.until) return '';
+  const perPoint = config.sweep && config.sweep.values.length > 1 ? ' per point' : '';
+  return `, then up to ${capText(config.until.maxTimeMs)} more${perPoint} while a Δ-mean interval is wider than ±${config.until.pct}% (--until)`;
 }
 
 /** `about 65 s`, `about 4 min`, `about 1.5 h`. */
@@ -96,9 +100,7 @@ export function estimateLine(config: ResolvedConfig): string | undefined {
   const s = estimateSeconds(config);
   if (s <= ESTIMATE_SHOWN_ABOVE_S && !config.until) return undefined;
   const points = config.sweep ? config.sweep.values.length : 1;
-  const until = config.until
-    ? `, then up to ${capText(config.until.maxTimeMs)} more${points > 1 ? ' per point' : ''} while a Δ-mean interval is wider than ±${config.until.pct}% (--until)`
-    : '';
+  const until = untilText(config);
   return (
     `deferlab: ${plural(config.strategies.length, 'strategy', 'strategies')} × ${plural(config.trials, 'trial')} × ` +
     `${plural(points, 'sweep point')}, ${aboutDuration(s)}${until} (Ctrl-C stops early and keeps the finished trials)`

@@ -126,6 +126,7 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
   const irqTrace = trace ? (hooks.irqTrace ?? (await loadIrqTrace(trace, config.cpus))) : undefined;
   // --idle auto: look at how idle the host is now, before anything of this run loads it.
   if (config.idle === 'auto') await primeAutoIdle(config.cpus);
+  const freeCores = autoIdleFreeCores(); // the sample behind that choice (meta.hostFreeCores)
   // --tdf auto: measured now, before any machine loads the host (src/harness/tdf.ts).
   const tdf = resolveTdf(config.tdf);
   // --switch-cost host: this host's kernel switch, measured now too (src/harness/switch-cost.ts).
@@ -145,8 +146,8 @@ export async function runExperiment(given: ResolvedConfig, hooks: RunHooks = {})
       switchCost: { ...switchCost },
       ...(config.idle === 'auto'
         ? {
-            idlePolicy: `${autoIdle(config.cpus)} (auto: ${(autoIdleFreeCores() ?? 0).toFixed(1)} of ${host.hostCores} cores free)`,
-            ...(autoIdleFreeCores() !== undefined ? { hostFreeCores: autoIdleFreeCores() } : {}),
+            idlePolicy: `${autoIdle(config.cpus)} (auto: ${(freeCores ?? 0).toFixed(1)} of ${host.hostCores} cores free)`,
+            ...(freeCores !== undefined ? { hostFreeCores: freeCores } : {}),
           }
         : {}),
       ...(process.platform === 'linux' ? { mmapThreshold: mmapThresholdInEffect() } : {}),

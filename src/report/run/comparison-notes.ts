@@ -5,7 +5,7 @@
  */
 import { plural } from '../../text.js';
 import { comparisonFor } from '../statistics/stats.js';
-import { metricTitle, type PointResult, type StageName, type StrategyResult } from '../types.js';
+import { type Comparison, metricTitle, type PointResult, type StageName, type StrategyResult } from '../types.js';
 import { fmtDelta, markerOf } from './format-cells.js';
 import { listOf } from './notes.js';
 
@@ -70,18 +70,32 @@ export function tailVerdictNotes(
   stage: StageName,
   control?: string,
 ): string[] {
-  const out: string[] = [];
+  return tailsCalled(point, baselineLabel, stage, control).map(
+    ({ s, called }) =>
+      `tail: ${s.label} ${called.map(({ metric, c }) => `${metricTitle(metric)} ${fmtDelta(c)} ${markerOf(c)}`).join(', ')} (µs)`,
+  );
+}
+
+/** Each candidate (the control aside) with the tail comparisons that call a difference, in metric order. */
+function tailsCalled(
+  point: PointResult,
+  baselineLabel: string,
+  stage: StageName,
+  control?: string,
+): { s: StrategyResult; called: { metric: (typeof TAIL_METRICS)[number]; c: Comparison }[] }[] {
+  const out: { s: StrategyResult; called: { metric: (typeof TAIL_METRICS)[number]; c: Comparison }[] }[] = [];
   for (const s of point.strategies) {
     if (s.label === baselineLabel || s.label === control) continue;
-    const called: string[] = [];
-    for (const metric of ['p50', 'p90', 'p99', 'p99_9'] as const) {
+    const called = TAIL_METRICS.flatMap((metric) => {
       const c = comparisonFor(point, baselineLabel, s, stage, metric);
-      if (c && c.verdict !== 'within-noise') called.push(`${metricTitle(metric)} ${fmtDelta(c)} ${markerOf(c)}`);
-    }
-    if (called.length) out.push(`tail: ${s.label} ${called.join(', ')} (µs)`);
+      return c && c.verdict !== 'within-noise' ? [{ metric, c }] : [];
+    });
+    if (called.length) out.push({ s, called });
   }
   return out;
 }
+
+const TAIL_METRICS = ['p50', 'p90', 'p99', 'p99_9'] as const;
 
 /**
  * The tail differences called in a point, compactly (`wqcopy.js p99.9 better`), for the `found:`
@@ -89,15 +103,9 @@ export function tailVerdictNotes(
  * `tail:` line that calls one contradicted it.
  */
 export function calledTails(point: PointResult, baselineLabel: string, stage: StageName, control?: string): string[] {
-  const out: string[] = [];
-  for (const s of point.strategies) {
-    if (s.label === baselineLabel || s.label === control) continue;
-    for (const metric of ['p50', 'p90', 'p99', 'p99_9'] as const) {
-      const c = comparisonFor(point, baselineLabel, s, stage, metric);
-      if (c && c.verdict !== 'within-noise') out.push(`${s.label} ${metricTitle(metric)} ${markerOf(c)}`);
-    }
-  }
-  return out;
+  return tailsCalled(point, baselineLabel, stage, control).flatMap(({ s, called }) =>
+    called.map(({ metric, c }) => `${s.label} ${metricTitle(metric)} ${markerOf(c)}`),
+  );
 }
 
 /** The widest of `widths` (label → half-width %), a missing interval (NaN) counting as widest. */

@@ -1,6 +1,7 @@
 import { KERNEL_NAMES, type KernelName, kernelProfile } from '../../kernel/profiles.js';
 import { plural } from '../../text.js';
 import { median } from '../statistics/order.js';
+import { slicePairing } from '../statistics/slices.js';
 import { type PointResult, STAGE_NAMES, type StageName, type StrategyResult } from '../types.js';
 import type { TableContext } from './context.js';
 
@@ -52,22 +53,11 @@ export function shortTrialNotes(point: PointResult): string[] {
 export function droppedSliceNotes(point: PointResult, baselineLabel: string, stage: StageName): string[] {
   const base = point.strategies.find((s) => s.label === baselineLabel);
   if (!base) return [];
-  const byIndex = new Map(base.trials.map((t) => [t.index, t]));
   const left: string[] = [];
   for (const s of point.strategies) {
     if (s === base) continue;
-    let cycles = 0;
-    let dropped = 0;
-    for (const t of s.trials) {
-      const a = t.slices?.[stage];
-      const b = byIndex.get(t.index)?.slices?.[stage];
-      if (!a || !b || a.count.length < 2 || a.count.length !== b.count.length) continue;
-      for (let k = 0; k < a.count.length; k++) {
-        cycles++;
-        if (!(a.count[k] > 0 && b.count[k] > 0)) dropped++;
-      }
-    }
-    if (dropped > 0) left.push(`${s.label} ${dropped} of ${cycles}`);
+    const p = slicePairing(base, s, stage);
+    if (p?.dropped) left.push(`${s.label} ${p.dropped} of ${p.pairs.length + p.dropped}`);
   }
   if (!left.length) return [];
   return [
@@ -111,8 +101,11 @@ function shellWord(s: string): string {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `"${s.replace(/["$`\\]/g, '\\$&')}"`;
 }
 
-/** `deferlab check-strategy` for a strategy of the results: its file (or name) and its options. */
-function checkCommand(s: StrategyResult): string {
+/**
+ * `deferlab check-strategy` for a strategy of the results or of a run's config: its file (or
+ * name) and its options, quoted for a shell where it must be.
+ */
+export function checkCommand(s: Pick<StrategyResult, 'kind' | 'file' | 'name' | 'options'>): string {
   const keys = Object.keys(s.options ?? {}).sort();
   const options = keys.length ? `:${keys.map((k) => `${k}=${String(s.options[k])}`).join(',')}` : '';
   return `deferlab check-strategy ${shellWord(`${s.kind === 'file' && s.file ? s.file : s.name}${options}`)}`;

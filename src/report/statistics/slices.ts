@@ -46,6 +46,16 @@ export function slicePairs(
   candidate: StrategyResult,
   stage: StageName,
 ): SlicePair[] | undefined {
+  return slicePairing(baseline, candidate, stage)?.pairs;
+}
+
+/** {@link slicePairs}, and how many slice cycles it dropped because a side recorded nothing (the table says so). */
+export function slicePairing(
+  baseline: StrategyResult,
+  candidate: StrategyResult,
+  stage: StageName,
+): { pairs: SlicePair[]; dropped: number } | undefined {
+  let dropped = 0;
   const byIndex = new Map(baseline.trials.map((t) => [t.index, t]));
   const pairs: SlicePair[] = [];
   let paired = 0;
@@ -61,9 +71,10 @@ export function slicePairs(
     for (let j = 0; j < k; j++) {
       if (a.count[j] > 0 && b.count[j] > 0 && Number.isFinite(a.mean[j]) && Number.isFinite(b.mean[j]))
         pairs.push({ nB: b.count[j], mB: b.mean[j], nA: a.count[j], mA: a.mean[j] });
+      else dropped++;
     }
   }
-  return paired > 0 ? pairs : undefined;
+  return paired > 0 ? { pairs, dropped } : undefined;
 }
 
 /** The pooled means' difference over slice-cycle pairs, with its 95% interval (see the top). */
