@@ -15,7 +15,7 @@ const SHARED_PROCESS = [
   'test/harness/{boots,control,heap-growth,schedule,signals,until}.test.ts',
   'test/irq/{replay,trace-file}.test.ts',
   'test/kernel/select.test.ts',
-  'test/machine/{layout,timeline,trace}.test.ts',
+  'test/machine/{kick-parts,layout,timeline,trace}.test.ts',
   'test/net/{csum,tso,vectors}.test.ts',
   'test/random/{blake2s,driver-work-seq,fastmix,fastpool,inputpool,siphash,trylock}.test.ts',
   'test/report/{calibration-realistic,calibration,compare-comparable,compare,csv,explain-order,explain,family,hgrm}.test.ts',

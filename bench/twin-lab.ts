@@ -235,7 +235,13 @@ export async function labHogs(
 export function labDist(
   r: RunResults,
   label: string,
-  stage: 'handoff_to_start' | 'wakeup_to_run' | 'idle_exit' = 'handoff_to_start',
+  stage:
+    | 'handoff_to_start'
+    | 'wakeup_to_run'
+    | 'idle_exit'
+    | 'kick_wake'
+    | 'wake_to_kick'
+    | 'kick_to_run' = 'handoff_to_start',
 ): Answer {
   if (r.status !== 'completed') return { none: `the lab run ${r.status}: ${r.error?.message ?? ''}`.trim() };
   const s = strategy(r.points[0], label);

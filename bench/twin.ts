@@ -73,6 +73,7 @@ import {
   UNBOUND,
 } from './twin-lab.js';
 import { nodeCross } from './twin-node.js';
+import { crossPartsLines, warmPeriodUs } from './twin-parts.js';
 import { parseSweep, SWEEP_MAX, sweepWork } from './twin-sweep.js';
 import { fmt, idleExitLines, pooledSlow, type Row, ratio, render, type Share } from './twin-table.js';
 import { tcpTwin } from './twin-tcp.js';
@@ -344,8 +345,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     let crossHost: Answer = { none: 'not run' };
     /** (a) no hog's host answer, and the lab's halted CPU 0 woken by the host's timer (idle_exit). */
     let idleExit: { host: Answer; lab: Answer } | undefined;
-    /** (c)'s run: where the unbound worker's wake-ups went (its kick_wake stage). */
-    let unboundRun: RunResults | undefined;
+    /** (c)'s runs, one per round, and its host answers (twin-parts.ts); the warm run beside them. */
+    const unboundRuns: RunResults[] = [];
+    let crossAnswersAll: Answer[] = [];
+    let warmRun: RunResults | undefined;
     const wakerRuns: string[] = [];
     for (const c of cases) {
       const q = c.n === 0 ? '(a) no hog' : `(a) ${c.n} hog${c.n > 1 ? 's' : ''} nice ${c.nice}`;
@@ -377,7 +380,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         process.stderr.write(`${q}: lab${at}... \r`);
         r = await labHogs(lab, o, c.n, c.nice, withUnbound, workNs, workSeq);
         labAnswers.push(labDist(r, BOUND));
-        if (withUnbound) unboundAnswers.push(labDist(r, UNBOUND, 'wakeup_to_run'));
+        if (withUnbound) {
+          unboundAnswers.push(labDist(r, UNBOUND, 'wakeup_to_run'));
+          unboundRuns.push(r);
+        }
         if (c.n === 0) idleExits.push(labDist(r, BOUND, 'idle_exit'));
       }
       wakerRuns.push(`${q.slice(4)} ${hostRun !== undefined ? fmt(hostRun) : 'n/a'}`);
@@ -418,7 +424,10 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       if (withUnbound) {
         unboundLab = medianDist(unboundAnswers);
         crossHost = medianDist(crossAnswers);
-        unboundRun = r;
+        crossAnswersAll = crossAnswers;
+        // (c)'s emulated path after a shorter sleep: the same machine at a tenth of the period.
+        process.stderr.write(`${q}: lab, (c) warm...   \r`);
+        warmRun = await labHogs(lab, { ...o, periodUs: warmPeriodUs(T) }, c.n, c.nice, true, workNs);
       }
     }
     process.stderr.write('(b), (c)...                 \r');
@@ -512,6 +521,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       );
     }
     // The same floor inside the lab's own (c): the woken CPU's thread, ring → it runs again.
+    const unboundRun = unboundRuns.at(-1);
     const ks = unboundRun?.status === 'completed' ? strategy(unboundRun.points[0], UNBOUND) : undefined;
     const kick = ks?.merged.kick_wake?.summary;
     const whole = ks?.merged.handoff_to_start?.summary;
@@ -524,6 +534,7 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
         ? `  (c) of which the host's wake-up of the lab's halted CPU threads (kick_wake: another thread's notify → the halted thread runs again; ${kick.count} in the window): p50 ${fmt(kick.p50)}, p99 ${fmt(kick.p99)}, max ${fmt(kick.max)}.`
         : '  (c) kick_wake (the host waking a halted CPU thread): none recorded in the window.',
     );
+    if (unboundRuns.length) for (const l of crossPartsLines(unboundRuns, crossAnswersAll, warmRun, T)) out(l);
     if (idleExit) for (const l of idleExitLines(idleExit.host, idleExit.lab)) out(l);
     out(
       `  (a) the host's waker used per wake-up (CPU time: ${W} µs of work and its system calls): ${wakerRuns.join(', ')};`,

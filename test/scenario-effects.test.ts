@@ -61,7 +61,7 @@ describe('bootEffects', () => {
     const [b0, b1] = bootEffects(point, 'workqueue', 'inline (control)', 'inline');
     // Boot 0: d = 10/100, 6/100 → 0.08, sd = √((0.02² + 0.02²)/1) = 0.02√2, se = 0.02; two
     // units are one degree of freedom: scaled by t(0.975, 1)/z(0.975) = 12.706/1.960.
-    const f = 12.706204736174704 / 1.959963984540054;
+    const f = 12.706204736174 / 1.959963984540054;
     expect(smallSampleFactor(2)).toBeCloseTo(f, 3);
     expect(b0).toMatchObject({ boot: 0, n: 2 });
     expect(b0.est).toBeCloseTo(0.08, 12);

@@ -64,7 +64,7 @@ const keepModulePaths = (dir: string): Plugin => ({
       const text = await readFile(args.path, 'utf8');
       if (!text.includes('import.meta.url')) return { contents: text, loader: 'js' };
       const own = `new URL(${JSON.stringify(from(dir, args.path))}, import.meta.url).href`;
-      return { contents: text.replace(CODE_OR_META_URL, (m, kept) => kept ?? own), loader: 'js' };
+      return { contents: text.replace(CODE_OR_META_URL, (_m, kept) => kept ?? own), loader: 'js' };
     });
   },
 });

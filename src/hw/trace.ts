@@ -46,6 +46,8 @@ export const STAGES = [
   'request_to_start_host', // --host-stalls mark|drop: request_to_start of the requests that overlapped a host stall
   'kick_wake', // a halted idle CPU woken by another thread's ring (a remote wake-up, an IPI, a NIC's kick) → its thread runs again: the host's futex wake-up
   'wakeup_to_run', // a task woken (try_to_wake_up) → it runs: the run-queue latency after a wake-up (runqlat's)
+  'wake_to_kick', // a task woken onto a halted CPU: try_to_wake_up → the ring that ends the halt (src/machine/kick-parts.ts)
+  'kick_to_run', // the same: the halted CPU's thread runs again → the woken task runs (the emulated idle exit, schedule, switch)
 ] as const;
 export type Stage = (typeof STAGES)[number];
 export enum St {
@@ -67,6 +69,8 @@ export enum St {
   RequestToStartHost = 15,
   KickWake = 16,
   WakeupToRun = 17,
+  WakeToKick = 18,
+  KickToRun = 19,
 }
 
 /** Largest value tracked without resizing: 100 s in ns. */

@@ -177,6 +177,7 @@ export class IdleTask implements HostedTask {
     // sleep is an emulated span waited on the host: × TDF (src/clock.ts hostWaitMs).
     const early = this.policy === 'halt' ? 0 : IDLE_WAKE_EARLY_NS / clockTdf();
     rt.count(CpuCounter.idle_halts);
+    rt.kick.halting();
     bell.sleep(due === Number.POSITIVE_INFINITY ? due : hostWaitMs(due - early - t0));
     const t1 = rt.now();
     rt.ctx.timeline.span(TlWhat.Halt, this.id, 0, t0, t1);
@@ -184,7 +185,10 @@ export class IdleTask implements HostedTask {
     // Woken by a ring (a remote wake-up, an IPI, a kick): how long the host took to run this
     // thread after the notify (kick_wake), whatever it finds to do.
     const kicked = bell.wokenNsAgo(t1);
-    if (kicked >= 0) rt.tracer.record(St.KickWake, kicked);
+    if (kicked >= 0) {
+      rt.tracer.record(St.KickWake, kicked);
+      rt.kick.kicked(t1, kicked);
+    }
     if (due <= t1) {
       rt.tracer.record(St.IdleExit, t1 - due);
       return;

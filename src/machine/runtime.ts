@@ -58,6 +58,7 @@ import { MpscRing } from '../shm/ring.js';
 import type { WorkloadAttachment } from '../workloads/workload.js';
 import { GrowthCollector } from './full-gc.js';
 import { type HostStalls, hostStallsOf } from './host-stall.js';
+import { KickParts } from './kick-parts.js';
 import { fairPolicyOf, type MachineOptions } from './options.js';
 import type { MachinePlan } from './plan.js';
 import { chargeSwitch } from './switch-floor.js';
@@ -87,6 +88,8 @@ export class Runtime {
   onReport: ((epoch: number) => void) | undefined;
   /** Host stalls and GC on this thread (src/machine/host-stall.ts). */
   readonly stalls: HostStalls;
+  /** A wake-up onto this thread's halted CPU in parts (wake_to_kick, kick_to_run). */
+  readonly kick = new KickParts();
   private readonly growth = new GrowthCollector(); // a full GC at a trial's end after growth (full-gc.ts)
   /** Control values last seen. */
   phase = Phase.Boot;
@@ -243,7 +246,9 @@ export class Runtime {
     this.stalls.arm(now);
     this.ctx.timeline.begin(TlWhat.Task, cpu, task);
     if (sw > 0) this.ctx.tracer.record(St.CtxSwitch, now - sw);
-    if (woken >= 0) this.ctx.tracer.record(St.WakeupToRun, woken); // try_to_wake_up → running
+    if (woken < 0) return;
+    this.ctx.tracer.record(St.WakeupToRun, woken); // try_to_wake_up → running
+    this.kick.taskRuns(this.ctx.tracer, now, woken);
   }
 
   /** Stop executing on the current CPU without handing it over (run ends). */

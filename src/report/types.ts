@@ -30,6 +30,8 @@ export const STAGE_NAMES = [
   'idle_exit',
   'kick_wake',
   'wakeup_to_run',
+  'wake_to_kick',
+  'kick_to_run',
   'net_rx_ksoftirqd_wait',
   'host_stall',
   'gc',
@@ -57,6 +59,10 @@ export const STAGE_DESCRIPTIONS: Readonly<Record<StageName, string>> = {
     "kicked-idle wake-up: a halted idle CPU woken by another thread (a remote wake-up, an IPI) → its thread runs again (the host's futex wake-up)",
   wakeup_to_run:
     "a woken task: try_to_wake_up → it runs, the run-queue latency after a wake-up (bcc's runqlat; a kworker's, ksoftirqd's, an application task's)",
+  wake_to_kick:
+    'a task woken onto a halted CPU and hosted on its thread: try_to_wake_up → the ring that ends the halt (the IPI sent)',
+  kick_to_run:
+    "the same wake-up: the halted CPU's thread runs again → the woken task runs (the emulated idle exit, schedule() and switch)",
   net_rx_ksoftirqd_wait:
     'NET_RX left to ksoftirqd (the 5.15 rule at irq exit, or __do_softirq out of budget) → ksoftirqd runs it',
   host_stall: "host stall: a gap between two preemption points of a running CPU's thread above the threshold",

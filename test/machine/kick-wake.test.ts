@@ -55,5 +55,16 @@ describe('kick_wake', () => {
     // pending stamp per task. 1 reading over the count was seen in about one run in five here
     // (which waker was not traced). A reading twice per wake-up would be ~2× the count.
     expect(ran, 'one reading per wake-up at most').toBeLessThanOrEqual(wakeups + machine.plan.tasks.length);
+    // wake_to_kick and kick_to_run (src/machine/kick-parts.ts): the unbound worker's wake-ups that
+    // ended CPU 1's halts, in two parts each, recorded together; each part lies inside its
+    // wake-up's wakeup_to_run, so neither part's largest reading exceeds that stage's.
+    const parts = h.kick_to_run?.totalCount ?? 0;
+    expect(parts, 'wake-ups of the worker that ended a halt').toBeGreaterThan(0);
+    expect(h.wake_to_kick?.totalCount, 'both parts of each').toBe(parts);
+    expect(parts, 'a part per kick at most').toBeLessThanOrEqual(kicked);
+    expect(parts, 'a part per wake-up at most').toBeLessThanOrEqual(ran);
+    const max = (x: { maxValue: number } | undefined) => x?.maxValue ?? 0;
+    expect(max(h.kick_to_run)).toBeLessThanOrEqual(max(h.wakeup_to_run));
+    expect(max(h.wake_to_kick)).toBeLessThanOrEqual(max(h.wakeup_to_run));
   }, 60_000);
 });

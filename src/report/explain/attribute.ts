@@ -213,7 +213,7 @@ export function cpuHistories(cpus: number, records: readonly TlRecord[], tasks: 
 /** Overlapping stalls and GCs as disjoint pieces (a host stall wins where both cover). */
 function disjoint(o: [number, number, number][]): [number, number, number][] {
   if (o.length < 2) return o;
-  const cuts = [...new Set(o.flatMap(([a, b]) => [a, b]))].sort((x, y) => x - y);
+  const cuts = [...new Set(o.flatMap((x) => [x[0], x[1]]))].sort((x, y) => x - y);
   const out: [number, number, number][] = [];
   for (let i = 0; i + 1 < cuts.length; i++) {
     const a = cuts[i];
