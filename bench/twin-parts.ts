@@ -46,7 +46,7 @@ export function crossPartsLines(
     `      try_to_wake_up → the ring (wake_to_kick: the waker's path to its notify):               p50 ${p50(part('wake_to_kick', runs))}`,
     `      the ring → CPU 1's thread runs (kick_wake: the host's futex wake-up of an idle CPU):    p50 ${p50(kick)}`,
     `      CPU 1's thread runs → the worker runs (kick_to_run: the emulated idle exit, schedule()`,
-    `        and switch, in JavaScript, after a ${periodUs / 1000} ms sleep):                                          p50 ${p50(split)}`,
+    `        and switch, in JavaScript, ${periodUs / 1000} ms after it last ran):                                          p50 ${p50(split)}`,
   ];
   const rr =
     !('none' in h) && !('none' in kick) && h.rounds && kick.rounds
@@ -61,7 +61,7 @@ export function crossPartsLines(
     const w = part('kick_to_run', [warm]);
     lines.push(
       `      kick_to_run when CPU 1's thread slept ${warmPeriodUs(periodUs) / 1000} ms instead (one run, the same machine): p50 ${p50(w)}${'none' in w || 'none' in split ? '' : `; after ${periodUs / 1000} ms it took ${fmtRatio(split.p50 / w.p50)}x as long`}:`,
-      "      the same code, warmer: after a long sleep the host's caches no longer hold it (docs/twin.md).",
+      '      the same code, warmer: milliseconds after it last ran, the host\'s caches and TLB no longer hold its code\n      and data, whether the thread slept or polled meanwhile (docs/twin.md, "(c) in three parts").',
     );
   }
   return lines;
