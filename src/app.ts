@@ -22,7 +22,7 @@ import {
   ReportError,
   ValidationInterrupted,
 } from './errors.js';
-import { estimateLine } from './harness/estimate.js';
+import { estimateLine, wholeTrialsLine } from './harness/estimate.js';
 import { isReexecChild } from './harness/malloc.js';
 import { strategyRefs } from './harness/options.js';
 import { runExperiment } from './harness/run.js';
@@ -185,6 +185,8 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
     if (reused) io.stderr(`deferlab: ${config.outDir} already holds a run's results: this run replaces them\n`);
     const estimate = estimateLine(config);
     if (estimate) io.stderr(`${estimate}\n`);
+    const whole = wholeTrialsLine(config);
+    if (whole) io.stderr(`${whole}\n`);
     const progress = progressFor(io);
     const timeline = timelineCollectorFor(config);
     let results: RunResults;

@@ -2,6 +2,7 @@
  * How long a run will take, said before it starts: a rough guide from the resolved config, not
  * a promise (a busy host takes longer).
  */
+import { DEFAULTS } from '../config/defaults.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { plural } from '../text.js';
 import { bootConfig } from './boots.js';
@@ -105,4 +106,15 @@ export function estimateLine(config: ResolvedConfig): string | undefined {
     `deferlab: ${plural(config.strategies.length, 'strategy', 'strategies')} × ${plural(config.trials, 'trial')} × ` +
     `${plural(points, 'sweep point')}, ${aboutDuration(s)}${until} (Ctrl-C stops early and keeps the finished trials)`
   );
+}
+
+/**
+ * The line saying that a `--slice` the user chose is not shorter than a trial (stderr), so the
+ * trials are measured whole, as with `--slice 0` (round.ts sliceCount); undefined otherwise, and
+ * for the default slice (a short `--duration` alone is not worth a word).
+ */
+export function wholeTrialsLine(config: ResolvedConfig): string | undefined {
+  const { sliceMs, trialMs } = config;
+  if (!(sliceMs > 0) || sliceMs < trialMs || sliceMs === DEFAULTS.sliceMs) return undefined;
+  return `deferlab: --slice ${sliceMs} ms is not shorter than a trial (--duration ${trialMs} ms): each trial is measured whole, as with --slice 0 (give a slice below the duration to interleave slices)`;
 }

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { prepareOut } from '../../src/app.js';
 import { resolveConfig } from '../../src/config/schema.js';
-import { estimateBootsSeconds, estimateLine, subRunEstimateLine } from '../../src/harness/estimate.js';
+import { estimateBootsSeconds, estimateLine, subRunEstimateLine, wholeTrialsLine } from '../../src/harness/estimate.js';
 import { readResults } from '../../src/report/run/write.js';
 import { limiter, runCli, stackLines, treeThreads } from '../fixtures/cli.js';
 import { runMain } from '../fixtures/cli-main.js';
@@ -315,5 +315,19 @@ describe('a long run announces how long it will take', () => {
     expect(
       estimateLine(config({ trials: 1, trialMs: 100, warmupMs: 50, strategies: ['inline', 'tasklet'] })),
     ).toBeUndefined();
+  });
+});
+
+describe('a --slice not shorter than a trial says the trials are measured whole', () => {
+  const config = (flags: Record<string, unknown>) => resolveConfig({ flags: flags as never, cwd: tmp });
+
+  it('for a slice the user chose at or above --duration, and for nothing else', () => {
+    expect(wholeTrialsLine(config({ sliceMs: '500ms', trialMs: '300ms' }))).toBe(
+      'deferlab: --slice 500 ms is not shorter than a trial (--duration 300 ms): each trial is measured whole, as with --slice 0 (give a slice below the duration to interleave slices)',
+    );
+    expect(wholeTrialsLine(config({ sliceMs: '300ms', trialMs: '300ms' }))).toContain('--slice 300 ms');
+    expect(wholeTrialsLine(config({ sliceMs: '200ms', trialMs: '300ms' })), 'two slices').toBeUndefined();
+    expect(wholeTrialsLine(config({ sliceMs: 0, trialMs: '300ms' })), 'whole trials asked for').toBeUndefined();
+    expect(wholeTrialsLine(config({ trialMs: '50ms' })), 'the default slice').toBeUndefined();
   });
 });
