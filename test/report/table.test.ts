@@ -785,6 +785,15 @@ describe('the found: line under the table', () => {
       'found: no strategy differed from inline beyond the noise (each could have seen a difference of 26%–35% of the mean); a difference under 35% could not be seen here: more --trials, a longer --duration or a quieter host narrow it',
     );
   });
+  it("writes a better strategy's share with the table's minus, and never rounds it to all of the mean", () => {
+    const c = (diff: number) => ({ baseline: 10_000, diff, ciLow: diff - 10, ciHigh: diff + 10 }) as never;
+    const line = foundLine('inline', [
+      { label: 'inline', marker: 'baseline' },
+      { label: 'a', marker: 'better', comparison: c(-9_960) },
+      { label: 'b', marker: 'better', comparison: c(-1_200) },
+    ]);
+    expect(line).toBe('found: better than inline: a (-9.96 µs, -99.6%), b (-1.20 µs, -12%)');
+  });
   it('says nothing where nothing was compared', () => {
     expect(foundLine('inline', [{ label: 'inline', marker: 'baseline' }])).toBeUndefined();
   });

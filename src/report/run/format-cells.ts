@@ -48,7 +48,8 @@ export function fmtDelta(c: Comparison): string {
 export function fmtPct(x: number): string {
   if (!Number.isFinite(x)) return '?%';
   const p = Math.abs(x * 100);
-  return `${p < 10 ? p.toFixed(1) : p.toFixed(0)}%`;
+  // Whole per cents from 10% up, but never rounded up to 100% (a −99.6% would read as all of it gone).
+  return `${p < 10 || (p >= 99.5 && p < 100) ? p.toFixed(1) : p.toFixed(0)}%`;
 }
 
 export function markerOf(c: Comparison | undefined): Marker {
@@ -101,7 +102,7 @@ export function foundLine(
   if (judged.length === 0 && by(NOT_JUDGED).length === 0) return undefined;
   const effect = (r: { label: string; comparison?: Comparison }) => {
     const c = r.comparison as Comparison;
-    return `${r.label} (${fmtSignedUs(c.diff)} µs, ${c.diff >= 0 ? '+' : '−'}${fmtPct(c.diff / c.baseline)})`;
+    return `${r.label} (${fmtSignedUs(c.diff)} µs, ${c.diff >= 0 ? '+' : '-'}${fmtPct(c.diff / c.baseline)})`;
   };
   const parts: string[] = [];
   if (by('worse').length) parts.push(`worse than ${baselineLabel}: ${by('worse').map(effect).join(', ')}`);
