@@ -393,6 +393,15 @@ describe('the setup line', () => {
     );
   });
 
+  it("names the NIC a tcp_lat run's packets crossed, with what differs from its profile", () => {
+    const nic = { profile: 'ixgbe', mtu: 9000, linkGbps: 10, rxUsecs: 1, rxFrames: 0, netdevBudget: 300 };
+    expect(lineOf(withOptions({ ...OPTIONS, workload: { ...OPTIONS.workload, nic } }))).toMatch(
+      /^tcp_lat 64 B between CPU 0 and CPU 1 over ixgbe \(MTU 9000\), adaptive ITR; 2 CPUs, /,
+    );
+    const partial = { ...OPTIONS, workload: { ...OPTIONS.workload, nic: { profile: 'ipoib-ud' } } };
+    expect(lineOf(withOptions(partial))).toMatch(/^tcp_lat 64 B between CPU 0 and CPU 1 over ipoib-ud; /);
+  });
+
   it('irq_only, bursts, all CPUs, no warm-up, one strategy, one trial', () => {
     const r = withOptions(
       {

@@ -2,6 +2,7 @@
  * The lines above and below the summary table that say what was measured: the setup line (from
  * the resolved config in `meta.options`) and the seed line. Pure; nothing here prints.
  */
+import { describeNic, NIC_PROFILE, type NicOptions } from '../../net/profiles.js';
 import { plural } from '../../text.js';
 import type { RunResults } from '../types.js';
 
@@ -54,7 +55,7 @@ export function setupLine(results: Pick<RunResults, 'meta' | 'points'>): string 
     const client = num(w.clientCpu);
     const server = num(w.serverCpu);
     const cpus = client !== undefined && server !== undefined ? ` between CPU ${client} and CPU ${server}` : '';
-    parts.push(`tcp_lat${size ? ` ${size}` : ''}${placementText(w) ?? cpus}`);
+    parts.push(`tcp_lat${size ? ` ${size}` : ''}${placementText(w) ?? cpus}${nicText(w.nic)}`);
   } else if (kind === 'irq_only') parts.push('irq_only: background interrupts only, no application');
   else if (kind) parts.push(kind);
 
@@ -269,4 +270,17 @@ export function switchCostText(meta: Pick<RunResults['meta'], 'switchCost'>): st
 /** `, nice 10 after 1.3 s (one starved)`: idled helpers raised by the machine's watch (host-threads.ts watchIdleHelpers). */
 function raisedText(ms: number | undefined, nice: number | undefined): string {
   return ms === undefined ? '' : `, nice ${nice ?? 10} after ${(ms / 1000).toFixed(1)} s (one starved)`;
+}
+
+/**
+ * ` over ipoib-cm, no moderation`: the NIC a tcp_lat run's packets crossed (src/net/profiles.ts
+ * describeNic: its profile, what differs from the profile's MTU and link, its moderation); only
+ * the profile's name where results hold less than the whole of it; nothing without a NIC.
+ */
+function nicText(nic: unknown): string {
+  if (!nic || typeof nic !== 'object') return '';
+  const n = nic as Record<string, unknown>;
+  if (typeof n.profile !== 'string' || !Object.hasOwn(NIC_PROFILE, n.profile)) return '';
+  const whole = ['mtu', 'linkGbps', 'rxUsecs', 'rxFrames'].every((k) => typeof n[k] === 'number');
+  return ` over ${whole ? describeNic(n as unknown as NicOptions) : n.profile}`;
 }
