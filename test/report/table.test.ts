@@ -36,6 +36,10 @@ describe('terminal table', () => {
   it('lists every strategy of every point, with units in the header (--wide: every column)', () => {
     for (const p of r.points) for (const s of p.strategies) expect(text).toContain(s.label);
     expect(text).toContain('point 2/2: msg_size=1024');
+    // An interrupted sweep of four that kept these two: each point's place among the four.
+    const cut = structuredClone(r);
+    cut.meta.options = { ...cut.meta.options, sweep: { param: 'msg_size', values: [64, 1024, 4096, 65536] } };
+    expect(renderTable(cut, { wide: true })).toContain('point 2/4: msg_size=1024');
     const header = lines.find((l) => l.startsWith('strategy'))!;
     for (const h of [
       'one-way mean µs',

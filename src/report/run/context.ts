@@ -53,3 +53,14 @@ export function tableContext(results: Pick<RunResults, 'meta'> & { control?: str
     ...(num(results.meta.hostFreeCores) !== undefined ? { hostFreeCores: results.meta.hostFreeCores } : {}),
   };
 }
+
+/**
+ * `point 2/9`: a point's place among the points the run was to measure (meta.options.sweep's
+ * values), not only among those it kept: an interrupted sweep of nine that finished one reads
+ * `point 1/9`. Results that do not record the sweep count the points kept.
+ */
+export function pointOfText(results: Pick<RunResults, 'meta' | 'points'>, index: number): string {
+  const sweep = (results.meta.options as { sweep?: { values?: unknown } } | undefined)?.sweep;
+  const planned = Array.isArray(sweep?.values) ? sweep.values.length : 0;
+  return `${index + 1}/${Math.max(planned, results.points.length)}`;
+}

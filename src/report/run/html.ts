@@ -20,6 +20,7 @@ import { calibrationRows } from '../statistics/host-calibration.js';
 import type { PointResult, RunResults, StageName } from '../types.js';
 import { STAGE_DESCRIPTIONS, STAGE_NAMES } from '../types.js';
 import { untilLine } from './comparison-notes.js';
+import { pointOfText } from './context.js';
 import { explainSection } from './explain-html.js';
 import type { ReportFormat } from './format.js';
 import { generatorLossNotes, irqTraceNotes } from './irq-trace-notes.js';
@@ -404,9 +405,7 @@ export function renderHtml(results: RunResults): string {
   const sections = results.points.map((point, pi) => {
     const title = pointTitle(point);
     const heading =
-      results.points.length > 1 || title
-        ? `Point ${pi + 1}/${results.points.length}${title ? `: ${title}` : ''}`
-        : 'Results';
+      results.points.length > 1 || title ? `Point ${pointOfText(results, pi)}${title ? `: ${title}` : ''}` : 'Results';
     return [
       `<section class="point" data-point="${pi}">`,
       `<h2>${esc(heading)}</h2>`,

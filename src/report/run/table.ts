@@ -20,7 +20,7 @@ import type {
 } from '../types.js';
 import { STAGE_NAMES } from '../types.js';
 import { calledTails, noiseFloorNotes, tailMethodNote, tailVerdictNotes, untilLine } from './comparison-notes.js';
-import { type TableContext, tableContext } from './context.js';
+import { pointOfText, type TableContext, tableContext } from './context.js';
 import { type ColumnShow, fitColumns } from './fit.js';
 import {
   fmtDelta,
@@ -359,7 +359,7 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
     const title = pointTitle(point);
     out.push('');
     if (results.points.length > 1 || title) {
-      prose(termSafe(`point ${pi + 1}/${results.points.length}${title ? `: ${title}` : ''}`));
+      prose(termSafe(`point ${pointOfText(results, pi)}${title ? `: ${title}` : ''}`));
     }
     if (t.stageNote) prose(`(${t.stageNote})`);
     const body = bodies[pi];
