@@ -63,6 +63,13 @@ export interface Row {
    * is inside (the host's excess is that part, which the lab has and counts elsewhere).
    */
   explain?: { k: 'p50' | 'p99'; part: Answer; name: string };
+  /**
+   * The part of the lab's column that is the host kernel's own doing, measured in the same lab
+   * runs ((c): kick_wake, the host's futex wake-up of the woken CPU's thread): where a figure is
+   * not inside, the bar says how that part alone stands against the host's figure, so that what
+   * remains reads as the emulator's own path. It never moves the figure's verdict.
+   */
+  hostPart?: { part: Answer; name: string };
 }
 
 const share = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(1)}%` : '-');
@@ -181,7 +188,14 @@ export function barLines(rows: Row[], shares: { question: string; host: Share; l
         by[j.verdict].push(`${q} ${k} ${j.text} (not explained by ${ex.name}: host against it ${e?.text ?? 'n/a'})`);
         continue;
       }
-      by[j.verdict].push(`${q} ${k} ${j.text}`);
+      const hp = r.hostPart;
+      const h =
+        j.verdict !== 'inside' && hp && !('none' in hp.part)
+          ? judge(r.host, hp.part, k, split(r.host) || split(hp.part))
+          : undefined;
+      by[j.verdict].push(
+        `${q} ${k} ${j.text}${h && hp ? ` (${hp.name} alone against the host: ${h.text}, ${h.verdict}; the rest is the emulator's path)` : ''}`,
+      );
     }
   }
   for (const s of shares) {

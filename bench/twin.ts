@@ -463,6 +463,8 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
       question: '(c) wake-up CPU 0 → CPU 1',
       host: crossHost,
       lab: unboundLab,
+      // The host's futex wake-up inside the lab's (c), per round (twin-parts.ts).
+      hostPart: { part: medianDist(unboundRuns.map((r) => labDist(r, UNBOUND, 'kick_wake'))), name: 'its kick_wake' },
     });
     const shareOf = (r: TwinOut): Share => {
       if ('none' in r) return r;

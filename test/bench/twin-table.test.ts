@@ -84,6 +84,23 @@ describe('bench:twin table', () => {
     expect(group(inside, 'inside')).toContain('(a) no hog p99 by the shares 1.00x');
   });
 
+  it("says how the host's own part of the lab's column stands where the figure is not inside, and keeps its verdict", () => {
+    const rounds = (p50s: number[]) => p50s.map((p50) => ({ n: 1000, slow: 0, p50, p99: 300e3 }));
+    // (c) as bench:twin saw it: the lab's p50 twice the host's, its kick_wake about the host's.
+    const host = { ...d(1, 80e3, 300e3, 3000), rounds: rounds([80e3, 84e3, 78e3]) };
+    const lab = { ...d(1, 170e3, 300e3, 3000), rounds: rounds([170e3, 176e3, 166e3]) };
+    const kick = { ...d(1, 90e3, 300e3, 3000), rounds: rounds([90e3, 88e3, 85e3]) };
+    const q = '(c) wake-up CPU 0 → CPU 1';
+    const lines = render([{ ...row(q, host, lab), hostPart: { part: kick, name: 'its kick_wake' } }], []);
+    const outside = lines.find((l) => l.startsWith('    outside (1):')) ?? '';
+    expect(outside).toMatch(
+      /\(c\) wake-up CPU 0 → CPU 1 p50 2\.\d\dx \[.*\] \(its kick_wake alone against the host: 1\.\d\dx \[.*\], inside; the rest is the emulator's path\)/,
+    );
+    expect(lines.find((l) => l.startsWith('    explained ('))).toBe('    explained (0): none');
+    // A figure inside says nothing of the part.
+    expect(lines.find((l) => l.startsWith('    inside (1):'))).not.toContain('kick_wake');
+  });
+
   it('marks a p99 between modes with ‡ and compares the shares past 0.5 ms, host, lab and rules', () => {
     const lines = render(
       [row('(a) 1 hog nice 0', d(0.992, 24e3, 52e3), d(0.988, 23e3, 795e3), d(0.993, 0, 0, 32000))],
