@@ -32,7 +32,7 @@ export const STAGES = [
   'irq_entry', // interrupt raised → its handler starts
   'hardirq', // one hard-IRQ handler run (add_interrupt_randomness and the device's own work)
   'handoff_call', // time inside the strategy's hand-off call
-  'handoff_to_start', // hand-off → the deferred mix starts (workqueue_queue_work → execute_start)
+  'handoff_to_start', // the handing-off interrupt's handler entry → the deferred mix starts (driver.ts CPUF_HANDOFF_NS)
   'work', // the deferred mix itself (mix_interrupt_randomness)
   'lock_wait', // input_pool.lock wait, when contended
   'ctx_switch', // owner hand-off: outgoing owner lets go → incoming owner runs

@@ -47,7 +47,8 @@ export const STAGE_DESCRIPTIONS: Readonly<Record<StageName, string>> = {
   irq_entry: 'irq raise → handler start',
   hardirq: 'hard-IRQ handler duration',
   handoff_call: "time spent inside the strategy's hand-off call",
-  handoff_to_start: 'hand-off → deferred work starts (workqueue_queue_work → workqueue_execute_start)',
+  handoff_to_start:
+    "the interrupt that handed off (its handler's entry) → the deferred work starts: the handler's own work before the hand-off call, the call, and the wait (a kernel's workqueue_queue_work → workqueue_execute_start starts at the call)",
   request_to_start:
     "driver payload: each interrupt's request → the run of the work that serves it starts (a request that found the work pending waits for that run)",
   work: 'deferred work duration',

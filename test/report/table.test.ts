@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { untilLine } from '../../src/report/run/comparison-notes.js';
 import { foundLine } from '../../src/report/run/format-cells.js';
+import { esc, renderHtml } from '../../src/report/run/html.js';
 import { NET_LINES_LEGEND } from '../../src/report/run/net-lines.js';
 import { MIN_PROSE_WIDTH, PROSE_WIDTH, proseWidthOf, wrapProse } from '../../src/report/run/prose.js';
 import {
@@ -662,6 +663,19 @@ describe('prose under the table wraps', () => {
     expect(wrapProse(`results: ${path} (4 files)`, 40)).toEqual(['results:', `  ${path}`, '  (4 files)']);
   });
 
+  it('report.html holds what the terminal prints under its table: the found: line, the net table, the tail notes', () => {
+    const r = withNic(syntheticResults({ seed: 4, samples: 400, trials: 6 }));
+    const text = renderTable(r);
+    const html = renderHtml(r);
+    const found = text.split('\n').find((l) => l.startsWith('found: '));
+    expect(found, 'the terminal has a found: line').toBeDefined();
+    expect(html).toMatch(/<p class="found">found: [^<]*in the tails: /);
+    expect(html).toContain('<pre class="net">');
+    expect(html).toContain(esc(NET_LINES_LEGEND.split(':')[0]));
+    expect(html).toContain('tail Δ (p50, p90, p99, p99.9)');
+    expect(html).toContain('every tail interval: the table above, results.json');
+  });
+
   it('renderTable wraps the net legend, the Δ note and the setup line to the width given', () => {
     const r = withNic(syntheticResults({ samples: 50, trials: 2 }));
     for (const width of [50, 80]) {
@@ -806,6 +820,12 @@ describe('the found: line under the table', () => {
       { label: 'b', marker: 'better', comparison: c(-1_200) },
     ]);
     expect(line).toBe('found: better than inline: a (-9.96 µs, -99.6%), b (-1.20 µs, -12%)');
+  });
+  it("points at every tail interval where they are: --wide's own table, or --wide", () => {
+    const r = syntheticResults({ seed: 4, samples: 400, trials: 6 });
+    const flat = (wide: boolean) => renderTable(r, { wide }).replace(/\s+/g, ' ');
+    expect(flat(true)).toContain('every tail interval: the table above, results.json');
+    expect(flat(false)).toContain('every tail interval: --wide, results.json');
   });
   it('says nothing where nothing was compared', () => {
     expect(foundLine('inline', [{ label: 'inline', marker: 'baseline' }])).toBeUndefined();

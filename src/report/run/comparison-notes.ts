@@ -13,7 +13,7 @@ import { listOf } from './notes.js';
  * How the tail intervals were made and adjusted, one line: under every table whose stage has
  * tail comparisons (the default table lists only the called ones; --wide shows them all).
  */
-export function tailMethodNote(point: PointResult, stage: StageName): string | undefined {
+export function tailMethodNote(point: PointResult, stage: StageName, wide = false): string | undefined {
   const tails = point.strategies.flatMap(
     (s) => s.comparison?.filter((c) => c.stage === stage && c.metric !== 'mean' && Number.isFinite(c.ciLow)) ?? [],
   );
@@ -25,7 +25,7 @@ export function tailMethodNote(point: PointResult, stage: StageName): string | u
   return (
     `tail Δ (p50, p90, p99, p99.9): merged-histogram quantiles, ${units ? `se by Woodruff's linearisation over ${units} slice cycles, t on the df their kurtosis leaves` : 'paired by trial'}; ` +
     `Benjamini-Hochberg over ${m} tail tests: ${called} called, intervals at ${((adj.level ?? 0.95) * 100).toFixed(2)}% ` +
-    `(false-coverage-rate adjusted); every tail interval: --wide, results.json`
+    `(false-coverage-rate adjusted); every tail interval: ${wide ? 'the table above' : '--wide'}, results.json`
   );
 }
 

@@ -19,11 +19,13 @@ import { decodeHistogram } from '../decode.js';
 import { calibrationRows } from '../statistics/host-calibration.js';
 import type { PointResult, RunResults, StageName } from '../types.js';
 import { STAGE_DESCRIPTIONS, STAGE_NAMES } from '../types.js';
-import { untilLine } from './comparison-notes.js';
+import { calledTails, tailMethodNote, tailVerdictNotes, untilLine } from './comparison-notes.js';
 import { pointOfText } from './context.js';
 import { explainSection } from './explain-html.js';
 import type { ReportFormat } from './format.js';
+import { foundLine } from './format-cells.js';
 import { generatorLossNotes, irqTraceNotes } from './irq-trace-notes.js';
+import { netLines } from './net-lines.js';
 import { setupLine } from './setup-line.js';
 import { fmtRate, pointTitle, statusLine, summaryTable, type TableContext, tableContext } from './table.js';
 
@@ -228,7 +230,7 @@ table { border-collapse: collapse; margin: 8px 0; } th, td { padding: 3px 8px; b
 th { vertical-align: bottom; } table.summary th { white-space: normal; } table.summary { font-size: 13px; }
 th { background: #f5f5f5; font-weight: 600; } td.l, th.l { text-align: left; } tr.baseline td { background: #fafafa; font-style: italic; }
 td.worse { color: #b00020; font-weight: 600; } td.better { color: #006b2e; font-weight: 600; }
-.note { color: #555; font-size: 13px; } .status-bad { background: #fdecea; border: 1px solid #f5c2c0; padding: 8px 12px; }
+.note { color: #555; font-size: 13px; } .found { font-weight: 600; } pre.net { font-size: 12px; } .status-bad { background: #fdecea; border: 1px solid #f5c2c0; padding: 8px 12px; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 16px; } dl.meta dt { color: #555; } dl.meta dd { margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
 pre { background: #f7f7f7; padding: 8px; overflow: auto; font-size: 12px; }
 svg.plot { display: block; margin: 4px 0 12px; } svg .frame { fill: none; stroke: #999; } svg .grid { stroke: #e4e4e4; }
@@ -342,9 +344,35 @@ function summaryTableHtml(point: PointResult, baseline: string, ctx: TableContex
     `<tbody>${rows.join('\n')}</tbody>`,
     '</table>',
     ...t.notes.map((n) => `<p class="note">${esc(n)}</p>`),
+    ...findingsHtml(point, baseline, t, ctx),
     `<p class="note">${esc(t.deltaNote)}</p>`,
-    ...[untilLine(point)].filter((l) => l !== undefined).map((l) => `<p class="note">${esc(l)}</p>`),
+    ...[
+      tailMethodNote(point, t.stage, true),
+      ...tailVerdictNotes(point, baseline, t.stage, ctx.control),
+      untilLine(point),
+    ]
+      .filter((l) => l !== undefined)
+      .map((l) => `<p class="note">${esc(l)}</p>`),
   ].join('\n');
+}
+
+/**
+ * What the terminal prints under its table, on the page too: the `found:` line with the tails
+ * called, and tcp_lat's per-exchange network table (every column, as the page's summary table).
+ */
+function findingsHtml(
+  point: PointResult,
+  baseline: string,
+  t: ReturnType<typeof summaryTable>,
+  ctx: TableContext,
+): string[] {
+  const found = foundLine(t.baseline, t.rows);
+  const tails = calledTails(point, baseline, t.stage, ctx.control);
+  const net = netLines(point, ctx.cpus ?? 1, { wide: true });
+  return [
+    found ? `<p class="found">${esc(tails.length ? `${found}; in the tails: ${tails.join(', ')}` : found)}</p>` : '',
+    net ? `<pre class="net">${esc(net.grid.join('\n'))}</pre>\n<p class="note">${esc(net.legend)}</p>` : '',
+  ].filter(Boolean);
 }
 
 function plotsSection(point: PointResult, pi: number): string {

@@ -390,7 +390,7 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
       dropped ||= net.dropped;
     }
     prose(termSafe(t.deltaNote));
-    const tailNote = tailMethodNote(point, t.stage);
+    const tailNote = tailMethodNote(point, t.stage, opts.wide);
     if (tailNote) prose(tailNote);
     if (!opts.wide) prose(...tailVerdictNotes(point, results.baseline, t.stage, ctx.control).map(termSafe));
     const until = untilLine(point);
