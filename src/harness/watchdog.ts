@@ -59,7 +59,7 @@ export function startWatchdog(
         const label = activeLabel();
         const where = m.whereOf(c);
         m.injectFault({
-          thread: m.taskName(m.owner(c)),
+          thread: m.threadNameOf(m.owner(c)),
           message: `CPU ${c} passed no preemption point for ${((now - since[c]) / 1000).toFixed(1)} s, ${where.doing} (owner ${m.taskName(m.owner(c))}${label ? `, strategy ${label} in force` : ''}): a strategy or callback is stuck (a loop, or a blocking wait in atomic context)`,
           cpu: c,
           task: m.taskName(m.owner(c)),

@@ -408,6 +408,11 @@ export class MachineMemory {
   taskName(task: number): string {
     return this.plan.tasks[task]?.name ?? `task ${task}`;
   }
+  /** The host thread that hosts `task` (`cpu0`, `kworker/0:0H`, ...), as a crashed thread's fault names it. */
+  threadNameOf(task: number): string {
+    const t = this.plan.tasks[task]?.thread;
+    return t === undefined ? `task ${task}` : (this.plan.threads[t]?.name ?? `thread ${t}`);
+  }
   slices(task: number): number {
     return this.rqs.slices(task);
   }

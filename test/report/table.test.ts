@@ -827,6 +827,14 @@ describe('the found: line under the table', () => {
     expect(flat(true)).toContain('every tail interval: the table above, results.json');
     expect(flat(false)).toContain('every tail interval: --wide, results.json');
   });
+  it('says why every Δ is empty where the baseline recorded nothing on the stage', () => {
+    const r = syntheticResults({ seed: 4, samples: 400, trials: 6 });
+    const base = r.points[0].strategies.find((x) => x.label === r.baseline)!;
+    base.merged.one_way!.summary.count = 0;
+    expect(renderTable(r).replace(/\s+/g, ' ')).toContain(
+      `Δ mean: none: the baseline "${r.baseline}" recorded no one_way in this point's measured windows, so no strategy could be compared with it on one_way`,
+    );
+  });
   it('says nothing where nothing was compared', () => {
     expect(foundLine('inline', [{ label: 'inline', marker: 'baseline' }])).toBeUndefined();
   });

@@ -225,17 +225,19 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
       ? `Δ mean: none: the baseline "${baselineLabel}" ran with no strategy to compare with it (give another --strategy).`
       : !point.strategies.some((s) => s.comparison?.length)
         ? `Δ mean: none: no strategy has a measured trial to compare with the baseline "${baselineLabel}".`
-        : `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, ` +
-          ((point.schedule?.slices ?? 1) > 1
-            ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with an interval paired by cycle; `
-            : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a paired-t interval; ') +
-          (isAdjusted(point)
-            ? `Holm-adjusted over ${plural(candidatesOf(point, baselineLabel, ctx.control), 'candidate')} (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
-              `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage, ctx.thresholdPct)}% of the baseline (--threshold)`
-            : '95% intervals, each on its own (results written before the family adjustment); "worse"/"better" only when the interval excludes 0') +
-          (control ? ' and the difference lies outside the A/A noise floor' : '') +
-          ', "~" = within noise; "could see ±X (Y%)": the smallest difference this comparison would likely have called ' +
-          `(80% power), in µs and % of the baseline${rows.some((r) => r.marker === NOT_JUDGED) ? `; ${NOT_JUDGED_LEGEND}` : ''}.`,
+        : !(point.strategies.find((s) => s.label === baselineLabel)?.merged[stage]?.summary.count ?? 0)
+          ? `Δ mean: none: the baseline "${baselineLabel}" recorded no ${stage} in this point's measured windows, so no strategy could be compared with it on ${stage} (a stage a strategy reaches rarely, as a hand-off at a low interrupt rate, may need a longer --duration).`
+          : `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, ` +
+            ((point.schedule?.slices ?? 1) > 1
+              ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with an interval paired by cycle; `
+              : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a paired-t interval; ') +
+            (isAdjusted(point)
+              ? `Holm-adjusted over ${plural(candidatesOf(point, baselineLabel, ctx.control), 'candidate')} (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
+                `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage, ctx.thresholdPct)}% of the baseline (--threshold)`
+              : '95% intervals, each on its own (results written before the family adjustment); "worse"/"better" only when the interval excludes 0') +
+            (control ? ' and the difference lies outside the A/A noise floor' : '') +
+            ', "~" = within noise; "could see ±X (Y%)": the smallest difference this comparison would likely have called ' +
+            `(80% power), in µs and % of the baseline${rows.some((r) => r.marker === NOT_JUDGED) ? `; ${NOT_JUDGED_LEGEND}` : ''}.`,
     notes: [],
   };
   if (ctx.tracing === false) table.notes.push(TRACING_OFF_NOTE);
