@@ -229,7 +229,9 @@ export function judge(s: Subject, ev: Evidence, stop: StopResult, o: Resolved): 
   const noFault =
     faultKey === 'noFault'
       ? fail('noFault', faultText)
-      : pass('noFault', ev.fault ? 'the one fault is reported above' : 'no exception, no kernel BUG, no thread lost');
+      : ev.fault
+        ? skip('noFault', 'the run ended at the one fault reported above')
+        : pass('noFault', 'no exception, no kernel BUG, no thread lost');
 
   const checks = [exactlyOnce, whilePending, where, shutdown, mightSleep, noFault];
   const notes: string[] = [];
