@@ -6,6 +6,7 @@ import { DEFAULTS } from '../config/defaults.js';
 import type { ResolvedConfig } from '../config/schema.js';
 import { plural } from '../text.js';
 import { bootConfig } from './boots.js';
+import { withControl } from './options.js';
 import { sliceCount } from './round.js';
 import { firstWarmupMs, WARMUP_PASS_MIN_MS } from './run.js';
 import { resolveTdf } from './tdf.js';
@@ -52,7 +53,8 @@ export function estimateSeconds(config: ResolvedConfig): number {
  * its share of the trials (at least 2) after a boot and a warm-up pass of its own; the fixed part
  * (Node's start, the calibration, the writing) once.
  */
-export function estimateBootsSeconds(config: ResolvedConfig, boots: number): number {
+export function estimateBootsSeconds(given: ResolvedConfig, boots: number): number {
+  const config = withControl(given); // a scenario's control joins its strategies as the run adds it
   if (boots <= 1) return estimateSeconds(config);
   return estimateSeconds(bootConfig(config, boots)) * boots - (boots - 1) * FIXED_S;
 }
@@ -62,7 +64,8 @@ export function estimateBootsSeconds(config: ResolvedConfig, boots: number): num
  * {@link ESTIMATE_SHOWN_ABOVE_S}: `deferlab: cpu-hog-fifo: about 25 s, then up to 60 s more while ...`.
  * A scenario may replace the duration or add --until (its preset): this says what this sub-run will do.
  */
-export function subRunEstimateLine(name: string, config: ResolvedConfig, boots: number): string | undefined {
+export function subRunEstimateLine(name: string, given: ResolvedConfig, boots: number): string | undefined {
+  const config = withControl(given); // counted as the run will run it, its A/A control included
   const s = estimateBootsSeconds(config, boots);
   if (s <= ESTIMATE_SHOWN_ABOVE_S && !config.until) return undefined;
   const until = untilText(config);

@@ -311,6 +311,14 @@ describe('a long run announces how long it will take', () => {
     expect(capped).toContain(', then up to 1 min more while a Δ-mean interval is wider than ±3% (--until)');
   });
 
+  it("a scenario's sub-run counts the A/A control its run adds to the scenario's own strategies", () => {
+    const c = config({ trials: 3, trialMs: 1000, warmupMs: 100, strategies: ['workqueue', 'unbound'] });
+    // A scenario replaces the strategies and baseline; withControl adds the control of its baseline.
+    const sub = { ...c, strategies: c.strategies, baseline: c.strategies[0].label, control: 'x (control)' };
+    expect(subRunEstimateLine('cpu-hog-fifo', sub, 2)).toMatch(/^deferlab: cpu-hog-fifo: 3 strategies × /);
+    expect(subRunEstimateLine('cpu-hog-fifo', { ...sub, control: null }, 2)).toMatch(/: 2 strategies × /);
+  });
+
   it('says nothing about a run of a few seconds', () => {
     expect(
       estimateLine(config({ trials: 1, trialMs: 100, warmupMs: 50, strategies: ['inline', 'tasklet'] })),
