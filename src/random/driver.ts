@@ -21,6 +21,7 @@
  */
 
 import type { DeferralStrategy, Deferred, Kernel } from '../api/types.js';
+import { KernelBug } from '../errors.js';
 import {
   C_ACTIVE,
   C_TEST,
@@ -251,7 +252,21 @@ export class RandomDriver {
 
   /** The strategy's hand-off for CPU `c`'s mix; anything but a boolean back is a fault. */
   private callHandoff(s: DeferralStrategy, c: number): boolean {
-    const ok = s.handoff(this.facade, this.deferred[c]);
+    let ok: unknown;
+    try {
+      ok = s.handoff(this.facade, this.deferred[c]);
+    } catch (e) {
+      // Say which method threw (the fault line names the strategy, the CPU and the context);
+      // a kernel BUG the strategy's call ran into says what it is itself.
+      if (e instanceof Error && !(e instanceof KernelBug) && !e.message.endsWith(THROWN_IN_HANDOFF)) {
+        try {
+          e.message += THROWN_IN_HANDOFF;
+        } catch {
+          // a frozen error keeps its message
+        }
+      }
+      throw e;
+    }
     if (ok !== true && ok !== false) throw new Error(badHandoffReturn(ok));
     return ok;
   }
@@ -362,6 +377,9 @@ class DeferredMix implements Deferred {
 }
 
 /** The message for a hand-off that returned something other than a boolean. */
+/** Appended to an error a strategy's handoff() threw. */
+const THROWN_IN_HANDOFF = " (thrown by the strategy's handoff())";
+
 function badHandoffReturn(v: unknown): string {
   if (typeof (v as { then?: unknown })?.then === 'function')
     return 'handoff() returned a Promise: strategies run synchronously inside the emulated CPU, whose loop never yields to the event loop while the machine runs (async, await, setTimeout and Promise callbacks never resume); do the work with the kernel API and return true or false';

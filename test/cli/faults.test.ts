@@ -55,7 +55,7 @@ const CASES: FaultCase[] = [
     file: 'handoff-throws.ts',
     label: 'handoff-throws.ts(why=test)',
     options: 'why=test',
-    message: [/fixture: handoff threw/, /thread cpu\d/],
+    message: [/fixture: handoff threw \(thrown by the strategy's handoff\(\)\)/, /thread cpu\d/],
     context: 'hardirq',
   },
   {
