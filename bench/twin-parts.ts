@@ -54,7 +54,7 @@ export function crossPartsLines(
       : undefined;
   if (!('none' in h) && !('none' in kick))
     lines.push(
-      `      kick_wake over the host twin's whole (c) (p50 ${fmt(h.p50)}): ${fmtRatio(kick.p50 / h.p50)}x${rr ? ` [${fmtRatio(rr.lo)}, ${fmtRatio(rr.hi)}] (95%, paired rounds)` : ''}: the host's part of the lab's wake-up is the twin's whole;`,
+      `      kick_wake over the host twin's whole (c) (p50 ${fmt(h.p50)}): ${rr ? `${fmtRatio(rr.ratio)}x [${fmtRatio(rr.lo)}, ${fmtRatio(rr.hi)}] (95%, the paired rounds' ratios, as the bar's)` : `${fmtRatio(kick.p50 / h.p50)}x (one round)`}: the host's part of the lab's wake-up is the twin's whole;`,
       "      kick_to_run is the emulator's own cost on top of it, which a kernel's wake-up (inside the twin's figure) pays once.",
     );
   if (warm) {
