@@ -311,8 +311,11 @@ export function makeDeps(signal: AbortSignal, argv: string[]): CliDeps {
         if (e instanceof ReportError) throw new DeferlabError('E_BAD_OPTION', e.message, EXIT_BAD_INPUT);
         throw e;
       }
-      const { paths, table, writeProblem } = rendered;
+      const { paths, table, writeProblem, results } = rendered;
       io.stdout(`${table}\n`);
+      // An --explain run's explanation, as the run printed it under its table.
+      if (results.explain)
+        io.stdout(`\n${renderExplain(inRunOrder(results.explain, results), results.baseline, results.sweep)}\n`);
       // The table is what was asked for; the files beside results.json are a courtesy.
       if (writeProblem) io.stderr(`deferlab: warning: ${writeProblem}; the table above is from results.json\n`);
       else io.stdout(`re-rendered ${paths.length} files in ${dir}\n`);

@@ -66,6 +66,16 @@ describe('deferlab explain DIR', () => {
     expect(r.stdout).toMatch(/slowest 1% is 1\.00 µs above \S+'s: \+1\.00 waiting for ksoftirqd/);
   });
 
+  it('`report DIR` of an --explain run prints the explanation under its table, as the run did', async () => {
+    const dir = dirWith('report-good', JSON.stringify(explained()));
+    const r = await runMain(['report', dir], tmp);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/slowest 1% is 1\.00 µs above \S+'s: \+1\.00 waiting for ksoftirqd/);
+    const p = await runMain(['report', dirWith('report-plain', JSON.stringify(syntheticResults()))], tmp);
+    expect(p.status, p.stderr).toBe(0);
+    expect(p.stdout).not.toContain('slowest 1%');
+  });
+
   it.each([
     ['no such directory', join(tmp, 'nonexistent'), /explain DIR must be an existing results directory/],
     ['a run made without --explain', plain, /holds no explain data: the run was made without --explain/],
