@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { ResolvedConfig } from '../src/config/schema.js';
 import { setupLine } from '../src/report/run/setup-line.js';
 import type { RunResults } from '../src/report/types.js';
-import { bootsNote, tableView } from '../src/scenarios/common.js';
+import { bootsNote, ms as msText, tableView } from '../src/scenarios/common.js';
 import {
   boundVerdict,
   type DelayShares,
@@ -159,5 +159,15 @@ describe('the setup line and the boots note agree', () => {
     // --trials 5 on 2 boots runs 3 a boot: 6 in all.
     const five = { ...run, meta: { options: { trials: 5, trialMs: 300 } } } as unknown as RunResults;
     expect(setupLine(tableView(five, 2))).toMatch(/^6 trials of 300 ms per strategy/);
+  });
+});
+
+describe('the scenarios’ ms figures', () => {
+  it('never round a wait under 1 ms up to 1.00 ms (the share over 1 ms beside it counts it under)', () => {
+    expect(msText(998_900)).toBe('0.998 ms');
+    expect(msText(994_000)).toBe('0.99 ms');
+    expect(msText(1_000_000)).toBe('1.00 ms');
+    expect(msText(1_004_000)).toBe('1.00 ms');
+    expect(msText(Number.NaN)).toBe('n/a');
   });
 });

@@ -204,7 +204,12 @@ export function comparison(
 }
 
 export const us = (ns: number) => (Number.isFinite(ns) ? `${(ns / 1000).toFixed(1)} µs` : 'n/a');
-export const ms = (ns: number) => (Number.isFinite(ns) ? `${(ns / 1e6).toFixed(2)} ms` : 'n/a');
+export const ms = (ns: number): string => {
+  if (!Number.isFinite(ns)) return 'n/a';
+  const t = (ns / 1e6).toFixed(2);
+  // Never round a wait under 1 ms up to "1.00 ms": the scenarios count waits over 1 ms.
+  return ns < 1e6 && t === '1.00' ? `${(Math.floor(ns / 1e3) / 1e3).toFixed(3)} ms` : `${t} ms`;
+};
 /** A duration in the unit that reads best: µs below a millisecond, ms from one on. */
 export const dur = (ns: number) => (Number.isFinite(ns) && Math.abs(ns) >= 1e6 ? ms(ns) : us(ns));
 /** A count in thousands where exact: `20000` → `20k`, `200` → `200` (as --irq-rate takes it). */
