@@ -402,8 +402,8 @@ ${wrapWords(
 
 ${wrapWords(
   'Reading it: "behind kworker/0:0H" is time the CPU holding the exchange ran that task instead; ' +
-    '"idle (wake-up)" is a halted CPU not yet running (on a loaded host, mostly the host waking its ' +
-    'thread); a span far longer than its work (a hard IRQ of milliseconds) is the host preempting ' +
+    '"idle (wake-up)" is an idle CPU not yet running the work (halted: mostly the host waking its ' +
+    'thread; polling: the loop noticing it); a span far longer than its work (a hard IRQ of milliseconds) is the host preempting ' +
     'that CPU thread, named "host stall" only where the run records host stalls. Compare a band ' +
     "with the table's count: exchanges begun before the slice that ended them are not explained.",
   WIDTH - 4,
