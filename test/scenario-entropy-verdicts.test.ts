@@ -69,6 +69,25 @@ describe('entropy verdicts from given counts', () => {
     expect(verdicts.every((v) => v.outcome === 'inconclusive')).toBe(true);
   });
 
+  it('a rate at which inline credited nothing gets a verdict saying so, beside the other rates', () => {
+    const r = {
+      baseline: 'inline',
+      points: [
+        { params: { irq_rate: 2000 }, strategies: [strat('inline', 0, 0), strat('tasklet', 1, 12)] },
+        { params: { irq_rate: 20000 }, strategies: [strat('inline', 80, 910), strat('tasklet', 78, 900)] },
+      ],
+    } as unknown as RunResults;
+    const { verdicts } = judgeEntropy(r, ' (kernel 6.9)', 1024);
+    const at2k = verdicts.find((v) => v.expectation.startsWith('a strategy at 2000/s'));
+    expect(at2k?.outcome).toBe('inconclusive');
+    expect(at2k?.detail).toMatch(
+      /^inline credited no entropy at this rate in its trials, .*too few interrupts to tell/,
+    );
+    // The run's own verdict stands beside it, on the rate that could be judged.
+    expect(verdicts[0]).toMatchObject({ outcome: 'not reproduced' });
+    expect(verdicts[0].detail).toContain('judged at the 1 of 2 rates');
+  });
+
   it('the duration and the rate it suggests are each enough for a verdict', () => {
     const { verdicts } = judgeEntropy(run(2000, [strat('inline', 8, 91), strat('timer', 0, 0)]), '', 1024);
     const m = /--duration (\d+)ms or more, or --sweep irq_rate:(\d+) or higher/.exec(verdicts[0].detail);
