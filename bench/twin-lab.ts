@@ -16,7 +16,7 @@ import type { KernelName } from '../src/kernel/profiles.js';
 import { HOST_HELPER_IDLE } from '../src/machine/host-threads.js';
 import type { AppTaskSpec, HogHosting, MachineOptions } from '../src/machine/options.js';
 import { decodeHistogram } from '../src/report/decode.js';
-import type { Calibration, RunResults } from '../src/report/types.js';
+import type { Calibration, RunResults, StageName } from '../src/report/types.js';
 import { specs, stageValue, strategy } from '../src/scenarios/common.js';
 import { cpuHogPreset, requests } from '../src/scenarios/cpu-hog.js';
 import { repoRoot } from './fastmix.js';
@@ -232,17 +232,7 @@ export async function labHogs(
  * wakeup_to_run (try_to_wake_up → the woken task runs: what twin.c's `cross` times) for (c),
  * idle_exit (a halted CPU's interrupt due → its thread runs: the host's timer) beside (a) no hog.
  */
-export function labDist(
-  r: RunResults,
-  label: string,
-  stage:
-    | 'handoff_to_start'
-    | 'wakeup_to_run'
-    | 'idle_exit'
-    | 'kick_wake'
-    | 'wake_to_kick'
-    | 'kick_to_run' = 'handoff_to_start',
-): Answer {
+export function labDist(r: RunResults, label: string, stage: StageName = 'handoff_to_start'): Answer {
   if (r.status !== 'completed') return { none: `the lab run ${r.status}: ${r.error?.message ?? ''}`.trim() };
   const s = strategy(r.points[0], label);
   const st = s?.merged[stage];

@@ -529,11 +529,11 @@ export async function main(argv = process.argv.slice(2)): Promise<void> {
     const whole = ks?.merged.handoff_to_start?.summary;
     if (whole && whole.count > 0)
       out(
-        `  (c) the unbound worker's whole path, interrupt → work start (handoff_to_start; the hard IRQ and queue_work before the wake-up, which the host's twin has none of): p50 ${fmt(whole.p50)}, p99 ${fmt(whole.p99)}, max ${fmt(whole.max)}.`,
+        `  (c) the unbound worker's whole path in the last round, interrupt → work start (handoff_to_start; the hard IRQ and queue_work before the wake-up, which the host's twin has none of): p50 ${fmt(whole.p50)}, p99 ${fmt(whole.p99)}, max ${fmt(whole.max)}.`,
       );
     out(
       kick && kick.count > 0
-        ? `  (c) of which the host's wake-up of the lab's halted CPU threads (kick_wake: another thread's notify → the halted thread runs again; ${kick.count} in the window): p50 ${fmt(kick.p50)}, p99 ${fmt(kick.p99)}, max ${fmt(kick.max)}.`
+        ? `  (c) of which the host's wake-up of the lab's halted CPU threads (kick_wake: another thread's notify → the halted thread runs again; ${kick.count} in the last round's window, its tail; the rounds' p50s are in the parts below): p50 ${fmt(kick.p50)}, p99 ${fmt(kick.p99)}, max ${fmt(kick.max)}.`
         : '  (c) kick_wake (the host waking a halted CPU thread): none recorded in the window.',
     );
     if (unboundRuns.length) for (const l of crossPartsLines(unboundRuns, crossAnswersAll, warmRun, T)) out(l);

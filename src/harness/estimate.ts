@@ -53,8 +53,12 @@ export function estimateSeconds(config: ResolvedConfig): number {
  * its share of the trials (at least 2) after a boot and a warm-up pass of its own; the fixed part
  * (Node's start, the calibration, the writing) once.
  */
-export function estimateBootsSeconds(given: ResolvedConfig, boots: number): number {
-  const config = withControl(given); // a scenario's control joins its strategies as the run adds it
+export function estimateBootsSeconds(config: ResolvedConfig, boots: number): number {
+  return bootsSeconds(withControl(config), boots); // a scenario's control joins its strategies as the run adds it
+}
+
+/** estimateBootsSeconds of a config whose control is already among its strategies (withControl). */
+function bootsSeconds(config: ResolvedConfig, boots: number): number {
   if (boots <= 1) return estimateSeconds(config);
   return estimateSeconds(bootConfig(config, boots)) * boots - (boots - 1) * FIXED_S;
 }
@@ -66,7 +70,7 @@ export function estimateBootsSeconds(given: ResolvedConfig, boots: number): numb
  */
 export function subRunEstimateLine(name: string, given: ResolvedConfig, boots: number): string | undefined {
   const config = withControl(given); // counted as the run will run it, its A/A control included
-  const s = estimateBootsSeconds(config, boots);
+  const s = bootsSeconds(config, boots);
   if (s <= ESTIMATE_SHOWN_ABOVE_S && !config.until) return undefined;
   const until = untilText(config);
   // Each boot runs its share of the trials, at least 2 (boots.ts): the trials that always run.

@@ -258,7 +258,7 @@ export class RandomDriver {
     } catch (e) {
       // Say which method threw (the fault line names the strategy, the CPU and the context);
       // a kernel BUG the strategy's call ran into says what it is itself.
-      if (e instanceof Error && !(e instanceof KernelBug) && !e.message.endsWith(THROWN_IN_HANDOFF)) {
+      if (e instanceof Error && !(e instanceof KernelBug)) {
         try {
           e.message += THROWN_IN_HANDOFF;
         } catch {
@@ -376,10 +376,10 @@ class DeferredMix implements Deferred {
   }
 }
 
-/** The message for a hand-off that returned something other than a boolean. */
 /** Appended to an error a strategy's handoff() threw. */
 const THROWN_IN_HANDOFF = " (thrown by the strategy's handoff())";
 
+/** The message for a hand-off that returned something other than a boolean. */
 function badHandoffReturn(v: unknown): string {
   if (typeof (v as { then?: unknown })?.then === 'function')
     return 'handoff() returned a Promise: strategies run synchronously inside the emulated CPU, whose loop never yields to the event loop while the machine runs (async, await, setTimeout and Promise callbacks never resume); do the work with the kernel API and return true or false';

@@ -336,22 +336,21 @@ export function judgeEntropy(r: RunResults, on: string, trigger: number): { tabl
         detail: `every strategy delivered at least half of inline's bits/s${judged < r.points.length ? ` (judged at the ${judged} of ${r.points.length} rates whose trials are due at least ${MIN_MIXES_DUE_PER_CPU_TRIAL} mixes per CPU)` : ''}`,
       });
   }
-  const unjudged: Verdict[] = [];
-  // A rate at which inline itself credited nothing has nothing to fall short of; say so there
-  // (when another rate has, so that the run's other verdicts stand beside it).
+  // A rate at which inline itself credited nothing has nothing to fall short of; say so there,
+  // after the run's own verdict (when another rate has credited some).
   if (r.points.some((p) => bitsOf(strategy(p, 'inline')) > 0))
     for (const p of r.points) {
       const inl = strategy(p, 'inline');
       if (!inl || bitsOf(inl) > 0) continue;
       const rate = Number(p.params.irq_rate);
       const trialNs = shortestTrialNs(inl);
-      unjudged.push({
+      verdicts.push({
         expectation: `a strategy at ${p.params.irq_rate}/s delivers less entropy than inline${on}`,
         outcome: 'inconclusive',
         detail: `inline credited no entropy at this rate in its trials, so there is nothing to fall short of: ${tooFewMixesDue(rate, trialNs, trigger) ? tooFewText(rate, trialNs, trigger) : 'try a longer --duration'}`,
       });
     }
-  return { table: `${lines.join('\n')}\n`, verdicts: [...verdicts, ...unjudged] };
+  return { table: `${lines.join('\n')}\n`, verdicts };
 }
 
 /** Print one run's table ({@link judgeEntropy}); return its verdicts. */

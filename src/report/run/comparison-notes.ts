@@ -6,7 +6,7 @@
 import { plural } from '../../text.js';
 import { comparisonFor } from '../statistics/stats.js';
 import { type Comparison, metricTitle, type PointResult, type StageName, type StrategyResult } from '../types.js';
-import { fmtDelta, markerOf } from './format-cells.js';
+import { fmtDelta, foundLine, type Marker, markerOf } from './format-cells.js';
 import { listOf } from './notes.js';
 
 /**
@@ -133,4 +133,24 @@ export function untilLine(point: PointResult): string | undefined {
     ended: `not reached: the run ended after ${rounds}`,
   };
   return `until ±${u.pct}%: ${why[u.stop]}${w}`;
+}
+
+/**
+ * The `found:` line (format-cells.ts foundLine) with the tails called beside it: what the terminal
+ * and report.html print under a point's table. Undefined where nothing was compared.
+ */
+export function foundWithTails(
+  point: PointResult,
+  baselineLabel: string,
+  t: {
+    baseline: string;
+    stage: StageName;
+    rows: readonly { label: string; marker: Marker; comparison?: Comparison }[];
+  },
+  control?: string,
+): string | undefined {
+  const found = foundLine(t.baseline, t.rows);
+  if (!found) return undefined;
+  const tails = calledTails(point, baselineLabel, t.stage, control);
+  return tails.length ? `${found}; in the tails: ${tails.join(', ')}` : found;
 }

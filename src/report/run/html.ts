@@ -19,11 +19,10 @@ import { decodeHistogram } from '../decode.js';
 import { calibrationRows } from '../statistics/host-calibration.js';
 import type { PointResult, RunResults, StageName } from '../types.js';
 import { STAGE_DESCRIPTIONS, STAGE_NAMES } from '../types.js';
-import { calledTails, tailMethodNote, tailVerdictNotes, untilLine } from './comparison-notes.js';
+import { foundWithTails, tailMethodNote, tailVerdictNotes, untilLine } from './comparison-notes.js';
 import { pointOfText } from './context.js';
 import { explainSection } from './explain-html.js';
 import type { ReportFormat } from './format.js';
-import { foundLine } from './format-cells.js';
 import { generatorLossNotes, irqTraceNotes } from './irq-trace-notes.js';
 import { netLines } from './net-lines.js';
 import { setupLine } from './setup-line.js';
@@ -366,11 +365,10 @@ function findingsHtml(
   t: ReturnType<typeof summaryTable>,
   ctx: TableContext,
 ): string[] {
-  const found = foundLine(t.baseline, t.rows);
-  const tails = calledTails(point, baseline, t.stage, ctx.control);
+  const found = foundWithTails(point, baseline, t, ctx.control);
   const net = netLines(point, ctx.cpus ?? 1, { wide: true });
   return [
-    found ? `<p class="found">${esc(tails.length ? `${found}; in the tails: ${tails.join(', ')}` : found)}</p>` : '',
+    found ? `<p class="found">${esc(found)}</p>` : '',
     net ? `<pre class="net">${esc(net.grid.join('\n'))}</pre>\n<p class="note">${esc(net.legend)}</p>` : '',
   ].filter(Boolean);
 }

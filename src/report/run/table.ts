@@ -19,14 +19,13 @@ import type {
   Summary,
 } from '../types.js';
 import { STAGE_NAMES } from '../types.js';
-import { calledTails, noiseFloorNotes, tailMethodNote, tailVerdictNotes, untilLine } from './comparison-notes.js';
+import { foundWithTails, noiseFloorNotes, tailMethodNote, tailVerdictNotes, untilLine } from './comparison-notes.js';
 import { pointOfText, type TableContext, tableContext } from './context.js';
 import { type ColumnShow, fitColumns } from './fit.js';
 import {
   fmtDelta,
   fmtRate,
   fmtUs,
-  foundLine,
   type Marker,
   markerOf,
   NOT_JUDGED,
@@ -191,13 +190,43 @@ function columnsOf(point: PointResult, baselineLabel: string, stage: StageName):
   ];
 }
 
+/** The Δ note under a point's table: how the Δ column was made, or why it is empty. */
+function deltaNoteOf(
+  point: PointResult,
+  baselineLabel: string,
+  stage: StageName,
+  ctx: TableContext,
+  rows: readonly { marker: Marker }[],
+): string {
+  if (!point.strategies.some((s) => s.label !== baselineLabel))
+    return `Δ mean: none: the baseline "${baselineLabel}" ran with no strategy to compare with it (give another --strategy).`;
+  if (!point.strategies.some((s) => s.comparison?.length))
+    return `Δ mean: none: no strategy has a measured trial to compare with the baseline "${baselineLabel}".`;
+  if (!(point.strategies.find((s) => s.label === baselineLabel)?.merged[stage]?.summary.count ?? 0))
+    return `Δ mean: none: the baseline "${baselineLabel}" recorded no ${stage} in this point's measured windows, so no strategy could be compared with it on ${stage} (a stage a strategy reaches rarely, as a hand-off at a low interrupt rate, may need a longer --duration).`;
+  const name = stage === 'one_way' ? 'one-way' : stage;
+  const control = ctx.control ? point.strategies.find((s) => s.label === ctx.control) : undefined;
+  return (
+    `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, ` +
+    ((point.schedule?.slices ?? 1) > 1
+      ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with an interval paired by cycle; `
+      : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a paired-t interval; ') +
+    (isAdjusted(point)
+      ? `Holm-adjusted over ${plural(candidatesOf(point, baselineLabel, ctx.control), 'candidate')} (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
+        `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage, ctx.thresholdPct)}% of the baseline (--threshold)`
+      : '95% intervals, each on its own (results written before the family adjustment); "worse"/"better" only when the interval excludes 0') +
+    (control ? ' and the difference lies outside the A/A noise floor' : '') +
+    ', "~" = within noise; "could see ±X (Y%)": the smallest difference this comparison would likely have called ' +
+    `(80% power), in µs and % of the baseline${rows.some((r) => r.marker === NOT_JUDGED) ? `; ${NOT_JUDGED_LEGEND}` : ''}.`
+  );
+}
+
 /**
  * The table model of one point. `ctx` (see {@link tableContext}) lets the notes say why a column
  * is empty. Context: main thread; pure.
  */
 export function summaryTable(point: PointResult, baselineLabel: string, ctx: TableContext = {}): SummaryTable {
   const stage = tableStage(point);
-  const name = stage === 'one_way' ? 'one-way' : stage;
   const columns = columnsOf(point, baselineLabel, stage);
   const rows = point.strategies.map((s): SummaryRow => {
     const role: Role = s.label === baselineLabel ? 'baseline' : s.label === ctx.control ? 'control' : 'candidate';
@@ -221,23 +250,7 @@ export function summaryTable(point: PointResult, baselineLabel: string, ctx: Tab
     align: columns.map((c) => c.align),
     show: columns.map((c) => c.show),
     rows,
-    deltaNote: !point.strategies.some((s) => s.label !== baselineLabel)
-      ? `Δ mean: none: the baseline "${baselineLabel}" ran with no strategy to compare with it (give another --strategy).`
-      : !point.strategies.some((s) => s.comparison?.length)
-        ? `Δ mean: none: no strategy has a measured trial to compare with the baseline "${baselineLabel}".`
-        : !(point.strategies.find((s) => s.label === baselineLabel)?.merged[stage]?.summary.count ?? 0)
-          ? `Δ mean: none: the baseline "${baselineLabel}" recorded no ${stage} in this point's measured windows, so no strategy could be compared with it on ${stage} (a stage a strategy reaches rarely, as a hand-off at a low interrupt rate, may need a longer --duration).`
-          : `Δ mean: strategy − baseline "${baselineLabel}" ${name} mean, ` +
-            ((point.schedule?.slices ?? 1) > 1
-              ? `each side pooled over the slices it ran in the same slice cycles as the other (${point.schedule?.slices} per trial), with an interval paired by cycle; `
-              : 'averaged over interleaved trial pairs (the mean column pools all samples instead, so the two can disagree), with a paired-t interval; ') +
-            (isAdjusted(point)
-              ? `Holm-adjusted over ${plural(candidatesOf(point, baselineLabel, ctx.control), 'candidate')} (each interval at its step's level: together they hold the true differences with ≥95% probability); ` +
-                `"worse"/"better" only when the interval lies wholly outside ±${thresholdPctOf(point, stage, ctx.thresholdPct)}% of the baseline (--threshold)`
-              : '95% intervals, each on its own (results written before the family adjustment); "worse"/"better" only when the interval excludes 0') +
-            (control ? ' and the difference lies outside the A/A noise floor' : '') +
-            ', "~" = within noise; "could see ±X (Y%)": the smallest difference this comparison would likely have called ' +
-            `(80% power), in µs and % of the baseline${rows.some((r) => r.marker === NOT_JUDGED) ? `; ${NOT_JUDGED_LEGEND}` : ''}.`,
+    deltaNote: deltaNoteOf(point, baselineLabel, stage, ctx, rows),
     notes: [],
   };
   if (ctx.tracing === false) table.notes.push(TRACING_OFF_NOTE);
@@ -382,9 +395,8 @@ export function renderTable(results: RunResults, opts: RenderOptions = {}): stri
     }
     prose(...t.notes.map(termSafe));
     // What the comparison found, after the warnings that qualify it.
-    const found = foundLine(t.baseline, t.rows);
-    const tails = calledTails(point, results.baseline, t.stage, ctx.control);
-    if (found) prose(termSafe(tails.length ? `${found}; in the tails: ${tails.join(', ')}` : found));
+    const found = foundWithTails(point, results.baseline, t, ctx.control);
+    if (found) prose(termSafe(found));
     const net = netLines(point, ctx.cpus ?? 1, { wide: opts.wide, width: tableWidth, keep: netKeep });
     if (net) {
       out.push('', ...net.grid.map(termSafe));
